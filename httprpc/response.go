@@ -1,0 +1,161 @@
+// response.go: the Emitter that carries a command's output onto the HTTP
+// response, deciding the preamble at the first output (spec 3.1).
+
+package httprpc
+
+import (
+	"bufio"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"sync"
+)
+
+// errClientGone is returned by Emit and Write once the client has gone.
+var errClientGone = errors.New("client disconnected")
+
+// httpEmitter is written by the command goroutine. The first Emit or
+// Write reports to the handler (first), which writes the preamble and
+// hands back the response's stream writer (attach).
+type httpEmitter struct {
+	enc  string
+	cmd  *Command
+	req  *Request
+	text *TextEnv
+
+	once   sync.Once
+	first  chan struct{} // closed at the first output or at the end
+	attach chan *bufio.Writer
+	done   chan struct{} // closed when the command has finished
+
+	w        *bufio.Writer
+	started  bool
+	finished bool
+	isBytes  bool
+	length   int64 // -1: not announced
+	value    any   // first value, held until attach
+	err      error
+	gone     bool
+	mu       sync.Mutex
+	single   bool
+	nValues  int
+	textDone bool
+}
+
+func newHTTPEmitter(cmd *Command, enc string) *httpEmitter {
+	return &httpEmitter{
+		enc: enc, cmd: cmd, length: -1,
+		first:  make(chan struct{}),
+		attach: make(chan *bufio.Writer, 1),
+		done:   make(chan struct{}),
+		single: cmd.Output == OutSingle,
+	}
+}
+
+func (e *httpEmitter) signalFirst() { e.once.Do(func() { close(e.first) }) }
+
+// start blocks until the handler attached the stream writer.
+func (e *httpEmitter) start(isBytes bool) error {
+	if e.started {
+		return nil
+	}
+	e.started = true
+	e.isBytes = isBytes
+	e.signalFirst()
+	w, ok := <-e.attach
+	if !ok || w == nil {
+		e.gone = true
+		return errClientGone
+	}
+	e.w = w
+	return nil
+}
+
+// SetLength announces X-Content-Length; it must come before any output.
+func (e *httpEmitter) SetLength(n uint64) {
+	if !e.started {
+		e.length = int64(n)
+	}
+}
+
+// Emit writes one value: one JSON document and a newline, flushed.
+func (e *httpEmitter) Emit(v any) error {
+	if e.gone {
+		return errClientGone
+	}
+	if err := e.start(false); err != nil {
+		return err
+	}
+	e.nValues++
+	if err := e.encode(v); err != nil {
+		return err
+	}
+	if err := e.w.Flush(); err != nil {
+		e.gone = true
+		return errClientGone
+	}
+	return nil
+}
+
+func (e *httpEmitter) encode(v any) error {
+	switch e.enc {
+	case "text":
+		if e.cmd.Text != nil {
+			if e.text == nil {
+				e.text = &TextEnv{Out: e.w, Err: e.w, Req: e.req}
+			}
+			return e.cmd.Text(e.text, v)
+		}
+	case "xml":
+		b, err := xml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = e.w.Write(b)
+		return err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if _, err := e.w.Write(b); err != nil {
+		e.gone = true
+		return errClientGone
+	}
+	return nil
+}
+
+// Write writes raw bytes of a byte stream.
+func (e *httpEmitter) Write(p []byte) (int, error) {
+	if e.gone {
+		return 0, errClientGone
+	}
+	if err := e.start(true); err != nil {
+		return 0, err
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.gone = true
+		return n, errClientGone
+	}
+	return n, nil
+}
+
+// finish records the command's result and wakes whoever waits.
+func (e *httpEmitter) finish(err error) {
+	if e.w != nil && !e.gone {
+		if e.enc == "text" && e.cmd.TextDone != nil && e.text != nil {
+			_ = e.cmd.TextDone(e.text)
+		}
+		if ferr := e.w.Flush(); ferr != nil && err == nil {
+			err = errClientGone
+		}
+	}
+	e.mu.Lock()
+	e.err = err
+	e.finished = true
+	e.mu.Unlock()
+	e.signalFirst()
+	close(e.done)
+}

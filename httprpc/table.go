@@ -1,0 +1,296 @@
+// table.go: the command table types. Every command is declared once, as a
+// Command value in a family file (add.go, block.go, ...); the HTTP server,
+// the CLI, local execution and /api/v0/commands all read the same values.
+
+package httprpc
+
+import (
+	"context"
+	"io"
+	"sort"
+	"strings"
+
+	"cairn/node"
+
+	"github.com/ipfs/boxo/files"
+)
+
+// OptType is the type of an option's value.
+type OptType int
+
+// Option types, named as Kubo names them in conversion errors.
+const (
+	Bool OptType = iota
+	Int
+	Uint
+	Int64
+	Uint64
+	Float
+	String
+	StringList
+)
+
+func (t OptType) String() string {
+	switch t {
+	case Bool:
+		return "bool"
+	case Int:
+		return "int"
+	case Uint:
+		return "uint"
+	case Int64:
+		return "int64"
+	case Uint64:
+		return "uint64"
+	case Float:
+		return "float64"
+	case StringList:
+		return "array"
+	}
+	return "string"
+}
+
+// Option is a named flag. Names[0] is the canonical (long) name; the rest
+// are aliases, as in Kubo (e.g. {"recursive", "r"}).
+type Option struct {
+	Names   []string
+	Type    OptType
+	Default any // nil: no default (absent unless given)
+	Help    string
+}
+
+// Name is the canonical name.
+func (o Option) Name() string { return o.Names[0] }
+
+// ArgKind says where an argument's values come from.
+type ArgKind int
+
+// Argument kinds.
+const (
+	ArgString ArgKind = iota // query "arg" values (or body lines, see Stdin)
+	ArgFile                  // multipart parts
+)
+
+// Arg is a positional argument.
+type Arg struct {
+	Name     string
+	Kind     ArgKind
+	Required bool
+	Variadic bool
+	// Stdin: for string args, values may also come from the first
+	// multipart part, one per line (HTTP) or from stdin (CLI); for file
+	// args, stdin is read when no path is given on the CLI.
+	Stdin bool
+	// Recursive: a file argument whose CLI paths may be directories
+	// (with -r).
+	Recursive bool
+	Help      string
+}
+
+// OutputKind is the shape of a command's output on the wire.
+type OutputKind int
+
+// Output shapes (spec/rpc-wire.md 3.2).
+const (
+	OutNone   OutputKind = iota // nothing: 200 + X-Chunked-Output, empty body
+	OutSingle                   // one JSON value
+	OutStream                   // NDJSON, X-Chunked-Output
+	OutBytes                    // raw bytes, X-Stream-Output
+)
+
+// Command is one entry of the table.
+type Command struct {
+	Path     string // "block/stat"; "" is the root
+	Synopsis string // one line for help
+	Help     string // longer help text
+	Args     []Arg
+	Options  []Option
+	Output   OutputKind
+	// Run executes the command, emitting values or bytes to e. It must not
+	// touch HTTP or argv.
+	Run func(r *Request, e Emitter) error
+	// Type returns a fresh value to decode one JSON output into (client
+	// side). Nil for OutBytes and OutNone.
+	Type func() any
+	// Text renders one output value for people (the CLI, encoding=text).
+	// Nil means JSON.
+	Text func(t *TextEnv, v any) error
+	// TextDone runs after the last value (e.g. to close a progress bar).
+	TextDone func(t *TextEnv) error
+	// BodyArgs: every line of the first multipart part becomes an
+	// argument (cat, ls, refs, pin/add, ...), not just missing ones.
+	BodyArgs bool
+	// NoRemote commands are not served over HTTP (404); NoLocal ones need
+	// a daemon; NoRepo ones run in the CLI without the repo (version).
+	NoRemote, NoLocal, NoRepo bool
+	// ContentType of a byte stream (default text/plain).
+	ContentType func(r *Request) string
+	// PreRun, if set, runs in the CLI before the request is sent or run,
+	// e.g. to turn client-side flags into request options.
+	PreRun func(r *Request, t *TextEnv) error
+}
+
+// Request is one invocation, whichever transport carries it.
+type Request struct {
+	Ctx     context.Context
+	Node    *node.Node // nil for NoRepo commands run by the CLI
+	Command *Command
+	Args    []string
+	Opts    map[string]any // canonical name => typed value, defaults included
+	// Files is the tree of file arguments (multipart parts or local
+	// paths); nil when there are none.
+	Files files.Directory
+	// Env holds what the daemon offers commands (shutdown, bound
+	// addresses); nil in-process.
+	Env *Env
+}
+
+// Env is what the running daemon offers commands.
+type Env struct {
+	Shutdown func()
+	Table    *Table
+}
+
+// Emitter receives a command's output. Values go through Emit; byte
+// streams through Write (after an optional SetLength).
+type Emitter interface {
+	Emit(v any) error
+	io.Writer
+	// SetLength announces the byte count of a byte stream
+	// (X-Content-Length); call it before the first Write.
+	SetLength(n uint64)
+}
+
+// TextEnv is what a text renderer writes to.
+type TextEnv struct {
+	Out, Err io.Writer
+	Req      *Request
+	// TTY is true when Err is a terminal (progress bars).
+	TTY bool
+	// State is the renderer's own, kept across values of one stream.
+	State any
+}
+
+// Bool returns a bool option (false when absent).
+func (r *Request) Bool(name string) bool { v, _ := r.Opts[name].(bool); return v }
+
+// String returns a string option ("" when absent).
+func (r *Request) String(name string) string { v, _ := r.Opts[name].(string); return v }
+
+// Strings returns a list option.
+func (r *Request) Strings(name string) []string { v, _ := r.Opts[name].([]string); return v }
+
+// Int returns an integer option of any width as int64 (0 when absent).
+func (r *Request) Int(name string) int64 {
+	switch v := r.Opts[name].(type) {
+	case int:
+		return int64(v)
+	case int64:
+		return v
+	case uint:
+		return int64(v)
+	case uint64:
+		return int64(v)
+	}
+	return 0
+}
+
+// IsSet reports whether an option was given (or has a default).
+func (r *Request) IsSet(name string) bool { _, ok := r.Opts[name]; return ok }
+
+// Table is the command tree built from the declared commands.
+type Table struct {
+	Root *TreeNode
+	// Global options apply to every command.
+	Global []Option
+}
+
+// TreeNode is one path segment of the tree.
+type TreeNode struct {
+	Name     string
+	Cmd      *Command // nil for pure parents ("pin", "swarm")
+	Children map[string]*TreeNode
+}
+
+// NewTable builds the tree; it panics on a duplicate path (static data).
+func NewTable(global []Option, cmds ...[]*Command) *Table {
+	t := &Table{Root: &TreeNode{Children: map[string]*TreeNode{}}, Global: global}
+	for _, list := range cmds {
+		for _, c := range list {
+			n := t.Root
+			for _, seg := range strings.Split(c.Path, "/") {
+				ch := n.Children[seg]
+				if ch == nil {
+					ch = &TreeNode{Name: seg, Children: map[string]*TreeNode{}}
+					n.Children[seg] = ch
+				}
+				n = ch
+			}
+			if n.Cmd != nil {
+				panic("httprpc: duplicate command " + c.Path)
+			}
+			n.Cmd = c
+		}
+	}
+	return t
+}
+
+// Lookup walks segs as far as they name commands. It returns the node
+// reached and how many segments were used.
+func (t *Table) Lookup(segs []string) (*TreeNode, int) {
+	n := t.Root
+	i := 0
+	for ; i < len(segs); i++ {
+		ch := n.Children[segs[i]]
+		if ch == nil {
+			break
+		}
+		n = ch
+	}
+	return n, i
+}
+
+// Find returns the command at path, or nil.
+func (t *Table) Find(path string) *Command {
+	n, used := t.Lookup(strings.Split(path, "/"))
+	if used != len(strings.Split(path, "/")) {
+		return nil
+	}
+	return n.Cmd
+}
+
+// Commands lists every command, sorted by path.
+func (t *Table) Commands() []*Command {
+	var out []*Command
+	var walk func(n *TreeNode)
+	walk = func(n *TreeNode) {
+		if n.Cmd != nil {
+			out = append(out, n.Cmd)
+		}
+		for _, ch := range n.Children {
+			walk(ch)
+		}
+	}
+	walk(t.Root)
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// OptionsFor returns the options valid for a command: global ones, then
+// those of each command on its path (options of "files" apply to
+// "files/write").
+func (t *Table) OptionsFor(path string) []Option {
+	opts := append([]Option{}, t.Global...)
+	segs := strings.Split(path, "/")
+	n := t.Root
+	for _, s := range segs {
+		n = n.Children[s]
+		if n == nil {
+			break
+		}
+		if n.Cmd != nil {
+			opts = append(opts, n.Cmd.Options...)
+		}
+	}
+	return opts
+}

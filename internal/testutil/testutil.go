@@ -1,0 +1,56 @@
+// Package testutil holds test helpers: a repo and node in a temp dir, and
+// an RPC server on 127.0.0.1:0.
+package testutil
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"cairn/httprpc"
+	"cairn/node"
+)
+
+// MustInitRepo creates a repo with the test profile in a temp dir.
+func MustInitRepo(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := node.Init(dir, "test"); err != nil {
+		t.Fatalf("init: %v", err)
+	}
+	return dir
+}
+
+// MustOpenNode opens a node on a fresh test repo, closed at cleanup.
+func MustOpenNode(t testing.TB) *node.Node {
+	t.Helper()
+	n, err := node.New(context.Background(), MustInitRepo(t), nil)
+	if err != nil {
+		t.Fatalf("open node: %v", err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+// Server is an RPC server on loopback for tests.
+type Server struct {
+	URL  string // http://127.0.0.1:port
+	Addr string // 127.0.0.1:port
+	Node *node.Node
+	Srv  *httprpc.Server
+}
+
+// StartServer serves n's RPC on 127.0.0.1:0 until cleanup.
+func StartServer(t testing.TB, n *node.Node) *Server {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &httprpc.Env{Table: httprpc.DefaultTable, Shutdown: func() {}}
+	srv := httprpc.NewServer(n, httprpc.DefaultTable, env, httprpc.ServerOptions{ServerHeader: "cairn/" + httprpc.Version})
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
+	return &Server{URL: "http://" + l.Addr().String(), Addr: l.Addr().String(), Node: n, Srv: srv}
+}

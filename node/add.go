@@ -1,0 +1,639 @@
+// add.go: importing files and directories as UnixFS DAGs, with the layout
+// choices that give Kubo's CIDs.
+
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	pathpkg "path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/units"
+	chunker "github.com/ipfs/boxo/chunker"
+	"github.com/ipfs/boxo/files"
+	"github.com/ipfs/boxo/ipld/merkledag"
+	ft "github.com/ipfs/boxo/ipld/unixfs"
+	"github.com/ipfs/boxo/ipld/unixfs/importer/balanced"
+	"github.com/ipfs/boxo/ipld/unixfs/importer/helpers"
+	"github.com/ipfs/boxo/ipld/unixfs/importer/trickle"
+	uio "github.com/ipfs/boxo/ipld/unixfs/io"
+	"github.com/ipfs/go-cid"
+	"github.com/ipfs/go-cidutil"
+	ipld "github.com/ipfs/go-ipld-format"
+	mh "github.com/multiformats/go-multihash"
+)
+
+// AddOptions are the settings of one add. Pointers are "unset": the
+// config's Import section, then Kubo's defaults apply.
+type AddOptions struct {
+	Chunker     string
+	Trickle     bool
+	RawLeaves   *bool
+	CidVersion  *int
+	Hash        string
+	Inline      bool
+	InlineLimit int
+	OnlyHash    bool
+	Pin         bool
+	Wrap        bool
+	Silent      bool
+	Progress    bool
+	// Mode and Mtime set on every file root and directory (and Mtime on
+	// symlinks); 0 / zero time: unset.
+	Mode  os.FileMode
+	Mtime time.Time
+	// PreserveMode/PreserveMtime store each entry's own metadata (sent
+	// with its multipart part).
+	PreserveMode  bool
+	PreserveMtime bool
+	// EmptyDirs keeps empty directories below the top level.
+	EmptyDirs bool
+	// MaxLinks, MaxDirLinks, MaxHAMTFanout override Import.* when > 0.
+	MaxLinks      int
+	MaxDirLinks   int
+	MaxHAMTFanout int
+	NoCopy        bool
+	Fscache       bool
+	// Encode renders CIDs in events (nil: the CID's default form).
+	Encode func(cid.Cid) string
+}
+
+// AddEvent is one line of add's output (Kubo's AddEvent, 0.42 fields).
+type AddEvent struct {
+	Name       string
+	Hash       string `json:",omitempty"`
+	Bytes      int64  `json:",omitempty"`
+	Size       string `json:",omitempty"`
+	Mode       string `json:",omitempty"`
+	Mtime      int64  `json:",omitempty"`
+	MtimeNsecs int    `json:",omitempty"`
+}
+
+// ErrDirEntryExists is Kubo's error for two parts with one name.
+var ErrDirEntryExists = errors.New("directory already has entry by that name")
+
+// importSettings are AddOptions resolved against config and defaults.
+type importSettings struct {
+	builder     cid.Builder
+	rawLeaves   bool
+	maxLinks    int
+	chunker     string
+	dirOpts     []uio.DirectoryOption
+	hamtSize    int
+	hamtSizeSet bool
+}
+
+// ParseSizeEstimation maps Kubo's Import.UnixFSHAMTDirectorySizeEstimation.
+func ParseSizeEstimation(s string) (uio.SizeEstimationMode, error) {
+	switch s {
+	case "", "links":
+		return uio.SizeEstimationLinks, nil
+	case "block":
+		return uio.SizeEstimationBlock, nil
+	case "disabled":
+		return uio.SizeEstimationDisabled, nil
+	}
+	return 0, fmt.Errorf("invalid HAMT size estimation %q (want links, block or disabled)", s)
+}
+
+func (n *Node) resolveImport(o *AddOptions) (*importSettings, error) {
+	imp := n.Config.Import
+	st := &importSettings{}
+
+	cidVer := 0
+	if imp.CidVersion != nil {
+		cidVer = *imp.CidVersion
+	}
+	hashName := "sha2-256"
+	if imp.HashFunction != nil && *imp.HashFunction != "" {
+		hashName = *imp.HashFunction
+	}
+	if o.Hash != "" {
+		hashName = o.Hash
+	}
+	code, ok := mh.Names[hashName]
+	if !ok {
+		return nil, fmt.Errorf("unrecognized hash function: %q", strings.ToLower(hashName))
+	}
+	if o.CidVersion != nil {
+		cidVer = *o.CidVersion
+	} else if code != mh.SHA2_256 && imp.CidVersion == nil {
+		cidVer = 1
+	}
+	if cidVer != 0 && cidVer != 1 {
+		return nil, fmt.Errorf("unknown CID version: %d", cidVer)
+	}
+	if cidVer == 0 && code != mh.SHA2_256 {
+		return nil, errors.New("CIDv0 only supports sha2-256")
+	}
+	raw := cidVer > 0
+	if imp.UnixFSRawLeaves != nil {
+		raw = *imp.UnixFSRawLeaves
+	}
+	if o.RawLeaves != nil {
+		raw = *o.RawLeaves
+	}
+	rawSet := o.RawLeaves != nil || imp.UnixFSRawLeaves != nil
+	if o.NoCopy && !raw {
+		if rawSet {
+			return nil, errors.New("nocopy option requires '--raw-leaves' to be enabled as well")
+		}
+		raw = true
+	}
+	if o.PreserveMode || o.PreserveMtime || o.Mode != 0 || !o.Mtime.IsZero() {
+		if raw && rawSet {
+			return nil, errors.New("raw-leaves can't be used with UnixFS metadata like mode or modification time")
+		}
+		raw = false
+	}
+	st.rawLeaves = raw
+
+	prefix, err := merkledag.PrefixForCidVersion(cidVer)
+	if err != nil {
+		return nil, err
+	}
+	prefix.MhType = code
+	prefix.MhLength = -1
+	st.builder = prefix
+	if o.Inline {
+		limit := o.InlineLimit
+		if limit > 128 {
+			return nil, fmt.Errorf("inline-limit %d exceeds maximum allowed size of 128 bytes", limit)
+		}
+		st.builder = cidutil.InlineBuilder{Builder: prefix, Limit: limit}
+	}
+
+	st.maxLinks = helpers.DefaultLinksPerBlock
+	if imp.UnixFSFileMaxLinks != nil && *imp.UnixFSFileMaxLinks > 0 {
+		st.maxLinks = *imp.UnixFSFileMaxLinks
+	}
+	if o.MaxLinks > 0 {
+		st.maxLinks = o.MaxLinks
+	}
+
+	st.chunker = "size-262144"
+	if imp.UnixFSChunker != nil && *imp.UnixFSChunker != "" {
+		st.chunker = *imp.UnixFSChunker
+	}
+	if o.Chunker != "" {
+		st.chunker = o.Chunker
+	}
+	if _, err := chunker.FromString(strings.NewReader(""), st.chunker); err != nil {
+		return nil, err
+	}
+
+	st.dirOpts = []uio.DirectoryOption{uio.WithCidBuilder(st.builder)}
+	dirLinks := 0
+	if imp.UnixFSDirectoryMaxLinks != nil {
+		dirLinks = *imp.UnixFSDirectoryMaxLinks
+	}
+	if o.MaxDirLinks > 0 {
+		dirLinks = o.MaxDirLinks
+	}
+	st.dirOpts = append(st.dirOpts, uio.WithMaxLinks(dirLinks))
+	fanout := 256
+	if imp.UnixFSHAMTDirectoryMaxFanout != nil && *imp.UnixFSHAMTDirectoryMaxFanout > 0 {
+		fanout = *imp.UnixFSHAMTDirectoryMaxFanout
+	}
+	if o.MaxHAMTFanout > 0 {
+		fanout = o.MaxHAMTFanout
+	}
+	if fanout < 8 || fanout > 1024 || fanout&(fanout-1) != 0 {
+		return nil, fmt.Errorf("HAMT fanout must be a power of 2, between 8 and 1024 (got %d)", fanout)
+	}
+	st.dirOpts = append(st.dirOpts, uio.WithMaxHAMTFanout(fanout))
+	est := ""
+	if imp.UnixFSHAMTDirectorySizeEstimation != nil {
+		est = *imp.UnixFSHAMTDirectorySizeEstimation
+	}
+	mode, err := ParseSizeEstimation(est)
+	if err != nil {
+		return nil, err
+	}
+	st.dirOpts = append(st.dirOpts, uio.WithSizeEstimationMode(mode))
+	st.hamtSize = 256 << 10
+	if imp.UnixFSHAMTDirectorySizeThreshold != nil && *imp.UnixFSHAMTDirectorySizeThreshold != "" {
+		v, err := units.ParseBase2Bytes(*imp.UnixFSHAMTDirectorySizeThreshold)
+		if err != nil {
+			return nil, fmt.Errorf("Import.UnixFSHAMTDirectorySizeThreshold: %w", err)
+		}
+		st.hamtSize = int(v)
+	}
+	return st, nil
+}
+
+// Adder imports one add request.
+type Adder struct {
+	n    *Node
+	o    AddOptions
+	st   *importSettings
+	dag  ipld.DAGService
+	sync func() error
+	emit func(AddEvent) error
+	ctx  context.Context
+
+	// fileMode and fileMtime are what the next node stores; with the
+	// preserve options each visited entry sets them to its own (Kubo's
+	// adder behaves the same way).
+	fileMode  os.FileMode
+	fileMtime time.Time
+	// top is the metadata of the current top-level entry, which every
+	// event of that entry reports (Kubo does the same).
+	top AddEvent
+}
+
+// NewAdder prepares an import; emit receives the events in Kubo's order.
+func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) error) (*Adder, error) {
+	st, err := n.resolveImport(&o)
+	if err != nil {
+		return nil, err
+	}
+	a := &Adder{n: n, o: o, st: st, emit: emit, ctx: ctx, fileMode: o.Mode, fileMtime: o.Mtime}
+	if o.Mode != 0 {
+		a.o.PreserveMode = false
+	}
+	if !o.Mtime.IsZero() {
+		a.o.PreserveMtime = false
+	}
+	if o.OnlyHash {
+		a.dag = newHashOnlyDAG()
+		a.sync = func() error { return nil }
+	} else {
+		b := n.Store.NewBatch()
+		a.dag = newBatchDAG(n.Blocks, b)
+		a.sync = b.Sync
+	}
+	return a, nil
+}
+
+// dirEntry is a directory built during the import, kept for the
+// post-order directory events.
+type dirEntry struct {
+	path     string
+	node     ipld.Node
+	children map[string]*dirEntry
+	order    []string // subdirectory names in event order
+}
+
+// AddAll imports every top-level entry of root (each on its own, or all
+// under one wrapping directory) and returns the roots imported.
+func (a *Adder) AddAll(root files.Directory) ([]cid.Cid, error) {
+	var roots []cid.Cid
+	if a.o.Wrap {
+		wrap := &dirEntry{path: "", children: map[string]*dirEntry{}}
+		nd, err := a.addDir("", root, wrap)
+		if err != nil {
+			return nil, err
+		}
+		if err := a.finishTop(nd, wrap); err != nil {
+			return nil, err
+		}
+		return []cid.Cid{nd.Cid()}, nil
+	}
+	it := root.Entries()
+	count := 0
+	for it.Next() {
+		count++
+		name := it.Name()
+		a.top = topStat(it.Node())
+		var de *dirEntry
+		if _, isDir := it.Node().(files.Directory); isDir {
+			de = &dirEntry{path: name, children: map[string]*dirEntry{}}
+		}
+		nd, err := a.addNode(name, it.Node(), de)
+		if err != nil {
+			return nil, err
+		}
+		if err := a.finishTop(nd, de); err != nil {
+			return nil, err
+		}
+		roots = append(roots, nd.Cid())
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	if count == 0 {
+		return nil, errors.New("expected a file argument")
+	}
+	return roots, nil
+}
+
+// finishTop makes a top-level entry durable, pins it and emits the
+// directory events (post-order, children by name).
+func (a *Adder) finishTop(nd ipld.Node, de *dirEntry) error {
+	if err := a.sync(); err != nil {
+		return err
+	}
+	if a.o.Pin && !a.o.OnlyHash {
+		if err := a.n.PinRecursive(a.ctx, nd.Cid()); err != nil {
+			return err
+		}
+	}
+	if de == nil {
+		return nil
+	}
+	return a.emitDirs(de)
+}
+
+func (a *Adder) emitDirs(de *dirEntry) error {
+	for _, k := range de.order {
+		if err := a.emitDirs(de.children[k]); err != nil {
+			return err
+		}
+	}
+	return a.event(de.path, de.node)
+}
+
+func (a *Adder) event(name string, nd ipld.Node) error {
+	size, err := nd.Size()
+	if err != nil {
+		return err
+	}
+	h := nd.Cid().String()
+	if a.o.Encode != nil {
+		h = a.o.Encode(nd.Cid())
+	}
+	ev := a.top
+	ev.Name, ev.Hash, ev.Size = name, h, strconv.FormatUint(size, 10)
+	return a.emit(ev)
+}
+
+func (a *Adder) addNode(path string, f files.Node, de *dirEntry) (ipld.Node, error) {
+	if err := a.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if a.o.PreserveMtime {
+		a.fileMtime = nodeMtime(f)
+	}
+	if a.o.PreserveMode {
+		a.fileMode = nodeMode(f)
+	}
+	switch f := f.(type) {
+	case files.Directory:
+		return a.addDir(path, f, de)
+	case *files.Symlink:
+		return a.addSymlink(path, f)
+	case files.File:
+		return a.addFile(path, f)
+	}
+	return nil, errors.New("unknown file type")
+}
+
+func (a *Adder) newDir() (uio.Directory, error) {
+	opts := a.st.dirOpts
+	if a.fileMode != 0 || !a.fileMtime.IsZero() {
+		opts = append(append([]uio.DirectoryOption{}, opts...), uio.WithStat(a.fileMode, a.fileMtime))
+	}
+	d, err := uio.NewDirectory(a.dag, opts...)
+	if err != nil {
+		return nil, err
+	}
+	d.SetHAMTShardingSize(a.st.hamtSize)
+	return d, nil
+}
+
+func (a *Adder) addDir(path string, f files.Directory, de *dirEntry) (ipld.Node, error) {
+	d, err := a.newDir()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]struct{}{}
+	var subdirs []string
+	it := f.Entries()
+	for it.Next() {
+		name := it.Name()
+		if name == "." || name == ".." || strings.Contains(name, "/") {
+			return nil, fmt.Errorf("invalid entry name %q", name)
+		}
+		if _, dup := seen[name]; dup && name != "" {
+			return nil, ErrDirEntryExists
+		}
+		seen[name] = struct{}{}
+		child := pathpkg.Join(path, name)
+		var cde *dirEntry
+		sub, isDir := it.Node().(files.Directory)
+		if isDir {
+			if !a.o.EmptyDirs && isEmptyDir(sub) {
+				continue
+			}
+			cde = &dirEntry{path: child, children: map[string]*dirEntry{}}
+		}
+		nd, err := a.addNode(child, it.Node(), cde)
+		if err != nil {
+			return nil, err
+		}
+		if name == "" {
+			// An unnamed entry (stdin inside -w) is linked under its CID.
+			name = nd.Cid().String()
+		}
+		if cde != nil {
+			de.children[name] = cde
+			subdirs = append(subdirs, name)
+		}
+		if err := d.AddChild(a.ctx, name, nd); err != nil {
+			return nil, err
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	nd, err := d.GetNode()
+	if err != nil {
+		return nil, err
+	}
+	if err := a.dag.Add(a.ctx, nd); err != nil {
+		return nil, err
+	}
+	de.node = nd
+	de.order, err = a.dirOrder(d, nd, subdirs)
+	if err != nil {
+		return nil, err
+	}
+	return nd, nil
+}
+
+// dirOrder is the order Kubo emits subdirectory events in: the
+// directory's link order (by name for a plain directory, shard order for
+// a HAMT).
+func (a *Adder) dirOrder(d uio.Directory, nd ipld.Node, subdirs []string) ([]string, error) {
+	if len(subdirs) < 2 {
+		return subdirs, nil
+	}
+	fsn, err := ft.ExtractFSNode(nd)
+	if err != nil || fsn.Type() != ft.THAMTShard {
+		sort.Strings(subdirs)
+		return subdirs, nil
+	}
+	want := map[string]bool{}
+	for _, s := range subdirs {
+		want[s] = true
+	}
+	var out []string
+	err = d.ForEachLink(a.ctx, func(l *ipld.Link) error {
+		if want[l.Name] {
+			out = append(out, l.Name)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// isEmptyDir reports whether a multipart or local directory has no
+// entries. Multipart directories cannot be peeked without consuming, so
+// only directories that can be listed again are checked.
+func isEmptyDir(d files.Directory) bool {
+	if _, ok := d.(interface{ Size() (int64, error) }); !ok {
+		return false
+	}
+	it := d.Entries()
+	if it.Next() {
+		return false
+	}
+	return it.Err() == nil
+}
+
+func nodeMode(f files.Node) os.FileMode {
+	if s, ok := f.(interface{ Mode() os.FileMode }); ok {
+		return s.Mode()
+	}
+	return 0
+}
+
+func nodeMtime(f files.Node) time.Time {
+	if s, ok := f.(interface{ ModTime() time.Time }); ok {
+		if t := s.ModTime(); !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// topStat is the metadata a top-level entry's events carry.
+func topStat(f files.Node) AddEvent {
+	var ev AddEvent
+	if m := nodeMode(f); m != 0 {
+		ev.Mode = "0" + strconv.FormatUint(uint64(m), 8)
+	}
+	if t := nodeMtime(f); !t.IsZero() {
+		ev.Mtime = t.Unix()
+		ev.MtimeNsecs = t.Nanosecond()
+	}
+	return ev
+}
+
+func (a *Adder) addSymlink(path string, l *files.Symlink) (ipld.Node, error) {
+	sdata, err := ft.SymlinkData(l.Target)
+	if err != nil {
+		return nil, err
+	}
+	if !a.fileMtime.IsZero() {
+		// Kubo stores mtime on symlinks, never a mode.
+		fsn, err := ft.FSNodeFromBytes(sdata)
+		if err != nil {
+			return nil, err
+		}
+		fsn.SetModTime(a.fileMtime)
+		if sdata, err = fsn.GetBytes(); err != nil {
+			return nil, err
+		}
+	}
+	nd := merkledag.NodeWithData(sdata)
+	if err := nd.SetCidBuilder(a.st.builder); err != nil {
+		return nil, err
+	}
+	if err := a.dag.Add(a.ctx, nd); err != nil {
+		return nil, err
+	}
+	if !a.o.Silent {
+		if err := a.event(nameOr(path, nd), nd); err != nil {
+			return nil, err
+		}
+	}
+	return nd, nil
+}
+
+// nameOr names an unnamed entry (stdin) by its CID, as Kubo does.
+func nameOr(path string, nd ipld.Node) string {
+	if path == "" {
+		return nd.Cid().String()
+	}
+	return path
+}
+
+// progressReader reports bytes read every 256 KiB and at EOF.
+type progressReader struct {
+	r     io.Reader
+	name  string
+	total int64
+	last  int64
+	emit  func(AddEvent) error
+	err   error
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.total += int64(n)
+	if p.total-p.last >= 262144 || err == io.EOF {
+		p.last = p.total
+		if p.err == nil {
+			p.err = p.emit(AddEvent{Name: p.name, Bytes: p.total})
+		}
+	}
+	if p.err != nil {
+		return n, p.err
+	}
+	return n, err
+}
+
+func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
+	var r io.Reader = f
+	if a.o.Progress && !a.o.Silent {
+		r = &progressReader{r: f, name: path, emit: a.emit}
+	}
+	spl, err := chunker.FromString(r, a.st.chunker)
+	if err != nil {
+		return nil, err
+	}
+	params := helpers.DagBuilderParams{
+		Dagserv:     a.dag,
+		RawLeaves:   a.st.rawLeaves,
+		Maxlinks:    a.st.maxLinks,
+		CidBuilder:  a.st.builder,
+		FileMode:    a.fileMode,
+		FileModTime: a.fileMtime,
+	}
+	db, err := params.New(spl)
+	if err != nil {
+		return nil, err
+	}
+	var nd ipld.Node
+	if a.o.Trickle {
+		nd, err = trickle.Layout(db)
+	} else {
+		nd, err = balanced.Layout(db)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !a.o.Silent {
+		// A top-level file's event acknowledges it: make it durable
+		// first. Files inside a directory are acknowledged by the
+		// directory's event (finishTop), which saves an fsync per file.
+		if !a.o.Wrap && !strings.Contains(path, "/") {
+			if err := a.sync(); err != nil {
+				return nil, err
+			}
+		}
+		if err := a.event(nameOr(path, nd), nd); err != nil {
+			return nil, err
+		}
+	}
+	return nd, nil
+}

@@ -1,0 +1,405 @@
+// config.go: the repo config, with Kubo's key names, and its profiles.
+
+package node
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Strings is a list that also accepts a single JSON string, as Kubo's
+// config.Strings does (Addresses.API is written as a string).
+type Strings []string
+
+// UnmarshalJSON accepts "a", ["a","b"] or null.
+func (s *Strings) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var one string
+		if err := json.Unmarshal(b, &one); err != nil {
+			return err
+		}
+		*s = Strings{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return err
+	}
+	*s = many
+	return nil
+}
+
+// MarshalJSON writes a single value as a string, as Kubo does.
+func (s Strings) MarshalJSON() ([]byte, error) {
+	if len(s) == 1 {
+		return json.Marshal(s[0])
+	}
+	if s == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal([]string(s))
+}
+
+// Config is the repo's config file. Field names are Kubo's; sections that
+// only cairn has are marked. Unknown keys in the file are kept by the
+// config commands (they edit the JSON document) and ignored here.
+type Config struct {
+	Identity     Identity
+	Datastore    DatastoreConfig
+	Addresses    Addresses
+	Discovery    Discovery
+	Routing      Routing
+	Bootstrap    []string
+	API          APIConfig
+	Swarm        SwarmConfig
+	Import       Import
+	Experimental Experimental
+	// Budget is cairn's: the memory budget every limit is derived from.
+	Budget Budget
+}
+
+// Identity is the node's key pair.
+type Identity struct {
+	PeerID  string
+	PrivKey string `json:",omitempty"`
+}
+
+// DatastoreConfig holds the storage limits.
+type DatastoreConfig struct {
+	StorageMax         string // e.g. "10GB"
+	StorageGCWatermark int64  // percent of StorageMax
+	GCPeriod           string // Go duration
+}
+
+// Addresses lists where the node listens.
+type Addresses struct {
+	Swarm          []string
+	Announce       []string
+	AppendAnnounce []string
+	NoAnnounce     []string
+	API            Strings
+	Gateway        Strings
+}
+
+// Discovery configures local peer discovery.
+type Discovery struct {
+	MDNS struct{ Enabled bool }
+}
+
+// Routing selects the content routing system.
+type Routing struct {
+	Type *string `json:",omitempty"`
+}
+
+// RPCAuthScope is one entry of API.Authorizations (Kubo's format).
+type RPCAuthScope struct {
+	AuthSecret   string
+	AllowedPaths []string
+}
+
+// APIConfig configures the RPC server.
+type APIConfig struct {
+	HTTPHeaders    map[string][]string
+	Authorizations map[string]*RPCAuthScope `json:",omitempty"`
+	// AllowUnauthenticated is cairn's: allow a non-loopback API address
+	// without Authorizations.
+	AllowUnauthenticated bool `json:",omitempty"`
+}
+
+// SwarmConfig holds libp2p settings used by later layers.
+type SwarmConfig struct {
+	DisableNatPortMap bool
+	ConnMgr           struct {
+		LowWater    int    `json:",omitempty"`
+		HighWater   int    `json:",omitempty"`
+		GracePeriod string `json:",omitempty"`
+	}
+}
+
+// Import holds the defaults of add (Kubo's Import section). Nil means
+// "Kubo's default".
+type Import struct {
+	CidVersion                        *int    `json:",omitempty"`
+	UnixFSRawLeaves                   *bool   `json:",omitempty"`
+	UnixFSChunker                     *string `json:",omitempty"`
+	HashFunction                      *string `json:",omitempty"`
+	UnixFSFileMaxLinks                *int    `json:",omitempty"`
+	UnixFSDirectoryMaxLinks           *int    `json:",omitempty"`
+	UnixFSHAMTDirectoryMaxFanout      *int    `json:",omitempty"`
+	UnixFSHAMTDirectorySizeThreshold  *string `json:",omitempty"`
+	UnixFSHAMTDirectorySizeEstimation *string `json:",omitempty"`
+}
+
+// Experimental holds feature gates.
+type Experimental struct {
+	FilestoreEnabled bool
+	UrlstoreEnabled  bool
+}
+
+// Budget is cairn's memory budget section.
+type Budget struct {
+	MemoryMiB int `json:",omitempty"`
+}
+
+// DefaultBootstrap is Kubo's default bootstrap list.
+var DefaultBootstrap = []string{
+	"/dnsaddr/bootstrap.libp2p.io/p2p/QmNnooDu7bfjPFoTZYxMNLWUQJyrVwtbZg5gBMjTezGAJN",
+	"/dnsaddr/bootstrap.libp2p.io/p2p/QmQCU2EcMqAqQPR2i9bChDtGNJchTbq5TbXJJ16u19uLTa",
+	"/dnsaddr/bootstrap.libp2p.io/p2p/QmbLHAnMoJPWSCR5Zhtx6BHJX9KiKNN6tpvbUcqanj75Nb",
+	"/dnsaddr/bootstrap.libp2p.io/p2p/QmcZf59bWwK5XFi76CZX8cbJ4BhTzzA3gU1ZjYZcYW3dwt",
+	"/ip4/104.131.131.82/tcp/4001/p2p/QmaCpDMGvV2BGHeYERUEnRQAwe3N8SzbUtfsmvsqQLuvuJ",
+	"/ip4/104.131.131.82/udp/4001/quic-v1/p2p/QmaCpDMGvV2BGHeYERUEnRQAwe3N8SzbUtfsmvsqQLuvuJ",
+}
+
+// DefaultConfig returns the config init writes before profiles.
+func DefaultConfig(id Identity) *Config {
+	c := &Config{Identity: id}
+	c.Datastore = DatastoreConfig{StorageMax: "10GB", StorageGCWatermark: 90, GCPeriod: "1h"}
+	c.Addresses = Addresses{
+		Swarm: []string{
+			"/ip4/0.0.0.0/tcp/4001", "/ip6/::/tcp/4001",
+			"/ip4/0.0.0.0/udp/4001/quic-v1", "/ip6/::/udp/4001/quic-v1",
+		},
+		Announce: []string{}, AppendAnnounce: []string{}, NoAnnounce: []string{},
+		API:     Strings{"/ip4/127.0.0.1/tcp/5001"},
+		Gateway: Strings{"/ip4/127.0.0.1/tcp/8080"},
+	}
+	c.Discovery.MDNS.Enabled = true
+	c.Bootstrap = append([]string{}, DefaultBootstrap...)
+	c.API.HTTPHeaders = map[string][]string{}
+	return c
+}
+
+// Profile changes a config; profiles compose left to right.
+type Profile struct {
+	Description string
+	Apply       func(*Config)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Profiles are the names `init --profile` accepts.
+var Profiles = map[string]Profile{
+	"test": {
+		Description: "Loopback addresses on random ports, no bootstrap peers, no mDNS: for tests.",
+		Apply: func(c *Config) {
+			c.Addresses.API = Strings{"/ip4/127.0.0.1/tcp/0"}
+			c.Addresses.Gateway = Strings{"/ip4/127.0.0.1/tcp/0"}
+			c.Addresses.Swarm = []string{"/ip4/127.0.0.1/tcp/0"}
+			c.Bootstrap = []string{}
+			c.Discovery.MDNS.Enabled = false
+			c.Swarm.DisableNatPortMap = true
+		},
+	},
+	"local-discovery": {
+		Description: "Turns on mDNS discovery of peers on the LAN.",
+		Apply:       func(c *Config) { c.Discovery.MDNS.Enabled = true },
+	},
+	"lowpower": {
+		Description: "DHT client mode and few connections, for small boards.",
+		Apply: func(c *Config) {
+			c.Routing.Type = ptr("dhtclient")
+			c.Swarm.ConnMgr.LowWater = 20
+			c.Swarm.ConnMgr.HighWater = 40
+			c.Swarm.ConnMgr.GracePeriod = "1m"
+		},
+	},
+	"unixfs-v0-2015": {
+		Description: "Import settings of IPIP-499 unixfs-v0-2015 (CIDv0, 256 KiB chunks, 174 links).",
+		Apply: func(c *Config) {
+			c.Import = Import{
+				CidVersion: ptr(0), UnixFSRawLeaves: ptr(false), UnixFSChunker: ptr("size-262144"),
+				HashFunction: ptr("sha2-256"), UnixFSFileMaxLinks: ptr(174), UnixFSDirectoryMaxLinks: ptr(0),
+				UnixFSHAMTDirectoryMaxFanout: ptr(256), UnixFSHAMTDirectorySizeThreshold: ptr("256KiB"),
+				UnixFSHAMTDirectorySizeEstimation: ptr("links"),
+			}
+		},
+	},
+	"unixfs-v1-2025": {
+		Description: "Import settings of IPIP-499 unixfs-v1-2025 (CIDv1, raw leaves, 1 MiB chunks, 1024 links).",
+		Apply: func(c *Config) {
+			c.Import = Import{
+				CidVersion: ptr(1), UnixFSRawLeaves: ptr(true), UnixFSChunker: ptr("size-1048576"),
+				HashFunction: ptr("sha2-256"), UnixFSFileMaxLinks: ptr(1024), UnixFSDirectoryMaxLinks: ptr(0),
+				UnixFSHAMTDirectoryMaxFanout: ptr(256), UnixFSHAMTDirectorySizeThreshold: ptr("256KiB"),
+				UnixFSHAMTDirectorySizeEstimation: ptr("block"),
+			}
+		},
+	},
+}
+
+// ApplyProfiles applies a comma-separated list of profile names.
+func ApplyProfiles(c *Config, list string) error {
+	if list == "" {
+		return nil
+	}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		p, ok := Profiles[name]
+		if !ok {
+			names := make([]string, 0, len(Profiles))
+			for n := range Profiles {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return fmt.Errorf("invalid configuration profile: %s (known: %s)", name, strings.Join(names, ", "))
+		}
+		p.Apply(c)
+	}
+	return nil
+}
+
+// ConfigFile is the config's file name inside a repo.
+const ConfigFile = "config"
+
+// ReadConfigDoc reads the config file as a generic JSON document.
+func ReadConfigDoc(repo string) (map[string]any, error) {
+	b, err := os.ReadFile(filepath.Join(repo, ConfigFile))
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("config %s: %w", filepath.Join(repo, ConfigFile), err)
+	}
+	if doc == nil {
+		return nil, fmt.Errorf("config %s: not a JSON object", filepath.Join(repo, ConfigFile))
+	}
+	return doc, nil
+}
+
+// DecodeConfig turns a JSON document into a Config, failing on values of
+// the wrong type.
+func DecodeConfig(doc map[string]any) (*Config, error) {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var c Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("invalid config: %w", err)
+	}
+	return &c, nil
+}
+
+// ToDoc turns a Config into a generic JSON document.
+func (c *Config) ToDoc() (map[string]any, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	err = json.Unmarshal(b, &doc)
+	return doc, err
+}
+
+// WriteConfigDoc writes doc durably: to a temporary file, fsync, rename.
+func WriteConfigDoc(repo string, doc map[string]any) error {
+	if _, err := DecodeConfig(doc); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(repo, ConfigFile), append(b, '\n'), 0o600)
+}
+
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ErrNoKey is returned by GetKey for a missing key.
+var ErrNoKey = errors.New("key not found")
+
+// GetKey looks up a dotted key in a config document.
+func GetKey(doc map[string]any, key string) (any, error) {
+	var cur any = doc
+	parts := strings.Split(key, ".")
+	for i, p := range parts {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s key is not a map", strings.Join(parts[:i], "."))
+		}
+		v, ok := lookupFold(m, p)
+		if !ok {
+			return nil, fmt.Errorf("key has no attribute %s", p)
+		}
+		cur = v
+	}
+	return cur, nil
+}
+
+// SetKey sets a dotted key in a config document, creating maps on the way.
+func SetKey(doc map[string]any, key string, value any) error {
+	parts := strings.Split(key, ".")
+	cur := doc
+	for i, p := range parts[:len(parts)-1] {
+		name := foldName(cur, p)
+		next, ok := cur[name]
+		if !ok || next == nil {
+			nm := map[string]any{}
+			cur[name] = nm
+			cur = nm
+			continue
+		}
+		nm, ok := next.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s key is not a map", strings.Join(parts[:i+1], "."))
+		}
+		cur = nm
+	}
+	cur[foldName(cur, parts[len(parts)-1])] = value
+	return nil
+}
+
+func lookupFold(m map[string]any, k string) (any, bool) {
+	if v, ok := m[k]; ok {
+		return v, true
+	}
+	for name, v := range m {
+		if strings.EqualFold(name, k) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func foldName(m map[string]any, k string) string {
+	if _, ok := m[k]; ok {
+		return k
+	}
+	for name := range m {
+		if strings.EqualFold(name, k) {
+			return name
+		}
+	}
+	return k
+}

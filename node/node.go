@@ -1,0 +1,142 @@
+// node.go: the running node: New and Close.
+
+package node
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"cairn/storage"
+
+	"github.com/ipfs/boxo/blockservice"
+	"github.com/ipfs/boxo/ipld/merkledag"
+	ipld "github.com/ipfs/go-ipld-format"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Node is an open repo with everything the commands use. It is safe for
+// concurrent use; Close stops what New started and waits for it.
+type Node struct {
+	Repo   string
+	Config *Config
+
+	Store  *storage.Store
+	Blocks *storage.Blockstore
+	// DAG reads and writes IPLD nodes through the local blockstore only
+	// (no network exchange yet).
+	DAG ipld.DAGService
+
+	PeerID  peer.ID
+	PrivKey crypto.PrivKey
+
+	lock *RepoLock
+
+	closeOnce sync.Once
+	closeErr  error
+	onClose   []func() error
+	mu        sync.Mutex
+}
+
+// Options tune New.
+type Options struct {
+	// Store options; nil means defaults.
+	Store *storage.Options
+}
+
+// New opens the repo at dir, taking its lock.
+func New(_ context.Context, dir string, opts *Options) (*Node, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if !IsInitialized(dir) {
+		return nil, fmt.Errorf("%w at %s: please run 'cairn init'", ErrNoRepo, dir)
+	}
+	lk, err := LockRepo(dir)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{Repo: dir, lock: lk}
+	if err := n.open(opts); err != nil {
+		lk.Unlock()
+		return nil, err
+	}
+	return n, nil
+}
+
+func (n *Node) open(opts *Options) error {
+	doc, err := ReadConfigDoc(n.Repo)
+	if err != nil {
+		return err
+	}
+	cfg, err := DecodeConfig(doc)
+	if err != nil {
+		return err
+	}
+	n.Config = cfg
+	if err := n.loadIdentity(); err != nil {
+		return err
+	}
+	st, err := storage.Open(filepath.Join(n.Repo, storage.FileName), opts.Store)
+	if err != nil {
+		return err
+	}
+	n.Store = st
+	n.Blocks = st.Blockstore()
+	n.DAG = merkledag.NewDAGService(blockservice.New(n.Blocks, nil))
+	return nil
+}
+
+func (n *Node) loadIdentity() error {
+	id := n.Config.Identity
+	if id.PrivKey == "" {
+		return errors.New("config has no Identity.PrivKey")
+	}
+	raw, err := base64.StdEncoding.DecodeString(id.PrivKey)
+	if err != nil {
+		return fmt.Errorf("config Identity.PrivKey: %w", err)
+	}
+	sk, err := crypto.UnmarshalPrivateKey(raw)
+	if err != nil {
+		return fmt.Errorf("config Identity.PrivKey: %w", err)
+	}
+	pid, err := peer.IDFromPrivateKey(sk)
+	if err != nil {
+		return err
+	}
+	if id.PeerID != "" && id.PeerID != pid.String() {
+		return fmt.Errorf("config Identity.PeerID %s does not match the private key (%s)", id.PeerID, pid)
+	}
+	n.PeerID, n.PrivKey = pid, sk
+	return nil
+}
+
+// OnClose registers fn to run (in reverse order) when the node closes.
+func (n *Node) OnClose(fn func() error) {
+	n.mu.Lock()
+	n.onClose = append(n.onClose, fn)
+	n.mu.Unlock()
+}
+
+// Close stops the node, flushes storage and releases the repo lock.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		n.mu.Lock()
+		fns := n.onClose
+		n.mu.Unlock()
+		var errs []error
+		for i := len(fns) - 1; i >= 0; i-- {
+			errs = append(errs, fns[i]())
+		}
+		if n.Store != nil {
+			errs = append(errs, n.Store.Close())
+		}
+		errs = append(errs, n.lock.Unlock())
+		n.closeErr = errors.Join(errs...)
+	})
+	return n.closeErr
+}

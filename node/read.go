@@ -1,0 +1,310 @@
+// read.go: streaming a UnixFS file straight from the store's memory map.
+//
+// Each block is read in its own short read transaction; leaf bytes are
+// written from the map to the destination without a heap copy. Only the
+// links of inner nodes (a few KiB) are copied out.
+
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	ft "github.com/ipfs/boxo/ipld/unixfs"
+	"github.com/ipfs/go-cid"
+	ipld "github.com/ipfs/go-ipld-format"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+var errNotExist = os.ErrNotExist
+
+// ErrIsDir is Kubo's error for reading a directory as a file.
+var ErrIsDir = errors.New("this dag node is a directory")
+
+// ErrNotFile is returned for nodes that are neither files nor directories.
+var ErrNotFile = errors.New("not unixfs file data")
+
+// pbLink is one link of a dag-pb node.
+type pbLink struct {
+	c     cid.Cid
+	name  string
+	tsize uint64
+}
+
+// pbFile is the part of a dag-pb UnixFS node the reader needs.
+type pbFile struct {
+	typ      int64 // unixfs type (-1: no unixfs data)
+	data     []byte
+	filesize uint64
+	hasSize  bool
+	blocks   []uint64
+	links    []pbLink
+}
+
+// decodePB parses a dag-pb block and its UnixFS data without copying data
+// (the returned slice aliases b). Links are copied.
+func decodePB(b []byte) (*pbFile, error) {
+	f := &pbFile{typ: -1}
+	var unixfs []byte
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, errors.New("dag-pb: bad tag")
+		}
+		b = b[n:]
+		if typ != protowire.BytesType {
+			return nil, errors.New("dag-pb: unexpected wire type")
+		}
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return nil, errors.New("dag-pb: bad field")
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			unixfs = v
+		case 2:
+			l, err := decodeLink(v)
+			if err != nil {
+				return nil, err
+			}
+			f.links = append(f.links, l)
+		}
+	}
+	if unixfs == nil {
+		return f, nil
+	}
+	for len(unixfs) > 0 {
+		num, typ, n := protowire.ConsumeTag(unixfs)
+		if n < 0 {
+			return nil, errors.New("unixfs: bad tag")
+		}
+		unixfs = unixfs[n:]
+		switch typ {
+		case protowire.VarintType:
+			v, n := protowire.ConsumeVarint(unixfs)
+			if n < 0 {
+				return nil, errors.New("unixfs: bad varint")
+			}
+			unixfs = unixfs[n:]
+			switch num {
+			case 1:
+				f.typ = int64(v)
+			case 3:
+				f.filesize, f.hasSize = v, true
+			case 4:
+				f.blocks = append(f.blocks, v)
+			}
+		case protowire.BytesType:
+			v, n := protowire.ConsumeBytes(unixfs)
+			if n < 0 {
+				return nil, errors.New("unixfs: bad field")
+			}
+			unixfs = unixfs[n:]
+			switch num {
+			case 2:
+				f.data = v
+			case 4: // packed blocksizes
+				for len(v) > 0 {
+					x, m := protowire.ConsumeVarint(v)
+					if m < 0 {
+						return nil, errors.New("unixfs: bad blocksizes")
+					}
+					f.blocks = append(f.blocks, x)
+					v = v[m:]
+				}
+			}
+		default:
+			n := protowire.ConsumeFieldValue(num, typ, unixfs)
+			if n < 0 {
+				return nil, errors.New("unixfs: bad field")
+			}
+			unixfs = unixfs[n:]
+		}
+	}
+	return f, nil
+}
+
+func decodeLink(b []byte) (pbLink, error) {
+	var l pbLink
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return l, errors.New("dag-pb link: bad tag")
+		}
+		b = b[n:]
+		switch {
+		case typ == protowire.BytesType:
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return l, errors.New("dag-pb link: bad field")
+			}
+			b = b[n:]
+			switch num {
+			case 1:
+				_, c, err := cid.CidFromBytes(v)
+				if err != nil {
+					return l, fmt.Errorf("dag-pb link: %w", err)
+				}
+				l.c = c
+			case 2:
+				l.name = string(v)
+			}
+		case typ == protowire.VarintType:
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return l, errors.New("dag-pb link: bad varint")
+			}
+			b = b[n:]
+			if num == 3 {
+				l.tsize = v
+			}
+		default:
+			return l, errors.New("dag-pb link: unexpected wire type")
+		}
+	}
+	return l, nil
+}
+
+// fileSize returns the size of a file node's content and whether it is a
+// regular file.
+func (f *pbFile) size() uint64 {
+	if f.hasSize {
+		return f.filesize
+	}
+	return uint64(len(f.data))
+}
+
+// FileSize returns the byte length of the UnixFS file c.
+func (n *Node) FileSize(ctx context.Context, c cid.Cid) (uint64, error) {
+	var size uint64
+	err := n.Blocks.View(ctx, c, func(b []byte) error {
+		switch c.Type() {
+		case cid.Raw:
+			size = uint64(len(b))
+			return nil
+		case cid.DagProtobuf:
+			f, err := decodePB(b)
+			if err != nil {
+				return err
+			}
+			if err := fileType(f); err != nil {
+				return err
+			}
+			size = f.size()
+			return nil
+		}
+		return fmt.Errorf("%w: codec 0x%x", ErrNotFile, c.Type())
+	})
+	return size, err
+}
+
+func fileType(f *pbFile) error {
+	switch f.typ {
+	case int64(ft.TFile), int64(ft.TRaw):
+		return nil
+	case int64(ft.TDirectory), int64(ft.THAMTShard):
+		return ErrIsDir
+	case int64(ft.TSymlink):
+		return errors.New("cannot read a symlink as a file")
+	}
+	return ErrNotFile
+}
+
+// WriteFile writes bytes [offset, offset+length) of the UnixFS file c to
+// w (length < 0: to the end). Blocks missing from the store give an
+// ipld.ErrNotFound naming the block.
+func (n *Node) WriteFile(ctx context.Context, c cid.Cid, offset, length int64, w io.Writer) error {
+	if length == 0 {
+		return nil
+	}
+	end := int64(-1)
+	if length > 0 {
+		end = offset + length
+	}
+	_, err := n.writeRange(ctx, c, 0, offset, end, w, true)
+	return err
+}
+
+// writeRange writes the part of node c (whose content starts at byte
+// base of the file) that falls in [from, to) (to < 0: no end). It returns
+// the node's content length.
+func (n *Node) writeRange(ctx context.Context, c cid.Cid, base, from, to int64, w io.Writer, root bool) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var links []pbLink
+	var sizes []uint64
+	var total int64
+	var dataLen int64
+	err := n.Blocks.View(ctx, c, func(b []byte) error {
+		var data []byte
+		switch c.Type() {
+		case cid.Raw:
+			data = b
+			total = int64(len(b))
+		case cid.DagProtobuf:
+			f, err := decodePB(b)
+			if err != nil {
+				return fmt.Errorf("block %s: %w", c, err)
+			}
+			if err := fileType(f); err != nil {
+				if root {
+					return err
+				}
+				return fmt.Errorf("block %s: %w", c, err)
+			}
+			data = f.data
+			total = int64(f.size())
+			links, sizes = f.links, f.blocks
+		default:
+			return fmt.Errorf("%w: codec 0x%x", ErrNotFile, c.Type())
+		}
+		dataLen = int64(len(data))
+		return writeSlice(w, data, base, from, to)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if len(links) > 0 && len(links) != len(sizes) {
+		return 0, fmt.Errorf("block %s: %d links but %d block sizes", c, len(links), len(sizes))
+	}
+	pos := base + dataLen
+	for i, l := range links {
+		sz := int64(sizes[i])
+		if to >= 0 && pos >= to {
+			break
+		}
+		if pos+sz > from {
+			if _, err := n.writeRange(ctx, l.c, pos, from, to, w, false); err != nil {
+				return 0, err
+			}
+		}
+		pos += sz
+	}
+	return total, nil
+}
+
+// writeSlice writes the part of data (file bytes starting at base) inside
+// [from, to).
+func writeSlice(w io.Writer, data []byte, base, from, to int64) error {
+	lo := from - base
+	if lo < 0 {
+		lo = 0
+	}
+	hi := int64(len(data))
+	if to >= 0 && to-base < hi {
+		hi = to - base
+	}
+	if lo >= hi {
+		return nil
+	}
+	_, err := w.Write(data[lo:hi])
+	return err
+}
+
+// IsNotFound reports a missing block.
+func IsNotFound(err error) bool { return ipld.IsNotFound(err) }

@@ -1,0 +1,182 @@
+// repo.go: the repo directory: init, the lock, the api file.
+
+package node
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"cairn/storage"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Files inside a repo.
+const (
+	LockFile    = "repo.lock"
+	APIFile     = "api"
+	VersionFile = "version"
+	// RepoVersion is what repo/version reports.
+	RepoVersion = "1"
+)
+
+// ErrRepoLocked means another process (normally a running daemon) holds
+// the repo.
+var ErrRepoLocked = errors.New("someone else has the lock")
+
+// ErrNoRepo means the directory holds no initialised repo.
+var ErrNoRepo = errors.New("no cairn repo found")
+
+// DefaultRepoPath returns $CAIRN_PATH, else ~/.cairn.
+func DefaultRepoPath() string {
+	if p := os.Getenv("CAIRN_PATH"); p != "" {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".cairn"
+	}
+	return filepath.Join(home, ".cairn")
+}
+
+// IsInitialized reports whether repo holds a config file.
+func IsInitialized(repo string) bool {
+	_, err := os.Stat(filepath.Join(repo, ConfigFile))
+	return err == nil
+}
+
+// NewIdentity makes an ed25519 identity in Kubo's encoding.
+func NewIdentity() (Identity, error) {
+	sk, pk, err := crypto.GenerateEd25519Key(rand.Reader)
+	if err != nil {
+		return Identity{}, err
+	}
+	id, err := peer.IDFromPublicKey(pk)
+	if err != nil {
+		return Identity{}, err
+	}
+	raw, err := crypto.MarshalPrivateKey(sk)
+	if err != nil {
+		return Identity{}, err
+	}
+	return Identity{PeerID: id.String(), PrivKey: base64.StdEncoding.EncodeToString(raw)}, nil
+}
+
+// Init creates a repo at dir with the given comma-separated profiles. It
+// fails if a repo is already there.
+func Init(dir, profiles string) (*Config, error) {
+	if IsInitialized(dir) {
+		return nil, fmt.Errorf("cairn configuration file already exists!\nReinitializing would overwrite your keys (%s)", filepath.Join(dir, ConfigFile))
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	id, err := NewIdentity()
+	if err != nil {
+		return nil, err
+	}
+	cfg := DefaultConfig(id)
+	if err := ApplyProfiles(cfg, profiles); err != nil {
+		return nil, err
+	}
+	lk, err := LockRepo(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Unlock()
+	st, err := storage.Open(filepath.Join(dir, storage.FileName), nil)
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	if err := st.Close(); err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, VersionFile), []byte(RepoVersion+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	doc, err := cfg.ToDoc()
+	if err != nil {
+		return nil, err
+	}
+	// The config goes last: its presence marks an initialised repo.
+	if err := WriteConfigDoc(dir, doc); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// RepoLock is an exclusive flock on <repo>/repo.lock. The kernel drops it
+// when the process dies, so a killed daemon leaves no stale lock.
+type RepoLock struct{ f *os.File }
+
+// LockRepo takes the repo lock without waiting.
+func LockRepo(dir string) (*RepoLock, error) {
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: cannot acquire lock on %s (is a cairn daemon already running?)", ErrRepoLocked, dir)
+		}
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	_ = f.Truncate(0)
+	_, _ = fmt.Fprintf(f, "%d\n", os.Getpid())
+	return &RepoLock{f: f}, nil
+}
+
+// Unlock releases the lock.
+func (l *RepoLock) Unlock() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	l.f.Close()
+	l.f = nil
+	return err
+}
+
+// WriteAPIFile records the bound API multiaddr, as Kubo does (no newline,
+// written to a temporary file and renamed).
+func WriteAPIFile(dir, maddr string) error {
+	return writeFileAtomic(filepath.Join(dir, APIFile), []byte(maddr), 0o600)
+}
+
+// RemoveAPIFile deletes the api file.
+func RemoveAPIFile(dir string) error {
+	err := os.Remove(filepath.Join(dir, APIFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// ReadAPIFile returns the multiaddr in the api file, or "" if none.
+func ReadAPIFile(dir string) (string, error) {
+	f, err := os.Open(filepath.Join(dir, APIFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	buf := make([]byte, 2048)
+	n, err := f.Read(buf)
+	if err != nil && n == 0 {
+		return "", nil
+	}
+	if n >= 2048 {
+		return "", fmt.Errorf("api file %s too large", filepath.Join(dir, APIFile))
+	}
+	return strings.TrimSpace(string(buf[:n])), nil
+}

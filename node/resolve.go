@@ -1,0 +1,105 @@
+// resolve.go: turning "/ipfs/<cid>/a/b", "<cid>/a/b" or a bare CID into the
+// CID it names, through UnixFS directories (plain and HAMT-sharded).
+
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ipfs/boxo/ipld/merkledag"
+	uio "github.com/ipfs/boxo/ipld/unixfs/io"
+	"github.com/ipfs/boxo/path"
+	"github.com/ipfs/go-cid"
+	ipld "github.com/ipfs/go-ipld-format"
+)
+
+// ParsePath accepts what Kubo's commands accept: an /ipfs/ path, or a CID
+// with an optional /sub/path. The error is Kubo's ("invalid path ...").
+func ParsePath(s string) (path.ImmutablePath, error) {
+	p, err := path.NewPath(s)
+	if err != nil {
+		// Kubo also takes "<cid>" and "<cid>/rest".
+		first, rest, _ := strings.Cut(s, "/")
+		c, cerr := cid.Decode(first)
+		if cerr != nil {
+			return path.ImmutablePath{}, err
+		}
+		ip := path.FromCid(c)
+		if rest == "" {
+			return ip, nil
+		}
+		p2, jerr := path.Join(ip, strings.Split(rest, "/")...)
+		if jerr != nil {
+			return path.ImmutablePath{}, err
+		}
+		return path.NewImmutablePath(p2)
+	}
+	if p.Mutable() {
+		return path.ImmutablePath{}, fmt.Errorf("%s: /ipns/ names cannot be resolved by this node yet", s)
+	}
+	return path.NewImmutablePath(p)
+}
+
+// Resolved is a path resolved to its last node.
+type Resolved struct {
+	Cid  cid.Cid
+	Node ipld.Node // decoded last node (nil for identity of unknown codec)
+}
+
+// ErrNoLink is the error for a path segment that names no entry.
+var ErrNoLink = errors.New("no link named")
+
+// Resolve walks p from its root CID through UnixFS directories.
+func (n *Node) Resolve(ctx context.Context, s string) (Resolved, error) {
+	p, err := ParsePath(s)
+	if err != nil {
+		return Resolved{}, err
+	}
+	c := p.RootCid()
+	segs := p.Segments()[2:]
+	nd, err := n.DAG.Get(ctx, c)
+	if err != nil {
+		return Resolved{}, err
+	}
+	for i, seg := range segs {
+		if seg == "" {
+			continue
+		}
+		next, err := n.child(ctx, nd, seg)
+		if err != nil {
+			if errors.Is(err, ErrNoLink) {
+				return Resolved{}, fmt.Errorf("no link named %q under %s", seg, nd.Cid())
+			}
+			return Resolved{}, fmt.Errorf("resolve %s (segment %d): %w", s, i+1, err)
+		}
+		nd = next
+	}
+	return Resolved{Cid: nd.Cid(), Node: nd}, nil
+}
+
+// child finds name inside nd: a UnixFS directory entry, or a plain dag-pb
+// link of that name.
+func (n *Node) child(ctx context.Context, nd ipld.Node, name string) (ipld.Node, error) {
+	pn, ok := nd.(*merkledag.ProtoNode)
+	if !ok {
+		return nil, ErrNoLink
+	}
+	if dir, err := uio.NewDirectoryFromNode(n.DAG, pn); err == nil {
+		ch, err := dir.Find(ctx, name)
+		if err != nil {
+			if errors.Is(err, errNotExist) || strings.Contains(err.Error(), "not exist") || errors.Is(err, merkledag.ErrLinkNotFound) {
+				return nil, ErrNoLink
+			}
+			return nil, err
+		}
+		return ch, nil
+	}
+	l, err := pn.GetNodeLink(name)
+	if err != nil {
+		return nil, ErrNoLink
+	}
+	return n.DAG.Get(ctx, l.Cid)
+}

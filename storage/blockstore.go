@@ -1,0 +1,212 @@
+// blockstore.go: the boxo blockstore.Blockstore view of the "blocks" bucket.
+
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	bstore "github.com/ipfs/boxo/blockstore"
+	blocks "github.com/ipfs/go-block-format"
+	"github.com/ipfs/go-cid"
+	ipld "github.com/ipfs/go-ipld-format"
+	mh "github.com/multiformats/go-multihash"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Blockstore is the block view of a Store. Get and friends return
+// ipld.ErrNotFound for missing blocks, as boxo expects.
+type Blockstore struct{ s *Store }
+
+var (
+	_ bstore.Blockstore = (*Blockstore)(nil)
+	_ bstore.Viewer     = (*Blockstore)(nil)
+)
+
+// Blockstore returns the store's block view.
+func (s *Store) Blockstore() *Blockstore { return &Blockstore{s: s} }
+
+// identityData returns the inline bytes of an identity CID.
+func identityData(c cid.Cid) ([]byte, bool) {
+	dm, err := mh.Decode(c.Hash())
+	if err != nil || dm.Code != mh.IDENTITY {
+		return nil, false
+	}
+	return dm.Digest, true
+}
+
+// Has reports whether the block is stored (identity CIDs always are).
+func (b *Blockstore) Has(_ context.Context, c cid.Cid) (bool, error) {
+	if _, ok := identityData(c); ok {
+		return true, nil
+	}
+	var ok bool
+	err := b.s.db.View(func(tx *bolt.Tx) error {
+		ok = tx.Bucket(bucketBlocks).Get(c.Hash()) != nil
+		return nil
+	})
+	return ok, err
+}
+
+// View calls fn with the block's bytes straight from the memory map, inside
+// a read transaction that lasts as long as fn. fn must not keep the slice.
+func (b *Blockstore) View(_ context.Context, c cid.Cid, fn func([]byte) error) error {
+	if d, ok := identityData(c); ok {
+		return fn(d)
+	}
+	return b.s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketBlocks).Get(c.Hash())
+		if v == nil {
+			return ipld.ErrNotFound{Cid: c}
+		}
+		return fn(v)
+	})
+}
+
+// Get returns a copy of the block.
+func (b *Blockstore) Get(ctx context.Context, c cid.Cid) (blocks.Block, error) {
+	if !c.Defined() {
+		return nil, ipld.ErrNotFound{Cid: c}
+	}
+	var data []byte
+	err := b.View(ctx, c, func(v []byte) error {
+		data = append([]byte(nil), v...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return blocks.NewBlockWithCid(data, c)
+}
+
+// GetSize returns the stored size of the block.
+func (b *Blockstore) GetSize(ctx context.Context, c cid.Cid) (int, error) {
+	n := -1
+	err := b.View(ctx, c, func(v []byte) error { n = len(v); return nil })
+	return n, err
+}
+
+func blockMutation(blk blocks.Block) (mutation, bool, error) {
+	c := blk.Cid()
+	if !c.Defined() {
+		return mutation{}, false, errors.New("storage: undefined CID")
+	}
+	if _, ok := identityData(c); ok {
+		return mutation{}, false, nil
+	}
+	if len(c.Hash()) == 0 {
+		return mutation{}, false, fmt.Errorf("storage: CID %s has an empty multihash", c)
+	}
+	return mutation{bucket: bucketBlocks, kind: opPut, key: c.Hash(), val: blk.RawData()}, true, nil
+}
+
+// Put stores a block and returns once it is durable.
+func (b *Blockstore) Put(ctx context.Context, blk blocks.Block) error {
+	return b.PutMany(ctx, []blocks.Block{blk})
+}
+
+// PutMany stores blocks in one transaction and returns once it is durable.
+func (b *Blockstore) PutMany(_ context.Context, blks []blocks.Block) error {
+	if b.s.w == nil {
+		return errors.New("storage: store is read-only")
+	}
+	muts := make([]mutation, 0, len(blks))
+	for _, blk := range blks {
+		m, ok, err := blockMutation(blk)
+		if err != nil {
+			return err
+		}
+		if ok {
+			muts = append(muts, m)
+		}
+	}
+	if len(muts) == 0 {
+		return nil
+	}
+	return b.s.w.do(muts)
+}
+
+// PutAsync queues a block in batch bt and returns at once; bt.Sync reports
+// when it is durable. It blocks only when too many bytes are queued.
+func (b *Blockstore) PutAsync(bt *Batch, blk blocks.Block) error {
+	m, ok, err := blockMutation(blk)
+	if err != nil || !ok {
+		return err
+	}
+	return bt.submit([]mutation{m}, len(m.val)+len(m.key))
+}
+
+// DeleteBlock removes a block; removing a missing block is not an error.
+func (b *Blockstore) DeleteBlock(_ context.Context, c cid.Cid) error {
+	if _, ok := identityData(c); ok {
+		return nil
+	}
+	if b.s.w == nil {
+		return errors.New("storage: store is read-only")
+	}
+	return b.s.w.do([]mutation{{bucket: bucketBlocks, kind: opDel, key: c.Hash()}})
+}
+
+// AllKeysChan lists every stored block as a CIDv1 with the raw codec (the
+// store keeps multihashes, not codecs, as Kubo's does). It reads in short
+// transactions of at most 1024 keys so that it never stalls writers.
+func (b *Blockstore) AllKeysChan(ctx context.Context) (<-chan cid.Cid, error) {
+	out := make(chan cid.Cid, 64)
+	go func() {
+		defer close(out)
+		_ = b.ForEachKey(ctx, func(h mh.Multihash) error {
+			select {
+			case out <- cid.NewCidV1(cid.Raw, h):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	return out, nil
+}
+
+// ForEachKey calls fn for every stored multihash, in key order, outside of
+// any transaction (keys are read in chunks of 1024).
+func (b *Blockstore) ForEachKey(ctx context.Context, fn func(mh.Multihash) error) error {
+	var after []byte
+	for {
+		var chunk [][]byte
+		err := b.s.db.View(func(tx *bolt.Tx) error {
+			c := tx.Bucket(bucketBlocks).Cursor()
+			var k []byte
+			if after == nil {
+				k, _ = c.First()
+			} else {
+				k, _ = c.Seek(after)
+				if k != nil && string(k) == string(after) {
+					k, _ = c.Next()
+				}
+			}
+			for ; k != nil && len(chunk) < 1024; k, _ = c.Next() {
+				chunk = append(chunk, append([]byte(nil), k...))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range chunk {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(mh.Multihash(k)); err != nil {
+				return err
+			}
+		}
+		if len(chunk) < 1024 {
+			return nil
+		}
+		after = chunk[len(chunk)-1]
+	}
+}
+
+// HashOnRead is part of boxo's blockstore options; this store verifies
+// hashes only in Check and repo verification, so it is a no-op.
+func (b *Blockstore) HashOnRead(bool) {}

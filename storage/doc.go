@@ -1,0 +1,55 @@
+// Package storage keeps a node's blocks and small records in one bbolt file.
+//
+// Start with Open (store.go), which returns a *Store. Store.Blockstore gives a
+// boxo blockstore.Blockstore (blockstore.go) and Store.Datastore a go-datastore
+// Batching datastore (datastore.go). All writes go through one writer goroutine
+// (writer.go) that commits many puts per bbolt transaction.
+//
+// # On-disk layout
+//
+// One bbolt file, <repo>/blocks.db. Top-level buckets:
+//
+//	"meta"    "version"     => uint32 big-endian schema version (currently 1)
+//	          "blocks.n"    => uint64 big-endian number of keys in "blocks"
+//	          "blocks.size" => uint64 big-endian sum of len(value) over "blocks"
+//	"blocks"  multihash bytes => raw block bytes
+//	"data"    datastore key ("/a/b") => value bytes
+//
+// Blocks are keyed by multihash, as Kubo keys its flatfs: CIDs that share a
+// multihash (a raw and a dag-pb CID of the same bytes) share one stored block.
+// Blocks whose multihash is the identity function are never stored: their
+// bytes live in the CID.
+//
+// # Invariants
+//
+//   - "meta" holds "version" equal to SchemaVersion.
+//   - "blocks.n" equals the number of keys in "blocks", and "blocks.size" the
+//     sum of their value lengths; both are updated in the transaction that
+//     changes "blocks".
+//   - every key in "blocks" decodes as a multihash that is not the identity
+//     hash, and the stored bytes hash to that multihash (Check verifies the
+//     hash only when asked to, since it reads every block).
+//   - bbolt memory is valid only inside a transaction: values handed out past
+//     a transaction are copies. Only View callbacks (blockstore.go) see the
+//     memory map directly, inside a short read transaction of their own.
+//
+// # Durability
+//
+// A put returns once the transaction that holds it has committed (bbolt
+// fsyncs on commit), so an acknowledged block survives kill -9 and power
+// loss. PutAsync returns at once; Sync waits for every earlier PutAsync.
+// A crash loses at most the batch that was being committed, never a
+// committed one, and never leaves half a block: bbolt commits are atomic.
+//
+// # Flash
+//
+// NoFreelistSync keeps commits to the pages that changed plus the meta page,
+// and bbolt reuses freed pages instead of growing the file. The writer
+// coalesces concurrent puts into one transaction (up to MaxBatchBytes), so
+// an add of many blocks costs few fsyncs.
+//
+// # Caveats
+//
+// On 32-bit ARM bbolt's memory map cannot pass about 2 GiB, which caps the
+// store; board profiles set StorageMax below that.
+package storage

@@ -1,0 +1,223 @@
+// store.go: opening and closing the bbolt file, schema version, counters.
+
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+	"os"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// SchemaVersion is the on-disk schema this package reads and writes.
+const SchemaVersion = 1
+
+// FileName is the name of the store file inside a repo.
+const FileName = "blocks.db"
+
+var (
+	bucketMeta   = []byte("meta")
+	bucketBlocks = []byte("blocks")
+	bucketData   = []byte("data")
+
+	keyVersion    = []byte("version")
+	keyBlocksN    = []byte("blocks.n")
+	keyBlocksSize = []byte("blocks.size")
+)
+
+// Options tune a Store. The zero value (or nil) means the defaults below.
+type Options struct {
+	// MaxBatchBytes caps the bytes of puts committed in one transaction.
+	// Default 8 MiB.
+	MaxBatchBytes int
+	// MaxPendingBytes caps the bytes queued by PutAsync and not yet
+	// committed; PutAsync blocks past it. Default 32 MiB.
+	MaxPendingBytes int
+	// InitialMmapSize is passed to bbolt. Default 1 GiB on 64-bit systems
+	// (address space only), 0 on 32-bit ones.
+	InitialMmapSize int
+	// Timeout is how long Open waits for the file lock. Default 100ms.
+	Timeout time.Duration
+	// ReadOnly opens the file without the writer (for Check and verify).
+	ReadOnly bool
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.MaxBatchBytes <= 0 {
+		r.MaxBatchBytes = 8 << 20
+	}
+	if r.MaxPendingBytes <= 0 {
+		r.MaxPendingBytes = 32 << 20
+	}
+	if r.InitialMmapSize == 0 && bits.UintSize == 64 {
+		r.InitialMmapSize = 1 << 30
+	}
+	if r.InitialMmapSize < 0 {
+		r.InitialMmapSize = 0
+	}
+	if r.Timeout <= 0 {
+		r.Timeout = 100 * time.Millisecond
+	}
+	return r
+}
+
+// Store is one open bbolt file. It is safe for concurrent use.
+type Store struct {
+	db   *bolt.DB
+	opts Options
+	path string
+
+	w *writer
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens (creating if needed) the store file at path.
+func Open(path string, opts *Options) (s *Store, err error) {
+	o := opts.withDefaults()
+	defer func() {
+		// A damaged file can make bbolt panic while reading its pages;
+		// report that as an error rather than crashing the daemon.
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, r)
+		}
+	}()
+	if fi, statErr := os.Stat(path); statErr == nil && fi.Size() > 0 && fi.Size() < 4096*2 {
+		return nil, fmt.Errorf("%w: %s: file is %d bytes, shorter than two meta pages", ErrCorrupt, path, fi.Size())
+	}
+	bo := &bolt.Options{
+		Timeout:         o.Timeout,
+		NoFreelistSync:  true,
+		FreelistType:    bolt.FreelistMapType,
+		InitialMmapSize: o.InitialMmapSize,
+		ReadOnly:        o.ReadOnly,
+	}
+	db, err := bolt.Open(path, 0o600, bo)
+	if err != nil {
+		switch {
+		case errors.Is(err, bolterrors.ErrTimeout):
+			return nil, fmt.Errorf("%w: %s", ErrLocked, path)
+		case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrChecksum),
+			errors.Is(err, bolterrors.ErrVersionMismatch):
+			return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+		}
+		return nil, fmt.Errorf("storage: open %s: %w", path, err)
+	}
+	s = &Store{db: db, opts: o, path: path}
+	if err := s.initSchema(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if !o.ReadOnly {
+		s.w = newWriter(db, o)
+	}
+	return s, nil
+}
+
+func (s *Store) initSchema() error {
+	check := func(tx *bolt.Tx) error {
+		m := tx.Bucket(bucketMeta)
+		if m == nil {
+			return fmt.Errorf("%w: %s: no meta bucket", ErrCorrupt, s.path)
+		}
+		v := m.Get(keyVersion)
+		if len(v) != 4 {
+			return fmt.Errorf("%w: %s: bad version record", ErrCorrupt, s.path)
+		}
+		if got := binary.BigEndian.Uint32(v); got != SchemaVersion {
+			return fmt.Errorf("%w: file has %d, this build reads %d", ErrSchemaVersion, got, SchemaVersion)
+		}
+		if tx.Bucket(bucketBlocks) == nil || tx.Bucket(bucketData) == nil {
+			return fmt.Errorf("%w: %s: missing bucket", ErrCorrupt, s.path)
+		}
+		return nil
+	}
+	if s.opts.ReadOnly {
+		return s.db.View(check)
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketMeta) == nil {
+			m, err := tx.CreateBucket(bucketMeta)
+			if err != nil {
+				return err
+			}
+			if err := m.Put(keyVersion, u32(SchemaVersion)); err != nil {
+				return err
+			}
+			if err := m.Put(keyBlocksN, u64(0)); err != nil {
+				return err
+			}
+			if err := m.Put(keyBlocksSize, u64(0)); err != nil {
+				return err
+			}
+			for _, b := range [][]byte{bucketBlocks, bucketData} {
+				if _, err := tx.CreateBucket(b); err != nil {
+					return err
+				}
+			}
+		}
+		return check(tx)
+	})
+}
+
+// Path returns the file the store was opened from.
+func (s *Store) Path() string { return s.path }
+
+// Close flushes queued writes, stops the writer and closes the file.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		if s.w != nil {
+			s.w.close()
+		}
+		s.closeErr = s.db.Close()
+	})
+	return s.closeErr
+}
+
+// Stat is what the counters in "meta" say.
+type Stat struct {
+	NumBlocks  uint64 // keys in "blocks"
+	BlockBytes uint64 // sum of stored block sizes
+	FileBytes  int64  // size of the bbolt file
+	FreeBytes  int64  // bytes of free pages inside the file
+}
+
+// Stat reads the block counters and the file size.
+func (s *Store) Stat() (Stat, error) {
+	var st Stat
+	err := s.db.View(func(tx *bolt.Tx) error {
+		m := tx.Bucket(bucketMeta)
+		st.NumBlocks = getU64(m.Get(keyBlocksN))
+		st.BlockBytes = getU64(m.Get(keyBlocksSize))
+		st.FileBytes = tx.Size()
+		return nil
+	})
+	bs := s.db.Stats()
+	st.FreeBytes = int64(bs.FreePageN) * int64(s.db.Info().PageSize)
+	return st, err
+}
+
+// DB exposes the bbolt handle to tests and to Check; other packages use the
+// Blockstore and Datastore views.
+func (s *Store) DB() *bolt.DB { return s.db }
+
+func u32(v uint32) []byte { b := make([]byte, 4); binary.BigEndian.PutUint32(b, v); return b }
+func u64(v uint64) []byte { b := make([]byte, 8); binary.BigEndian.PutUint64(b, v); return b }
+
+func getU64(b []byte) uint64 {
+	if len(b) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(b)
+}

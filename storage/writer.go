@@ -1,0 +1,267 @@
+// writer.go: the single writer goroutine that batches puts into few
+// transactions (group commit).
+
+package storage
+
+import (
+	"errors"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+type opKind uint8
+
+const (
+	opPut opKind = iota
+	opDel
+)
+
+type mutation struct {
+	bucket []byte
+	kind   opKind
+	key    []byte
+	val    []byte
+}
+
+// request is one unit handed to the writer: its mutations are applied in
+// one transaction, together with other requests queued at the same time.
+type request struct {
+	muts  []mutation
+	size  int
+	done  chan error // nil for async requests
+	batch *Batch     // async requests only
+}
+
+type writer struct {
+	db      *bolt.DB
+	maxTx   int
+	reqs    chan *request
+	pending *byteSem
+	wg      sync.WaitGroup
+
+	mu     sync.RWMutex
+	closed bool
+}
+
+func newWriter(db *bolt.DB, o Options) *writer {
+	w := &writer{
+		db:      db,
+		maxTx:   o.MaxBatchBytes,
+		reqs:    make(chan *request, 256),
+		pending: newByteSem(o.MaxPendingBytes),
+	}
+	w.wg.Add(1)
+	go w.loop()
+	return w
+}
+
+// submit queues r. It fails only after close.
+func (w *writer) submit(r *request) error {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.closed {
+		return ErrClosed
+	}
+	w.reqs <- r
+	return nil
+}
+
+// do applies muts durably and waits for the commit.
+func (w *writer) do(muts []mutation) error {
+	r := &request{muts: muts, done: make(chan error, 1)}
+	if err := w.submit(r); err != nil {
+		return err
+	}
+	return <-r.done
+}
+
+func (w *writer) close() {
+	w.mu.Lock()
+	if !w.closed {
+		w.closed = true
+		close(w.reqs)
+	}
+	w.mu.Unlock()
+	w.wg.Wait()
+}
+
+func (w *writer) loop() {
+	defer w.wg.Done()
+	for r := range w.reqs {
+		group := []*request{r}
+		size := r.size
+	drain:
+		for size < w.maxTx && len(group) < 4096 {
+			select {
+			case r2, ok := <-w.reqs:
+				if !ok {
+					break drain
+				}
+				group = append(group, r2)
+				size += r2.size
+			default:
+				break drain
+			}
+		}
+		err := w.commit(group)
+		for _, r := range group {
+			if r.done != nil {
+				r.done <- err
+			}
+			if r.batch != nil {
+				r.batch.finish(r.size, err)
+				w.pending.release(r.size)
+			}
+		}
+	}
+}
+
+func (w *writer) commit(group []*request) error {
+	empty := true
+	for _, r := range group {
+		if len(r.muts) > 0 {
+			empty = false
+			break
+		}
+	}
+	if empty {
+		return nil
+	}
+	return w.db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		n := getU64(meta.Get(keyBlocksN))
+		total := getU64(meta.Get(keyBlocksSize))
+		blocksTouched := false
+		for _, r := range group {
+			for _, m := range r.muts {
+				b := tx.Bucket(m.bucket)
+				isBlocks := string(m.bucket) == string(bucketBlocks)
+				old := b.Get(m.key)
+				switch m.kind {
+				case opPut:
+					if isBlocks && old != nil {
+						continue // content-addressed: same key, same bytes
+					}
+					if err := b.Put(m.key, m.val); err != nil {
+						return err
+					}
+					if isBlocks {
+						n++
+						total += uint64(len(m.val))
+						blocksTouched = true
+					}
+				case opDel:
+					if old == nil {
+						continue
+					}
+					if isBlocks {
+						n--
+						total -= uint64(len(old))
+						blocksTouched = true
+					}
+					if err := b.Delete(m.key); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if blocksTouched {
+			if err := meta.Put(keyBlocksN, u64(n)); err != nil {
+				return err
+			}
+			if err := meta.Put(keyBlocksSize, u64(total)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Batch groups asynchronous puts whose durability a caller waits for once,
+// with Sync. Errors of its puts are reported by Sync. A Batch is safe for
+// concurrent use.
+type Batch struct {
+	s    *Store
+	mu   sync.Mutex
+	cond *sync.Cond
+	out  int // requests submitted and not yet committed
+	err  error
+}
+
+// NewBatch starts a batch of asynchronous writes.
+func (s *Store) NewBatch() *Batch {
+	b := &Batch{s: s}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+func (b *Batch) submit(muts []mutation, size int) error {
+	if b.s.w == nil {
+		return errors.New("storage: store is read-only")
+	}
+	b.s.w.pending.acquire(size)
+	b.mu.Lock()
+	b.out++
+	b.mu.Unlock()
+	err := b.s.w.submit(&request{muts: muts, size: size, batch: b})
+	if err != nil {
+		b.s.w.pending.release(size)
+		b.finish(size, err)
+	}
+	return err
+}
+
+func (b *Batch) finish(_ int, err error) {
+	b.mu.Lock()
+	b.out--
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	if b.out == 0 {
+		b.cond.Broadcast()
+	}
+	b.mu.Unlock()
+}
+
+// Sync waits until every write submitted to the batch so far has committed
+// and returns the first error any of them met.
+func (b *Batch) Sync() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.out > 0 {
+		b.cond.Wait()
+	}
+	return b.err
+}
+
+// byteSem is a counting semaphore over bytes. A single request larger than
+// the capacity is admitted alone.
+type byteSem struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	cap  int
+	used int
+}
+
+func newByteSem(n int) *byteSem {
+	s := &byteSem{cap: n}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+func (s *byteSem) acquire(n int) {
+	s.mu.Lock()
+	for s.used > 0 && s.used+n > s.cap {
+		s.cond.Wait()
+	}
+	s.used += n
+	s.mu.Unlock()
+}
+
+func (s *byteSem) release(n int) {
+	s.mu.Lock()
+	s.used -= n
+	s.cond.Broadcast()
+	s.mu.Unlock()
+}
