@@ -5,6 +5,8 @@ package testutil
 import (
 	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -53,4 +55,32 @@ func StartServer(t testing.TB, n *node.Node) *Server {
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 	return &Server{URL: "http://" + l.Addr().String(), Addr: l.Addr().String(), Node: n, Srv: srv}
+}
+
+// SharedDir finds the project's shared/ folder (vectors, specs): $CAIRN_SHARED,
+// else ../shared beside the repository root. It fails the test if absent.
+func SharedDir(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("CAIRN_SHARED"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("testutil: go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(filepath.Dir(dir), "shared")
+	if _, err := os.Stat(filepath.Join(shared, "vectors")); err != nil {
+		t.Fatalf("testutil: shared/ not found at %s (set CAIRN_SHARED)", shared)
+	}
+	return shared
 }
