@@ -631,21 +631,24 @@ func (s *Server) writeErrorJSON(ctx *fasthttp.RequestCtx, enc string, err error)
 	_ = h.AddTrailer("X-Stream-Error")
 	we := toWire(err)
 	ctx.SetStatusCode(statusOf(err))
+	var body []byte
 	switch enc {
 	case "text":
 		h.Set("Content-Type", "text/plain")
-		ctx.SetBodyString(we.Message)
+		body = []byte(we.Message)
 	case "xml":
 		h.Set("Content-Type", "application/xml")
-		b, _ := xml.Marshal(struct {
+		body, _ = xml.Marshal(struct {
 			XMLName xml.Name `xml:"Error"`
 			Message string
 			Code    int
 		}{Message: we.Message, Code: we.Code})
-		ctx.SetBody(b)
 	default:
 		h.Set("Content-Type", "application/json")
-		b, _ := json.Marshal(we)
-		ctx.SetBody(append(b, '\n'))
+		body, _ = json.Marshal(we)
+		body = append(body, '\n')
 	}
+	// Chunked, like every RPC answer, so that the declared trailer is
+	// valid HTTP.
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { w.Write(body) })
 }

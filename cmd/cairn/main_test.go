@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"cairn/node"
+	"cairn/storage"
+)
+
+// TestMain lets the test binary act as the cairn binary when
+// CAIRN_TEST_MAIN=1, so tests can run the CLI and the daemon as real
+// processes (and kill them).
+func TestMain(m *testing.M) {
+	if os.Getenv("CAIRN_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// cli runs the test binary as cairn with args, returning stdout, stderr
+// and the exit code.
+func cli(t *testing.T, repo string, stdin io.Reader, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_PATH="+repo)
+	cmd.Stdin = stdin
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// daemon starts `cairn daemon` on repo and waits for its api file.
+func daemon(t *testing.T, repo string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "daemon")
+	cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_PATH="+repo)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if a, _ := node.ReadAPIFile(repo); a != "" {
+			port := a[strings.LastIndex(a, "/")+1:]
+			return cmd, "http://127.0.0.1:" + port
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("daemon did not start: %s", out.String())
+	return nil, ""
+}
+
+func initRepo(t *testing.T) string {
+	t.Helper()
+	repo := filepath.Join(t.TempDir(), "repo")
+	if _, errs, code := cli(t, repo, nil, "init", "--profile=test"); code != 0 {
+		t.Fatalf("init: %s", errs)
+	}
+	return repo
+}
+
+// Ensure init refuses an existing repo and the local CLI adds and cats.
+func TestCLI_InitTwice_LocalAddCat(t *testing.T) {
+	repo := initRepo(t)
+	if _, errs, code := cli(t, repo, nil, "init"); code == 0 || !strings.Contains(errs, "already exists") {
+		t.Fatalf("second init: code %d, %q", code, errs)
+	}
+	out, errs, code := cli(t, repo, strings.NewReader("hello world\n"), "add", "-Q")
+	if code != 0 || out != "QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o\n" {
+		t.Fatalf("add: %q %q %d", out, errs, code)
+	}
+	out, _, _ = cli(t, repo, nil, "cat", "QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o")
+	if out != "hello world\n" {
+		t.Fatalf("cat: %q", out)
+	}
+	f := filepath.Join(t.TempDir(), "hello.txt")
+	os.WriteFile(f, []byte("hello world\n"), 0o644)
+	out, _, _ = cli(t, repo, nil, "add", f)
+	if out != "added QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o hello.txt\n" {
+		t.Fatalf("add file: %q", out)
+	}
+	out, errs, code = cli(t, repo, nil, "cat", "--help")
+	if code != 0 || !strings.Contains(out, "USAGE") || !strings.Contains(out, "--offset") {
+		t.Fatalf("help: %q %q", out, errs)
+	}
+	if _, errs, code := cli(t, repo, nil, "add", "--bogus", f); code != 1 || !strings.Contains(errs, `unknown option "bogus"`) {
+		t.Fatalf("unknown option: %d %q", code, errs)
+	}
+}
+
+// Ensure the daemon writes its api file, the CLI goes through it, a
+// second daemon is refused, and shutdown removes the api file.
+func TestDaemon_RemoteCLI_Lock_Shutdown(t *testing.T) {
+	repo := initRepo(t)
+	d, url := daemon(t, repo)
+	out, errs, code := cli(t, repo, strings.NewReader("hello world\n"), "add", "-q")
+	if code != 0 || out != "QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o\n" {
+		t.Fatalf("remote add: %q %q", out, errs)
+	}
+	out, _, _ = cli(t, repo, nil, "cat", "/ipfs/QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o")
+	if out != "hello world\n" {
+		t.Fatalf("remote cat: %q", out)
+	}
+	out, errs, code = cli(t, repo, nil, "cat", "notacid")
+	if code != 1 || errs != "Error: invalid path \"notacid\": path does not have enough components\n" {
+		t.Fatalf("remote error: %q %q", out, errs)
+	}
+	_, errs, code = cli(t, repo, nil, "daemon")
+	if code == 0 || !strings.Contains(errs, "is a cairn daemon already running") {
+		t.Fatalf("second daemon: %d %q", code, errs)
+	}
+	resp, err := http.Post(url+"/api/v0/shutdown", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	done := make(chan error, 1)
+	go func() { done <- d.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("daemon exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("daemon did not exit after shutdown")
+	}
+	if a, _ := node.ReadAPIFile(repo); a != "" {
+		t.Fatalf("api file still there: %q", a)
+	}
+}
+
+// Ensure SIGTERM stops the daemon cleanly.
+func TestDaemon_SIGTERM(t *testing.T) {
+	repo := initRepo(t)
+	d, _ := daemon(t, repo)
+	d.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- d.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit on SIGTERM")
+	}
+	if a, _ := node.ReadAPIFile(repo); a != "" {
+		t.Fatal("api file left behind")
+	}
+}
+
+func addHTTP(url string, data []byte) (string, error) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("file", "f")
+	w.Write(data)
+	mw.Close()
+	resp, err := http.Post(url+"/api/v0/add?quieter=true", mw.FormDataContentType(), &body)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != 200 || resp.Trailer.Get("X-Stream-Error") != "" {
+		return "", fmt.Errorf("add: %d %s %s", resp.StatusCode, b, resp.Trailer.Get("X-Stream-Error"))
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var last struct{ Hash string }
+	if err := jsonUnmarshal(lines[len(lines)-1], &last); err != nil {
+		return "", err
+	}
+	return last.Hash, nil
+}
+
+// Ensure every acknowledged add survives kill -9 of the daemon, even with
+// another add in flight, and the store passes Check after restart.
+func TestDaemon_Kill9_KeepsAcknowledgedAdds(t *testing.T) {
+	repo := initRepo(t)
+	d, url := daemon(t, repo)
+	type added struct {
+		cid  string
+		data []byte
+	}
+	var acked []added
+	for i := 0; i < 5; i++ {
+		data := make([]byte, 300<<10+i)
+		rand.Read(data)
+		c, err := addHTTP(url, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acked = append(acked, added{c, data})
+	}
+	// Start a large add and kill the daemon while it is in flight.
+	big := make([]byte, 32<<20)
+	rand.Read(big)
+	go addHTTP(url, big)
+	time.Sleep(150 * time.Millisecond)
+	if err := d.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	d.Wait()
+
+	n, err := node.New(context.Background(), repo, nil)
+	if err != nil {
+		t.Fatalf("reopen after kill -9: %v", err)
+	}
+	defer n.Close()
+	if errs := n.Store.Check(storage.CheckOptions{VerifyHashes: true}); len(errs) > 0 {
+		t.Fatalf("check after kill -9: %v", errs)
+	}
+	for _, a := range acked {
+		res, err := n.Resolve(context.Background(), a.cid)
+		if err != nil {
+			t.Fatalf("acknowledged %s lost: %v", a.cid, err)
+		}
+		var buf bytes.Buffer
+		if err := n.WriteFile(context.Background(), res.Cid, 0, -1, &buf); err != nil {
+			t.Fatalf("read %s: %v", a.cid, err)
+		}
+		if !bytes.Equal(buf.Bytes(), a.data) {
+			t.Fatalf("content of %s differs after kill -9", a.cid)
+		}
+		if ok, _ := n.IsPinnedRecursive(context.Background(), res.Cid); !ok {
+			t.Fatalf("pin of %s lost", a.cid)
+		}
+	}
+}
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

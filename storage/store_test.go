@@ -1,0 +1,259 @@
+package storage_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"cairn/storage"
+
+	blocks "github.com/ipfs/go-block-format"
+	"github.com/ipfs/go-cid"
+	ds "github.com/ipfs/go-datastore"
+	dsq "github.com/ipfs/go-datastore/query"
+	ipld "github.com/ipfs/go-ipld-format"
+	mh "github.com/multiformats/go-multihash"
+	bolt "go.etcd.io/bbolt"
+)
+
+func mustOpen(t *testing.T, path string) *storage.Store {
+	t.Helper()
+	s, err := storage.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func randBlock(t *testing.T, n int) blocks.Block {
+	t.Helper()
+	b := make([]byte, n)
+	rand.Read(b)
+	h, _ := mh.Sum(b, mh.SHA2_256, -1)
+	blk, err := blocks.NewBlockWithCid(b, cid.NewCidV1(cid.Raw, h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return blk
+}
+
+func mustCheck(t *testing.T, s *storage.Store) {
+	t.Helper()
+	if errs := s.Check(storage.CheckOptions{VerifyHashes: true}); len(errs) > 0 {
+		t.Fatalf("check: %v", errs)
+	}
+}
+
+// Ensure that blocks put survive a close and reopen, and counters match.
+func TestStore_Put_Reopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	s := mustOpen(t, path)
+	ctx := context.Background()
+	bs := s.Blockstore()
+	var want []blocks.Block
+	for i := 0; i < 50; i++ {
+		b := randBlock(t, 1000+i)
+		want = append(want, b)
+		if err := bs.Put(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Same bytes again: counted once.
+	if err := bs.Put(ctx, want[0]); err != nil {
+		t.Fatal(err)
+	}
+	mustCheck(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = mustOpen(t, path)
+	defer s.Close()
+	bs = s.Blockstore()
+	var total uint64
+	for _, b := range want {
+		got, err := bs.Get(ctx, b.Cid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got.RawData()) != string(b.RawData()) {
+			t.Fatalf("block %s differs", b.Cid())
+		}
+		total += uint64(len(b.RawData()))
+	}
+	st, err := s.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.NumBlocks != 50 || st.BlockBytes != total {
+		t.Fatalf("stat: got %d blocks %d bytes, want 50 and %d", st.NumBlocks, st.BlockBytes, total)
+	}
+	mustCheck(t, s)
+}
+
+// Ensure a dag-pb CID and a raw CID of the same bytes share one block.
+func TestBlockstore_SharedMultihash(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), storage.FileName))
+	defer s.Close()
+	ctx := context.Background()
+	b := randBlock(t, 100)
+	if err := s.Blockstore().Put(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	pb := cid.NewCidV0(b.Cid().Hash())
+	ok, err := s.Blockstore().Has(ctx, pb)
+	if err != nil || !ok {
+		t.Fatalf("Has(%s) = %v, %v", pb, ok, err)
+	}
+	var keys []cid.Cid
+	ch, _ := s.Blockstore().AllKeysChan(ctx)
+	for k := range ch {
+		keys = append(keys, k)
+	}
+	if len(keys) != 1 || keys[0].Type() != cid.Raw {
+		t.Fatalf("keys %v", keys)
+	}
+}
+
+// Ensure missing blocks give ipld.ErrNotFound and identity CIDs need no
+// storage.
+func TestBlockstore_NotFound_Identity(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), storage.FileName))
+	defer s.Close()
+	ctx := context.Background()
+	_, err := s.Blockstore().Get(ctx, randBlock(t, 10).Cid())
+	if !ipld.IsNotFound(err) {
+		t.Fatalf("got %v, want not found", err)
+	}
+	h, _ := mh.Sum([]byte("inline"), mh.IDENTITY, -1)
+	id := cid.NewCidV1(cid.Raw, h)
+	blk, _ := blocks.NewBlockWithCid([]byte("inline"), id)
+	if err := s.Blockstore().Put(ctx, blk); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Blockstore().Get(ctx, id)
+	if err != nil || string(got.RawData()) != "inline" {
+		t.Fatalf("identity get: %v %v", got, err)
+	}
+	if st, _ := s.Stat(); st.NumBlocks != 0 {
+		t.Fatalf("identity block was stored")
+	}
+	mustCheck(t, s)
+}
+
+// Ensure concurrent async puts through batches are all durable at Sync,
+// and deletes keep the counters right.
+func TestBatch_ConcurrentSync(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), storage.FileName))
+	defer s.Close()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var all []blocks.Block
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			bt := s.NewBatch()
+			for i := 0; i < 100; i++ {
+				b := randBlock(t, 4096)
+				if err := s.Blockstore().PutAsync(bt, b); err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				all = append(all, b)
+				mu.Unlock()
+			}
+			if err := bt.Sync(); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, b := range all[:200] {
+		if err := s.Blockstore().DeleteBlock(ctx, b.Cid()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ := s.Stat()
+	if st.NumBlocks != 200 {
+		t.Fatalf("got %d blocks, want 200", st.NumBlocks)
+	}
+	mustCheck(t, s)
+}
+
+// Ensure the datastore view supports prefix queries and batches.
+func TestDatastore_QueryBatch(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), storage.FileName))
+	defer s.Close()
+	ctx := context.Background()
+	d := s.Datastore()
+	b, _ := d.Batch(ctx)
+	for _, k := range []string{"/pins/a", "/pins/b", "/pinsx/c", "/other"} {
+		b.Put(ctx, ds.NewKey(k), []byte(k))
+	}
+	if err := b.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.Query(ctx, dsq.Query{Prefix: "/pins"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := res.Rest()
+	if len(got) != 2 || got[0].Key != "/pins/a" || got[1].Key != "/pins/b" {
+		t.Fatalf("query: %v", got)
+	}
+	if _, err := d.Get(ctx, ds.NewKey("/none")); !errors.Is(err, ds.ErrNotFound) {
+		t.Fatalf("get missing: %v", err)
+	}
+	d.Delete(ctx, ds.NewKey("/other"))
+	if ok, _ := d.Has(ctx, ds.NewKey("/other")); ok {
+		t.Fatal("deleted key still there")
+	}
+}
+
+// Ensure damaged files give a clear error at open, not a panic.
+func TestOpen_Corrupt(t *testing.T) {
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short.db")
+	os.WriteFile(short, []byte("not a bolt file"), 0o600)
+	if _, err := storage.Open(short, nil); !errors.Is(err, storage.ErrCorrupt) {
+		t.Fatalf("short file: got %v, want ErrCorrupt", err)
+	}
+	garbage := filepath.Join(dir, "garbage.db")
+	junk := make([]byte, 64<<10)
+	rand.Read(junk)
+	os.WriteFile(garbage, junk, 0o600)
+	if _, err := storage.Open(garbage, nil); err == nil {
+		t.Fatal("garbage file opened")
+	}
+	// A second open of a file in use reports the lock.
+	p := filepath.Join(dir, storage.FileName)
+	s := mustOpen(t, p)
+	defer s.Close()
+	if _, err := storage.Open(p, nil); !errors.Is(err, storage.ErrLocked) {
+		t.Fatalf("second open: got %v, want ErrLocked", err)
+	}
+}
+
+// Ensure Check reports a block whose bytes no longer match its hash.
+func TestCheck_DetectsBadBlock(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), storage.FileName))
+	defer s.Close()
+	b := randBlock(t, 100)
+	s.Blockstore().Put(context.Background(), b)
+	// Overwrite the value behind the store's back.
+	err := s.DB().Update(func(tx *boltTx) error { return tx.Bucket([]byte("blocks")).Put(b.Cid().Hash(), make([]byte, 100)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := s.Check(storage.CheckOptions{VerifyHashes: true})
+	if len(errs) != 1 {
+		t.Fatalf("got %v, want one error", errs)
+	}
+}
+
+type boltTx = bolt.Tx
