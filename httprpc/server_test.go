@@ -192,7 +192,11 @@ func TestAdd_ClientDisconnectMidUpload(t *testing.T) {
 	head := "POST /api/v0/add HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked\r\n\r\n"
 	part := "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big\"\r\n\r\n"
 	c.Write([]byte(head))
-	chunk := func(b []byte) { c.Write([]byte(strings.ToUpper(strconvHex(len(b))) + "\r\n")); c.Write(b); c.Write([]byte("\r\n")) }
+	chunk := func(b []byte) {
+		c.Write([]byte(strings.ToUpper(strconvHex(len(b))) + "\r\n"))
+		c.Write(b)
+		c.Write([]byte("\r\n"))
+	}
 	chunk([]byte(part))
 	buf := make([]byte, 64<<10)
 	for i := 0; i < 20; i++ {

@@ -288,7 +288,8 @@ func (a *Adder) AddAll(root files.Directory) ([]cid.Cid, error) {
 	var roots []cid.Cid
 	if a.o.Wrap {
 		wrap := &dirEntry{path: "", children: map[string]*dirEntry{}}
-		nd, err := a.addDir("", root, wrap)
+		it := root.Entries()
+		nd, err := a.addDir("", it, it.Next(), wrap)
 		if err != nil {
 			return nil, err
 		}
@@ -369,15 +370,13 @@ func (a *Adder) addNode(path string, f files.Node, de *dirEntry) (ipld.Node, err
 	if err := a.ctx.Err(); err != nil {
 		return nil, err
 	}
-	if a.o.PreserveMtime {
-		a.fileMtime = nodeMtime(f)
-	}
-	if a.o.PreserveMode {
-		a.fileMode = nodeMode(f)
+	if err := a.visit(f); err != nil {
+		return nil, err
 	}
 	switch f := f.(type) {
 	case files.Directory:
-		return a.addDir(path, f, de)
+		it := f.Entries()
+		return a.addDir(path, it, it.Next(), de)
 	case *files.Symlink:
 		return a.addSymlink(path, f)
 	case files.File:
@@ -399,15 +398,17 @@ func (a *Adder) newDir() (uio.Directory, error) {
 	return d, nil
 }
 
-func (a *Adder) addDir(path string, f files.Directory, de *dirEntry) (ipld.Node, error) {
+// addDir imports a directory whose iterator it was already advanced once
+// (has is that first Next's result), so that callers can peek for
+// emptiness as Kubo's adder does.
+func (a *Adder) addDir(path string, it files.DirIterator, has bool, de *dirEntry) (ipld.Node, error) {
 	d, err := a.newDir()
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]struct{}{}
 	var subdirs []string
-	it := f.Entries()
-	for it.Next() {
+	for ; has; has = it.Next() {
 		name := it.Name()
 		if name == "." || name == ".." || strings.Contains(name, "/") {
 			return nil, fmt.Errorf("invalid entry name %q", name)
@@ -417,15 +418,27 @@ func (a *Adder) addDir(path string, f files.Directory, de *dirEntry) (ipld.Node,
 		}
 		seen[name] = struct{}{}
 		child := pathpkg.Join(path, name)
+		var nd ipld.Node
 		var cde *dirEntry
-		sub, isDir := it.Node().(files.Directory)
-		if isDir {
-			if !a.o.EmptyDirs && isEmptyDir(sub) {
-				continue
+		if sub, isDir := it.Node().(files.Directory); isDir {
+			cit := sub.Entries()
+			chas := cit.Next()
+			if !chas {
+				if err := cit.Err(); err != nil {
+					return nil, err
+				}
+				if !a.o.EmptyDirs {
+					continue
+				}
 			}
 			cde = &dirEntry{path: child, children: map[string]*dirEntry{}}
+			if err := a.visit(sub); err != nil {
+				return nil, err
+			}
+			nd, err = a.addDir(child, cit, chas, cde)
+		} else {
+			nd, err = a.addNode(child, it.Node(), nil)
 		}
-		nd, err := a.addNode(child, it.Node(), cde)
 		if err != nil {
 			return nil, err
 		}
@@ -459,6 +472,20 @@ func (a *Adder) addDir(path string, f files.Directory, de *dirEntry) (ipld.Node,
 	return nd, nil
 }
 
+// visit updates the metadata the next node stores, when preserving.
+func (a *Adder) visit(f files.Node) error {
+	if err := a.ctx.Err(); err != nil {
+		return err
+	}
+	if a.o.PreserveMtime {
+		a.fileMtime = nodeMtime(f)
+	}
+	if a.o.PreserveMode {
+		a.fileMode = nodeMode(f)
+	}
+	return nil
+}
+
 // dirOrder is the order Kubo emits subdirectory events in: the
 // directory's link order (by name for a plain directory, shard order for
 // a HAMT).
@@ -485,19 +512,6 @@ func (a *Adder) dirOrder(d uio.Directory, nd ipld.Node, subdirs []string) ([]str
 	return out, err
 }
 
-// isEmptyDir reports whether a multipart or local directory has no
-// entries. Multipart directories cannot be peeked without consuming, so
-// only directories that can be listed again are checked.
-func isEmptyDir(d files.Directory) bool {
-	if _, ok := d.(interface{ Size() (int64, error) }); !ok {
-		return false
-	}
-	it := d.Entries()
-	if it.Next() {
-		return false
-	}
-	return it.Err() == nil
-}
 
 func nodeMode(f files.Node) os.FileMode {
 	if s, ok := f.(interface{ Mode() os.FileMode }); ok {
