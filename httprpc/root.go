@@ -34,6 +34,7 @@ var GlobalOptions = []Option{
 var Families = [][]*Command{
 	addCommands,
 	catCommands,
+	cidCommands,
 	miscCommands,
 }
 
