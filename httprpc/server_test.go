@@ -22,7 +22,7 @@ import (
 	"github.com/ipfs/go-cid"
 )
 
-func post(t *testing.T, url string, hdr map[string]string) (*http.Response, []byte) {
+func postURL(t *testing.T, url string, hdr map[string]string) (*http.Response, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, nil)
 	for k, v := range hdr {
@@ -70,7 +70,7 @@ func TestCat_MissingBlockMidStream(t *testing.T) {
 	if err := n.Blocks.DeleteBlock(context.Background(), links[2].Cid); err != nil {
 		t.Fatal(err)
 	}
-	resp, body := post(t, srv.URL+"/api/v0/cat?arg="+root.String(), nil)
+	resp, body := postURL(t, srv.URL+"/api/v0/cat?arg="+root.String(), nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
@@ -98,7 +98,7 @@ func TestCat_Directory(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := res.Values[len(res.Values)-1].(*node.AddEvent).Hash
-	resp, body := post(t, srv.URL+"/api/v0/cat?arg="+d, nil)
+	resp, body := postURL(t, srv.URL+"/api/v0/cat?arg="+d, nil)
 	if resp.StatusCode != 500 || !strings.Contains(string(body), `"this dag node is a directory"`) {
 		t.Fatalf("got %d %s", resp.StatusCode, body)
 	}
@@ -107,11 +107,11 @@ func TestCat_Directory(t *testing.T) {
 // Ensure timeout cancels a command and bad durations are a 400.
 func TestServer_Timeout(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
-	resp, body := post(t, srv.URL+"/api/v0/version?timeout=bogus", nil)
+	resp, body := postURL(t, srv.URL+"/api/v0/version?timeout=bogus", nil)
 	if resp.StatusCode != 400 || !strings.HasPrefix(string(body), "invalid timeout") {
 		t.Fatalf("got %d %q", resp.StatusCode, body)
 	}
-	resp, _ = post(t, srv.URL+"/api/v0/version?timeout=30s", nil)
+	resp, _ = postURL(t, srv.URL+"/api/v0/version?timeout=30s", nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("got %d", resp.StatusCode)
 	}
@@ -141,11 +141,11 @@ func TestServer_CORS(t *testing.T) {
 	if resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("preflight asking for authorization got ACAO %q", resp.Header.Get("Access-Control-Allow-Origin"))
 	}
-	r2, _ := post(t, srv.URL+"/api/v0/version", map[string]string{"Origin": origin, "User-Agent": "Mozilla/5.0"})
+	r2, _ := postURL(t, srv.URL+"/api/v0/version", map[string]string{"Origin": origin, "User-Agent": "Mozilla/5.0"})
 	if r2.StatusCode != 200 || r2.Header.Get("Access-Control-Allow-Origin") != origin {
 		t.Errorf("allowed origin: %d %v", r2.StatusCode, r2.Header)
 	}
-	r3, _ := post(t, srv.URL+"/api/v0/version", map[string]string{"User-Agent": "Mozilla/5.0 Electron"})
+	r3, _ := postURL(t, srv.URL+"/api/v0/version", map[string]string{"User-Agent": "Mozilla/5.0 Electron"})
 	if r3.StatusCode != 200 {
 		t.Errorf("Electron UA: %d", r3.StatusCode)
 	}
@@ -170,7 +170,7 @@ func TestServer_Authorizations(t *testing.T) {
 		{"/api/v0/cat?arg=QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o", "Bearer s3cret", 500},
 		{"/api/v0/commands", "Basic Ym9iOnB3", 200},
 	} {
-		resp, body := post(t, srv.URL+tc.path, map[string]string{"Authorization": tc.auth})
+		resp, body := postURL(t, srv.URL+tc.path, map[string]string{"Authorization": tc.auth})
 		if resp.StatusCode != tc.want {
 			t.Errorf("%s with %q: got %d, want %d (%s)", tc.path, tc.auth, resp.StatusCode, tc.want, body)
 		}
@@ -208,7 +208,7 @@ func TestAdd_ClientDisconnectMidUpload(t *testing.T) {
 	if errs := n.Store.Check(storage.CheckOptions{VerifyHashes: true}); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	resp, _ := post(t, srv.URL+"/api/v0/version", nil)
+	resp, _ := postURL(t, srv.URL+"/api/v0/version", nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("server after disconnect: %d", resp.StatusCode)
 	}
