@@ -36,6 +36,7 @@ var Families = [][]*Command{
 	catCommands,
 	cidCommands,
 	miscCommands,
+	dagCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.
