@@ -34,10 +34,10 @@ var (
 // Options tune a Store. The zero value (or nil) means the defaults below.
 type Options struct {
 	// MaxBatchBytes caps the bytes of puts committed in one transaction.
-	// Default 8 MiB.
+	// Default 4 MiB.
 	MaxBatchBytes int
 	// MaxPendingBytes caps the bytes queued by PutAsync and not yet
-	// committed; PutAsync blocks past it. Default 32 MiB.
+	// committed; PutAsync blocks past it. Default 8 MiB.
 	MaxPendingBytes int
 	// InitialMmapSize is passed to bbolt. Default 1 GiB on 64-bit systems
 	// (address space only), 0 on 32-bit ones.
@@ -54,10 +54,10 @@ func (o *Options) withDefaults() Options {
 		r = *o
 	}
 	if r.MaxBatchBytes <= 0 {
-		r.MaxBatchBytes = 8 << 20
+		r.MaxBatchBytes = 4 << 20
 	}
 	if r.MaxPendingBytes <= 0 {
-		r.MaxPendingBytes = 32 << 20
+		r.MaxPendingBytes = 8 << 20
 	}
 	if r.InitialMmapSize == 0 && bits.UintSize == 64 {
 		r.InitialMmapSize = 1 << 30
