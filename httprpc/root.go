@@ -42,7 +42,9 @@ var Families = [][]*Command{
 // DefaultTable is the table the daemon serves and the CLI parses against.
 var DefaultTable *Table
 
-func init() { DefaultTable = NewTable(GlobalOptions, Families...) }
+func init() {
+	DefaultTable = NewTable(GlobalOptions, append(Families, pendingCommands(Families))...)
+}
 
 // CidEncoder formats CIDs for output as Kubo's cid-base options ask:
 // with no option, CIDv0 stays base58btc and CIDv1 is base32; a base other

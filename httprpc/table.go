@@ -123,6 +123,9 @@ type Command struct {
 	// NoRemote commands are not served over HTTP (404); NoLocal ones need
 	// a daemon; NoRepo ones run in the CLI without the repo (version).
 	NoRemote, NoLocal, NoRepo bool
+	// Pending marks a command of the reference that this build does not
+	// implement yet: it answers a clear error (see pending.go).
+	Pending bool
 	// ContentType of a byte stream (default text/plain).
 	ContentType func(r *Request) string
 	// PreRun, if set, runs in the CLI before the request is sent or run,
