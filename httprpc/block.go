@@ -305,11 +305,8 @@ func putBlock(r *Request, c cid.Cid, data []byte) error {
 	if !r.Bool("pin") {
 		return nil
 	}
-	// A recursive pin needs the whole DAG (a dag-pb or dag-cbor block may
-	// link to blocks this node does not have).
-	if err := r.Node.CheckDAG(r.Ctx, c); err != nil {
-		return err
-	}
+	// As Kubo (PinWithMode), the pin is recorded without fetching the
+	// blocks the new one links to.
 	return r.Node.PinRecursive(r.Ctx, c)
 }
 

@@ -16,6 +16,9 @@ import (
 	"github.com/ipfs/boxo/verifcid"
 	"github.com/ipfs/go-cid"
 	ipld "github.com/ipfs/go-ipld-format"
+	// Links of dag-cbor and dag-json blocks come from their IPLD codecs.
+	_ "github.com/ipld/go-ipld-prime/codec/dagcbor"
+	_ "github.com/ipld/go-ipld-prime/codec/dagjson"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 

@@ -76,10 +76,3 @@ func (n *Node) dagContains(ctx context.Context, root, target cid.Cid, seen *cid.
 	}
 	return false, nil
 }
-
-// CheckDAG walks the whole DAG below root and fails on the first block
-// that is missing or unreadable, as a recursive pin needs it complete.
-func (n *Node) CheckDAG(ctx context.Context, root cid.Cid) error {
-	_, err := n.dagContains(ctx, root, cid.Undef, cid.NewSet())
-	return err
-}
