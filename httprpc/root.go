@@ -37,6 +37,9 @@ var Families = [][]*Command{
 	cidCommands,
 	miscCommands,
 	dagCommands,
+	blockCommands,
+	refsCommands,
+	lsCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.
