@@ -45,9 +45,15 @@ The JSON output contains type information.`,
 	// One value; with --stream one value per entry (Kubo then adds
 	// X-Chunked-Output, which this table cannot yet vary per request).
 	Output: OutSingle,
-	Run:    runLs,
-	Type:   func() any { return &LsOutput{} },
-	Text:   lsText,
+	OutputFor: func(r *Request) OutputKind {
+		if r.Bool("stream") {
+			return OutStream
+		}
+		return OutSingle
+	},
+	Run:  runLs,
+	Type: func() any { return &LsOutput{} },
+	Text: lsText,
 }}
 
 // LsLink is one entry of ls.

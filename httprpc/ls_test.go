@@ -324,6 +324,7 @@ func TestLs_HTTP_Shapes(t *testing.T) {
 	}
 
 	resp = blkPost(t, srv, "ls", url.Values{"arg": {root}, "stream": {"true"}}, nil)
+	blkWantHeaders(t, resp, 200, "application/json", "1", "")
 	body := blkReadAll(t, resp.Body)
 	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
 	if resp.StatusCode != 200 || len(lines) != 2 || !strings.HasPrefix(lines[0], `{"Objects":[{"Hash":"`+root+`","Links":[{"Name":"a.txt"`) ||

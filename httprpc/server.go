@@ -535,6 +535,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 		return
 	}
 	kind := cmd.Output
+	if cmd.OutputFor != nil {
+		kind = cmd.OutputFor(req)
+	}
 	if em.isBytes {
 		kind = OutBytes
 	}

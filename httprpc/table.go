@@ -106,6 +106,9 @@ type Command struct {
 	Args     []Arg
 	Options  []Option
 	Output   OutputKind
+	// OutputFor, if set, picks the output shape per request (ls and
+	// pin/ls stream only with stream=true).
+	OutputFor func(r *Request) OutputKind
 	// Run executes the command, emitting values or bytes to e. It must not
 	// touch HTTP or argv.
 	Run func(r *Request, e Emitter) error
