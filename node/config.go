@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -143,9 +145,77 @@ type Experimental struct {
 	UrlstoreEnabled  bool
 }
 
-// Budget is cairn's memory budget section.
+// Budget is cairn's memory budget section, written by `cairn init
+// --board`. MemoryMiB is the one input (the service's hard memory cap); the
+// other fields are derived from it by package board and written out so
+// they can be read and tuned. Zero means "derive from MemoryMiB"; a config
+// without MemoryMiB has no budget (no GOMEMLIMIT, built-in defaults).
 type Budget struct {
+	// Board is the profile init used ("pi-zero-2w", "generic", ...).
+	Board string `json:",omitempty"`
+	// MemoryMiB is the budget: systemd MemoryMax. At least 128.
 	MemoryMiB int `json:",omitempty"`
+	// MemoryHighMiB is systemd MemoryHigh.
+	MemoryHighMiB int `json:",omitempty"`
+	// GoMemLimitMiB is applied with debug.SetMemoryLimit at daemon start
+	// (unless GOMEMLIMIT is set in the environment).
+	GoMemLimitMiB int `json:",omitempty"`
+	// ResourceMgrMemoryMiB and ResourceMgrMaxFDs are the libp2p resource
+	// manager's limits (for the networking layer).
+	ResourceMgrMemoryMiB int `json:",omitempty"`
+	ResourceMgrMaxFDs    int `json:",omitempty"`
+	// BitswapWorkers and BitswapMaxWantlist bound bitswap (for the
+	// networking layer).
+	BitswapWorkers     int `json:",omitempty"`
+	BitswapMaxWantlist int `json:",omitempty"`
+	// HTTPConcurrency caps simultaneous RPC connections.
+	HTTPConcurrency int `json:",omitempty"`
+	// StoreBatchMiB and StorePendingMiB size the storage write queue.
+	StoreBatchMiB   int `json:",omitempty"`
+	StorePendingMiB int `json:",omitempty"`
+	// CacheMiB is the budget for block and key caches.
+	CacheMiB int `json:",omitempty"`
+}
+
+// StorageMaxBytes parses Datastore.StorageMax ("10GB", "850MB", "1.5TB",
+// "500MiB"; decimal units as Kubo's, binary ones with an i).
+func (d DatastoreConfig) StorageMaxBytes() (int64, error) {
+	n, err := ParseSize(d.StorageMax)
+	if err != nil {
+		return 0, fmt.Errorf("config Datastore.StorageMax: %w", err)
+	}
+	if n <= 0 {
+		return 0, fmt.Errorf("config Datastore.StorageMax: %q must be positive", d.StorageMax)
+	}
+	return n, nil
+}
+
+// ParseSize reads a byte size: a number, optional space, and an optional
+// unit B, kB/KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers
+// of 1024), case-insensitive.
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || num == "" {
+		return 0, fmt.Errorf("invalid size %q (want e.g. 10GB or 500MiB)", s)
+	}
+	mult := map[string]float64{
+		"": 1, "b": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
+		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+	}[unit]
+	if mult == 0 {
+		return 0, fmt.Errorf("invalid size %q: unknown unit %q", s, t[i:])
+	}
+	r := math.Round(v * mult)
+	if r >= math.MaxInt64 {
+		return 0, fmt.Errorf("invalid size %q: too large", s)
+	}
+	return int64(r), nil
 }
 
 // DefaultBootstrap is Kubo's default bootstrap list.

@@ -1,0 +1,32 @@
+// Package board holds what cairn knows about the boards it runs on: named
+// profiles (profile.go), the one memory budget every limit is derived from
+// (budget.go), detection of the board from /proc (detect.go), and the store
+// size that fits the disk and the word size (storage.go).
+//
+// It imports nothing of cairn's: cmd/cairn turns a profile into config
+// values at `cairn init --board=NAME` and applies the budget when the daemon
+// starts. The files beside the Go code are the systemd unit
+// (systemd/cairn.service), the installer (install.sh) and the Debian
+// packaging (deb/).
+//
+// # Budgets
+//
+// A profile names the board's RAM and a memory budget for the daemon. The
+// budget is the service's hard memory cap (systemd MemoryMax); from it
+// Derive computes MemoryHigh, GOMEMLIMIT, the libp2p resource manager's
+// memory and file descriptors, connection manager watermarks, bitswap
+// workers and want-list size, HTTP concurrency, the storage write queue and
+// cache sizes. Limits.Check states how they must relate:
+//
+//	resource manager + write queue + HTTP buffers + caches + runtime floor
+//	  <= GOMEMLIMIT < MemoryHigh < MemoryMax (the budget)
+//
+// A budget below MinMemoryMiB is refused (ErrBudgetTooSmall).
+//
+// # 32-bit ARM
+//
+// bbolt memory-maps the whole store file. On 32-bit ARM the map is capped
+// near 2 GiB and has to fit beside the Go heap in a 3 GiB address space, so
+// 32-bit builds (and armv6 boards, which have no 64-bit OS) cap
+// Datastore.StorageMax at Max32BitStorage.
+package board

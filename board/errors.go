@@ -1,0 +1,24 @@
+// errors.go: the sentinel errors of package board.
+
+package board
+
+import "errors"
+
+var (
+	// ErrUnknownBoard is returned by Lookup for a name that is no profile.
+	ErrUnknownBoard = errors.New("unknown board")
+
+	// ErrBudgetTooSmall means a memory budget is below MinMemoryMiB.
+	ErrBudgetTooSmall = errors.New("memory budget too small")
+
+	// ErrInconsistent means a set of limits breaks one of the relations
+	// Limits.Check states (for example GOMEMLIMIT above MemoryHigh).
+	ErrInconsistent = errors.New("inconsistent memory limits")
+
+	// ErrDiskTooSmall means StorageMax does not fit the free disk space.
+	ErrDiskTooSmall = errors.New("not enough free disk space")
+
+	// ErrStoreTooLarge32 means StorageMax is above what a 32-bit build can
+	// memory-map (Max32BitStorage).
+	ErrStoreTooLarge32 = errors.New("store too large for a 32-bit build")
+)
