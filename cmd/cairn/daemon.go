@@ -11,12 +11,16 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
 
+	"cairn/board"
 	"cairn/httprpc"
 	"cairn/node"
+	"cairn/storage"
 
 	ma "github.com/multiformats/go-multiaddr"
 	manet "github.com/multiformats/go-multiaddr/net"
@@ -39,11 +43,30 @@ func cmdInit(argv []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	profile := fs.String("profile", "", "comma-separated config profiles to apply (e.g. test)")
 	fs.StringVar(profile, "p", "", "short for --profile")
+	boardName := fs.String("board", "", "board profile (pi-zero-2w, pi3, pi4-8g, ...; auto to detect; list to show them)")
+	budget := fs.Int("budget", 0, "memory budget in MiB (default: the board's)")
+	storageMax := fs.String("storage-max", "", "Datastore.StorageMax (default: 90% of the free disk)")
 	repo := repoFromFlags(fs)
 	if err := fs.Parse(argv); err != nil {
 		return 1
 	}
+	if *boardName == "list" {
+		listBoards(stdout)
+		return 0
+	}
 	dir := resolveRepo(*repo)
+	var plan *boardPlan
+	if *boardName != "" || *budget != 0 || *storageMax != "" {
+		if node.IsInitialized(dir) {
+			fmt.Fprintf(stderr, "Error: cairn configuration file already exists!\nReinitializing would overwrite your keys (%s)\n", filepath.Join(dir, node.ConfigFile))
+			return 1
+		}
+		var err error
+		if plan, err = planBoard(dir, *boardName, *budget, *storageMax); err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			return 1
+		}
+	}
 	fmt.Fprintf(stdout, "initializing cairn node at %s\n", dir)
 	cfg, err := node.Init(dir, *profile)
 	if err != nil {
@@ -51,8 +74,122 @@ func cmdInit(argv []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "generating ED25519 keypair...done\npeer identity: %s\n", cfg.Identity.PeerID)
+	if plan != nil {
+		if err := plan.write(dir, cfg); err != nil {
+			fmt.Fprintf(stderr, "Error: writing the board profile: %v\n", err)
+			return 1
+		}
+		plan.print(stdout)
+	}
 	fmt.Fprintf(stdout, "\nto get started, enter:\n\n\tcairn cat /ipfs/QmQPeNsJPyVWPFDVHb9hpzGjp1TuZNxvMxH4wiz2CQ8YdH/readme\n\n")
 	return 0
+}
+
+// boardPlan is what init --board writes: a profile, its limits and a
+// StorageMax that fits the disk.
+type boardPlan struct {
+	profile    board.Profile
+	why        string // how the profile was chosen
+	limits     board.Limits
+	storageMax int64
+	storageWhy string
+	note       string // the 32-bit cap, if any
+}
+
+// boardRoot is the file system detection reads; CAIRN_BOARD_ROOT points it
+// elsewhere (an image being prepared for another board, or a test).
+func boardRoot() string {
+	if r := os.Getenv("CAIRN_BOARD_ROOT"); r != "" {
+		return r
+	}
+	return "/"
+}
+
+// planBoard checks everything init --board needs before the repo exists.
+func planBoard(dir, name string, budgetMiB int, storageMax string) (*boardPlan, error) {
+	det := board.Detect(os.DirFS(boardRoot()))
+	p := &boardPlan{profile: det.Profile, why: "detected: " + det.Reason}
+	memory := det.MemoryMiB
+	if name != "" && name != "auto" {
+		prof, err := board.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		p.profile, p.why = prof, "chosen with --board"
+		memory = board.BudgetFor(prof, det.MemTotalMiB)
+	}
+	if budgetMiB != 0 {
+		memory = budgetMiB
+	}
+	lim, err := board.Derive(memory)
+	if err != nil {
+		return nil, err
+	}
+	p.limits = lim
+	disk, err := board.StatDisk(dir, filepath.Join(dir, storage.FileName))
+	if err != nil {
+		return nil, err
+	}
+	capped := board.Capped32(p.profile, board.WordBits)
+	if storageMax != "" {
+		n, err := node.ParseSize(storageMax)
+		if err != nil {
+			return nil, fmt.Errorf("--storage-max: %w", err)
+		}
+		if err := board.CheckStorage(n, disk, capped); err != nil {
+			return nil, err
+		}
+		p.storageMax, p.storageWhy = n, "chosen with --storage-max"
+		return p, nil
+	}
+	if p.storageMax, p.note, err = board.FitStorage(disk, capped); err != nil {
+		return nil, err
+	}
+	p.storageWhy = fmt.Sprintf("90%% of the %s the disk offers", board.FormatSize(disk.Avail()))
+	return p, nil
+}
+
+// write stores the plan in the new repo's config.
+func (p *boardPlan) write(dir string, cfg *node.Config) error {
+	l := p.limits
+	cfg.Budget = node.Budget{
+		Board: p.profile.Name, MemoryMiB: l.MemoryMiB, MemoryHighMiB: l.MemoryHighMiB,
+		GoMemLimitMiB: l.GoMemLimitMiB, ResourceMgrMemoryMiB: l.ResourceMgrMemoryMiB,
+		ResourceMgrMaxFDs: l.ResourceMgrMaxFDs, BitswapWorkers: l.BitswapWorkers,
+		BitswapMaxWantlist: l.BitswapMaxWantlist, HTTPConcurrency: l.HTTPConcurrency,
+		StoreBatchMiB: l.StoreBatchMiB, StorePendingMiB: l.StorePendingMiB, CacheMiB: l.CacheMiB,
+	}
+	cfg.Swarm.ConnMgr.LowWater, cfg.Swarm.ConnMgr.HighWater = l.ConnMgrLow, l.ConnMgrHigh
+	dhtclient := "dhtclient"
+	cfg.Routing.Type = &dhtclient
+	cfg.Datastore.StorageMax = board.FormatSize(p.storageMax)
+	doc, err := cfg.ToDoc()
+	if err != nil {
+		return err
+	}
+	return node.WriteConfigDoc(dir, doc)
+}
+
+func (p *boardPlan) print(w io.Writer) {
+	fmt.Fprintf(w, "board: %s, %s (%s)\n", p.profile.Name, p.profile.Description, p.why)
+	fmt.Fprintf(w, "memory: %s\n", p.limits)
+	fmt.Fprintf(w, "storage: Datastore.StorageMax %s (%s)\n", board.FormatSize(p.storageMax), p.storageWhy)
+	if p.note != "" {
+		fmt.Fprintf(w, "note: %s\n", p.note)
+	}
+}
+
+func listBoards(w io.Writer) {
+	fmt.Fprintf(w, "%-11s %7s %7s  %s\n", "BOARD", "RAM", "BUDGET", "FOR")
+	for _, p := range board.Profiles() {
+		ram, budget := "-", "MemTotal/2"
+		if p.RAMMiB > 0 {
+			ram, budget = fmt.Sprintf("%dM", p.RAMMiB), fmt.Sprintf("%dM", p.MemoryMiB)
+		}
+		fmt.Fprintf(w, "%-11s %7s %7s  %s\n", p.Name, ram, budget, p.Description)
+	}
+	det := board.Detect(os.DirFS(boardRoot()))
+	fmt.Fprintf(w, "\nthis machine: %s (%s)\n", det.Profile.Name, det.Reason)
 }
 
 func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
@@ -81,40 +218,78 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// stopDeadline bounds a stop (SIGTERM, SIGINT or shutdown): past it the
+// daemon exits without waiting further. systemd's TimeoutStopSec is longer.
+const stopDeadline = 9 * time.Second
+
 // runDaemon serves the RPC until SIGINT/SIGTERM or /api/v0/shutdown.
 func runDaemon(dir string, stdout, stderr io.Writer) error {
 	ctx := context.Background()
 	fmt.Fprintf(stdout, "Initializing daemon...\ncairn version: %s\nRepo version: %s\n", httprpc.Version, node.RepoVersion)
-	n, err := node.New(ctx, dir, nil)
+	if !node.IsInitialized(dir) {
+		return fmt.Errorf("%w at %s: please run 'cairn init'", node.ErrNoRepo, dir)
+	}
+	doc, err := node.ReadConfigDoc(dir)
+	if err != nil {
+		return err
+	}
+	cfg, err := node.DecodeConfig(doc)
+	if err != nil {
+		return err
+	}
+	// Everything that can refuse a start is checked before the repo is
+	// opened and before anything listens.
+	lim, err := budgetLimits(cfg.Budget)
+	if err != nil {
+		return err
+	}
+	if err := checkStorage(dir, cfg, lim != nil, stderr); err != nil {
+		return err
+	}
+	var apiAddrs []ma.Multiaddr
+	for _, a := range cfg.Addresses.API {
+		m, err := ma.NewMultiaddr(a)
+		if err != nil {
+			return fmt.Errorf("config Addresses.API %q: %w", a, err)
+		}
+		if err := checkAPIExposure(m, cfg.API); err != nil {
+			return err
+		}
+		apiAddrs = append(apiAddrs, m)
+	}
+	if len(apiAddrs) == 0 {
+		return errors.New("config Addresses.API is empty: nothing to serve the RPC on")
+	}
+
+	opts := &node.Options{}
+	srvOpts := httprpc.ServerOptions{ServerHeader: "cairn/" + httprpc.Version}
+	if lim != nil {
+		fmt.Fprintf(stdout, "Board profile: %s\nMemory %s\n", cfg.Budget.Board, lim)
+		if env := os.Getenv("GOMEMLIMIT"); env != "" {
+			fmt.Fprintf(stdout, "GOMEMLIMIT=%s from the environment overrides Budget.GoMemLimitMiB\n", env)
+		} else {
+			debug.SetMemoryLimit(int64(lim.GoMemLimitMiB) << 20)
+		}
+		opts.Store = &storage.Options{MaxBatchBytes: lim.StoreBatchMiB << 20, MaxPendingBytes: lim.StorePendingMiB << 20}
+		srvOpts.Concurrency = lim.HTTPConcurrency
+	}
+	n, err := node.New(ctx, dir, opts)
 	if err != nil {
 		return err
 	}
 	defer n.Close()
 
-	addrs := n.Config.Addresses.API
-	if len(addrs) == 0 {
-		return errors.New("config Addresses.API is empty: nothing to serve the RPC on")
-	}
 	var listeners []manet.Listener
 	closeAll := func() {
 		for _, l := range listeners {
 			l.Close()
 		}
 	}
-	for _, a := range addrs {
-		m, err := ma.NewMultiaddr(a)
-		if err != nil {
-			closeAll()
-			return fmt.Errorf("config Addresses.API %q: %w", a, err)
-		}
-		if err := checkAPIExposure(m, n.Config.API); err != nil {
-			closeAll()
-			return err
-		}
+	for _, m := range apiAddrs {
 		l, err := manet.Listen(m)
 		if err != nil {
 			closeAll()
-			return fmt.Errorf("serving RPC on %s: %w", a, err)
+			return fmt.Errorf("serving RPC on %s: %w", m, err)
 		}
 		listeners = append(listeners, l)
 	}
@@ -126,7 +301,7 @@ func runDaemon(dir string, stdout, stderr io.Writer) error {
 	var once sync.Once
 	shutdown := func() { once.Do(func() { close(stop) }) }
 	env := &httprpc.Env{Table: httprpc.DefaultTable, Shutdown: shutdown}
-	srv := httprpc.NewServer(n, httprpc.DefaultTable, env, httprpc.ServerOptions{ServerHeader: "cairn/" + httprpc.Version})
+	srv := httprpc.NewServer(n, httprpc.DefaultTable, env, srvOpts)
 
 	errc := make(chan error, len(listeners))
 	for _, l := range listeners {
@@ -139,6 +314,9 @@ func runDaemon(dir string, stdout, stderr io.Writer) error {
 	}
 	defer node.RemoveAPIFile(dir)
 	fmt.Fprintf(stdout, "Daemon is ready\n")
+	if err := sdNotify("READY=1\nSTATUS=serving the RPC on " + listeners[0].Multiaddr().String()); err != nil {
+		fmt.Fprintf(stderr, "WARNING: telling systemd the daemon is ready: %v\n", err)
+	}
 
 	sigc := make(chan os.Signal, 2)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
@@ -153,11 +331,86 @@ func runDaemon(dir string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "RPC server failed: %v\n", err)
 		}
 	}
+	_ = sdNotify("STOPPING=1")
+	deadline := time.AfterFunc(stopDeadline, func() {
+		fmt.Fprintf(stderr, "Error: shutdown took longer than %s; exiting without waiting further\n", stopDeadline)
+		os.Exit(1)
+	})
+	defer deadline.Stop()
 	// Let the shutdown response reach its client before the listeners go.
 	time.Sleep(50 * time.Millisecond)
 	_ = srv.Shutdown(5 * time.Second)
 	closeAll()
+	node.RemoveAPIFile(dir)
+	// Close flushes the write queue; it runs under the deadline.
+	if err := n.Close(); err != nil {
+		return fmt.Errorf("closing the repo: %w", err)
+	}
 	return nil
+}
+
+// budgetLimits turns the config's Budget section into limits; nil when the
+// repo has no budget (MemoryMiB unset and nothing else set).
+func budgetLimits(b node.Budget) (*board.Limits, error) {
+	l := board.Limits{
+		MemoryMiB: b.MemoryMiB, MemoryHighMiB: b.MemoryHighMiB, GoMemLimitMiB: b.GoMemLimitMiB,
+		ResourceMgrMemoryMiB: b.ResourceMgrMemoryMiB, ResourceMgrMaxFDs: b.ResourceMgrMaxFDs,
+		BitswapWorkers: b.BitswapWorkers, BitswapMaxWantlist: b.BitswapMaxWantlist,
+		HTTPConcurrency: b.HTTPConcurrency, StoreBatchMiB: b.StoreBatchMiB,
+		StorePendingMiB: b.StorePendingMiB, CacheMiB: b.CacheMiB,
+	}
+	if l == (board.Limits{}) {
+		return nil, nil
+	}
+	if b.MemoryMiB == 0 {
+		return nil, errors.New("config Budget: limits are set but Budget.MemoryMiB is not; set it (e.g. 512) or remove the Budget section")
+	}
+	full, err := l.Fill()
+	if err != nil {
+		return nil, fmt.Errorf("config Budget: %w", err)
+	}
+	return &full, nil
+}
+
+// checkStorage checks Datastore.StorageMax against the free disk and the
+// 32-bit cap. A repo with a budget (made for a board) refuses to start on a
+// violation; others get a warning.
+func checkStorage(dir string, cfg *node.Config, strict bool, stderr io.Writer) error {
+	max, err := cfg.Datastore.StorageMaxBytes()
+	if err != nil {
+		return err
+	}
+	disk, err := board.StatDisk(dir, filepath.Join(dir, storage.FileName))
+	if err != nil {
+		if strict {
+			return err
+		}
+		return nil
+	}
+	prof, _ := board.Lookup(cfg.Budget.Board)
+	err = board.CheckStorage(max, disk, board.Capped32(prof, board.WordBits))
+	if err != nil && !strict {
+		fmt.Fprintf(stderr, "WARNING: %v\n", err)
+		return nil
+	}
+	return err
+}
+
+// sdNotify sends state to systemd's notification socket ($NOTIFY_SOCKET,
+// set for Type=notify units). Without one it does nothing.
+func sdNotify(state string) error {
+	path := os.Getenv("NOTIFY_SOCKET")
+	if path == "" {
+		return nil
+	}
+	// Go maps a leading '@' to the abstract socket namespace.
+	conn, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_, err = conn.Write([]byte(state))
+	return err
 }
 
 // checkAPIExposure refuses a non-loopback RPC address unless it is
