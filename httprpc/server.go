@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net"
@@ -90,7 +91,7 @@ func NewServer(n *node.Node, t *Table, env *Env, o ServerOptions) *Server {
 		ReadBufferSize:                o.MaxHeaderBytes,
 		WriteBufferSize:               32 << 10,
 		StreamRequestBody:             true,
-		MaxRequestBodySize:            1 << 62,
+		MaxRequestBodySize:            math.MaxInt, // bodies stream; 1<<62 overflows int on 32-bit ARM
 		DisablePreParseMultipartForm:  true,
 		DisableHeaderNamesNormalizing: false,
 		NoDefaultContentType:          true,
