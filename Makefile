@@ -11,7 +11,8 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-slow bench fmt lint clean
+.PHONY: build run test test-slow bench fmt lint clean \
+	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board board-check
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/cairn
@@ -39,3 +40,44 @@ lint: fmt
 
 clean:
 	rm -rf bin dist
+
+# --- boards (see docs/board.md) ---
+
+# Static release binaries (arm64, armv7, armv6, amd64) with SHA256SUMS and
+# the size budget check.
+cross:
+	COMMIT=$(COMMIT) GO=$(GO) scripts/cross.sh
+
+# arm64 and armv7 binaries under qemu-user: init, daemon, add, cat, shutdown.
+smoke-arm:
+	COMMIT=$(COMMIT) GO=$(GO) scripts/cross.sh arm64 armv7
+	scripts/smoke-arm.sh arm64 armv7
+
+# Debian packages for arm64 and armhf.
+deb:
+	COMMIT=$(COMMIT) GO=$(GO) scripts/cross.sh arm64 armv6
+	COMMIT=$(COMMIT) scripts/deb.sh arm64 armhf
+
+# scripts/deps.txt: the packages linked into cmd/cairn.
+deps:
+	GO=$(GO) scripts/deps.sh
+
+deps-check:
+	GO=$(GO) scripts/deps.sh check
+
+systemd-verify:
+	COMMIT=$(COMMIT) GO=$(GO) scripts/cross.sh amd64
+	scripts/systemd-verify.sh dist/cairn-linux-amd64
+
+# install.sh and the .deb for real, inside overlays (root).
+install-test:
+	COMMIT=$(COMMIT) GO=$(GO) scripts/cross.sh amd64
+	COMMIT=$(COMMIT) scripts/deb.sh amd64
+	scripts/install-test.sh dist/cairn-linux-amd64 dist/cairn_$(VERSION)+g$(COMMIT)_amd64.deb
+
+# Memory and speed under the pi-zero-2w and pi4-8g budgets (1 GiB file).
+bench-board: build
+	$(GO) run ./scripts/benchboard -bin $(BIN)
+
+# What CI runs for the boards.
+board-check: deps-check cross smoke-arm systemd-verify install-test
