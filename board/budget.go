@@ -63,7 +63,7 @@ func Derive(memoryMiB int) (Limits, error) {
 		BitswapWorkers:       clamp(m/64, 2, 16),
 		BitswapMaxWantlist:   clamp(m*4, 256, 8192),
 		HTTPConcurrency:      clamp(m/4, 32, 256),
-		StorePendingMiB:      clamp(m/64, 4, 32),
+		StorePendingMiB:      clamp(m/32, 4, 32),
 		CacheMiB:             clamp(m/16, 8, 256),
 	}
 	l.StoreBatchMiB = l.StorePendingMiB / 2
