@@ -12,7 +12,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 INIT_PROFILE ?=
 
 .PHONY: build run test test-slow bench fmt lint clean \
-	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board board-check
+	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board vm-bench board-check
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/cairn
@@ -78,6 +78,11 @@ install-test:
 # Memory and speed under the pi-zero-2w and pi4-8g budgets (1 GiB file).
 bench-board: build
 	$(GO) run ./scripts/benchboard -bin $(BIN)
+
+# The same in a 512 MiB VM with the budget as a cgroup (KVM or TCG; not CI).
+vm-bench:
+	COMMIT=$(COMMIT) GO=$(GO) scripts/cross.sh amd64
+	scripts/vm-bench.sh pi-zero-2w 1024 10000
 
 # What CI runs for the boards.
 board-check: deps-check cross smoke-arm systemd-verify install-test
