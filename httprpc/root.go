@@ -35,6 +35,7 @@ var Families = [][]*Command{
 	addCommands,
 	catCommands,
 	miscCommands,
+	getCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.
