@@ -35,7 +35,7 @@ var Families = [][]*Command{
 	addCommands,
 	catCommands,
 	miscCommands,
-	getCommands,
+	getCommands, idCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.
