@@ -35,7 +35,7 @@ var Families = [][]*Command{
 	addCommands,
 	catCommands,
 	miscCommands,
-	getCommands, idCommands,
+	getCommands, idCommands, configCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.
