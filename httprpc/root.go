@@ -40,6 +40,9 @@ var Families = [][]*Command{
 	blockCommands,
 	refsCommands,
 	lsCommands,
+	getCommands,
+	idCommands,
+	configCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.

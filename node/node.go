@@ -22,8 +22,11 @@ import (
 // Node is an open repo with everything the commands use. It is safe for
 // concurrent use; Close stops what New started and waits for it.
 type Node struct {
-	Repo   string
+	Repo string
+	// Config is the config in effect. Code that may run while a config
+	// command rewrites it should read it through Cfg.
 	Config *Config
+	cfgMu  sync.RWMutex // guards Config swaps and config file rewrites
 
 	Store  *storage.Store
 	Blocks *storage.Blockstore
