@@ -22,8 +22,9 @@ import (
 )
 
 var getCommands = []*Command{{
-	Path:     "get",
-	Synopsis: "Download IPFS objects.",
+	Path:         "get",
+	ClientOutput: func(r *Request, body io.Reader, stdout io.Writer) error { return GetOutput(r, body, stdout) },
+	Synopsis:     "Download IPFS objects.",
 	Help: `Stores to disk the data contained an IPFS object at the given path.
 
 By default, the output will be stored at './<ipfs-path>', but an alternate

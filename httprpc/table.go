@@ -129,6 +129,9 @@ type Command struct {
 	// Pending marks a command of the reference that this build does not
 	// implement yet: it answers a clear error (see pending.go).
 	Pending bool
+	// ClientOutput, if set, consumes a byte stream in the CLI instead of
+	// copying it to stdout (get extracts its tar).
+	ClientOutput func(r *Request, body io.Reader, stdout io.Writer) error
 	// ContentType of a byte stream (default text/plain).
 	ContentType func(r *Request) string
 	// PreRun, if set, runs in the CLI before the request is sent or run,
