@@ -11,11 +11,11 @@ import (
 // chunkPipe carries copies of written slices through a bounded channel:
 // at most depth writes are in flight, which bounds its memory.
 type chunkPipe struct {
-	ch       chan []byte
-	cur      []byte
-	done     chan struct{} // closed by CloseRead
-	once     sync.Once
-	wclose   sync.Once
+	ch     chan []byte
+	cur    []byte
+	done   chan struct{} // closed by CloseRead
+	once   sync.Once
+	wclose sync.Once
 }
 
 func newChunkPipe(depth int) *chunkPipe {

@@ -512,7 +512,6 @@ func (a *Adder) dirOrder(d uio.Directory, nd ipld.Node, subdirs []string) ([]str
 	return out, err
 }
 
-
 func nodeMode(f files.Node) os.FileMode {
 	if s, ok := f.(interface{ Mode() os.FileMode }); ok {
 		return s.Mode()
