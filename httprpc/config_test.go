@@ -82,9 +82,9 @@ func TestConfig_Set_StringBoolJSON(t *testing.T) {
 	if !n.Cfg().Discovery.MDNS.Enabled {
 		t.Fatal("MDNS not enabled")
 	}
-	boot := `["/ip4/1.2.3.4/tcp/4001/p2p/12D3KooWLrTfcHb2TTS8z1NCYjRfoLX7hxRHBY2ALAJBwMVKbuHN"]`
+	boot := `["/ip4/127.0.0.2/tcp/4001/p2p/12D3KooWLrTfcHb2TTS8z1NCYjRfoLX7hxRHBY2ALAJBwMVKbuHN"]`
 	v := configValue(t, mustCall(t, n, "config", []string{"Bootstrap", boot}, map[string]string{"json": "true"}, nil))
-	if !reflect.DeepEqual(v, []any{"/ip4/1.2.3.4/tcp/4001/p2p/12D3KooWLrTfcHb2TTS8z1NCYjRfoLX7hxRHBY2ALAJBwMVKbuHN"}) {
+	if !reflect.DeepEqual(v, []any{"/ip4/127.0.0.2/tcp/4001/p2p/12D3KooWLrTfcHb2TTS8z1NCYjRfoLX7hxRHBY2ALAJBwMVKbuHN"}) {
 		t.Fatalf("json set returned %#v", v)
 	}
 	if len(n.Cfg().Bootstrap) != 1 {
