@@ -91,6 +91,7 @@ func addOptions(r *Request) (node.AddOptions, error) {
 		MaxDirLinks:   int(r.Int("max-directory-links")),
 		MaxHAMTFanout: int(r.Int("max-hamt-fanout")),
 		NoCopy:        r.Bool("nocopy"),
+		PinName:       r.String("pin-name"),
 		Fscache:       r.Bool("fscache"),
 	}
 	if r.IsSet("raw-leaves") {

@@ -154,16 +154,11 @@ func runDagPut(r *Request, e Emitter) error {
 	if len(blks) == 0 {
 		return errors.New("expected a file argument")
 	}
-	if err := r.Node.Blocks.PutMany(r.Ctx, blks); err != nil {
+	if err := r.Node.PutBlocks(r.Ctx, r.Bool("pin"), blks...); err != nil {
 		return err
 	}
 	// CID links ({"/": ...}) always use the CID's default text form.
 	for _, b := range blks {
-		if r.Bool("pin") {
-			if err := r.Node.PinRecursive(r.Ctx, b.Cid()); err != nil {
-				return err
-			}
-		}
 		if err := e.Emit(&DagPutResult{Cid: CidLink{Cid: b.Cid().String()}}); err != nil {
 			return err
 		}

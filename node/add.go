@@ -61,6 +61,8 @@ type AddOptions struct {
 	MaxHAMTFanout int
 	NoCopy        bool
 	Fscache       bool
+	// PinName names the pins (Kubo 0.42 --pin-name).
+	PinName string
 	// Encode renders CIDs in events (nil: the CID's default form).
 	Encode func(cid.Cid) string
 }
@@ -247,6 +249,8 @@ type Adder struct {
 	// top is the metadata of the current top-level entry, which every
 	// event of that entry reports (Kubo does the same).
 	top AddEvent
+	// sess is the write session of the current top-level entry.
+	sess *WriteSession
 }
 
 // NewAdder prepares an import; emit receives the events in Kubo's order.
@@ -265,12 +269,34 @@ func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) e
 	if o.OnlyHash {
 		a.dag = newHashOnlyDAG()
 		a.sync = func() error { return nil }
-	} else {
-		b := n.Store.NewBatch()
-		a.dag = newBatchDAG(n.Blocks, b)
-		a.sync = b.Sync
 	}
 	return a, nil
+}
+
+// begin opens the write session of one top-level entry: its blocks are
+// safe from a concurrent GC until its pin is recorded, and removed again
+// if the entry fails.
+func (a *Adder) begin() {
+	if a.o.OnlyHash {
+		return
+	}
+	a.sess = a.n.BeginWrite()
+	a.dag = newBatchDAG(a.n, a.sess)
+	a.sync = a.sess.Sync
+}
+
+// end closes the current session; after a failure it first removes the
+// blocks the entry stored.
+func (a *Adder) end(failed bool) error {
+	if a.sess == nil {
+		return nil
+	}
+	s := a.sess
+	a.sess = nil
+	if failed {
+		_ = s.Rollback(context.WithoutCancel(a.ctx))
+	}
+	return s.End()
 }
 
 // dirEntry is a directory built during the import, kept for the
@@ -284,9 +310,14 @@ type dirEntry struct {
 
 // AddAll imports every top-level entry of root (each on its own, or all
 // under one wrapping directory) and returns the roots imported.
-func (a *Adder) AddAll(root files.Directory) ([]cid.Cid, error) {
-	var roots []cid.Cid
+func (a *Adder) AddAll(root files.Directory) (roots []cid.Cid, err error) {
+	defer func() {
+		if eerr := a.end(err != nil); err == nil {
+			err = eerr
+		}
+	}()
 	if a.o.Wrap {
+		a.begin()
 		wrap := &dirEntry{path: "", children: map[string]*dirEntry{}}
 		it := root.Entries()
 		nd, err := a.addDir("", it, it.Next(), wrap)
@@ -304,6 +335,7 @@ func (a *Adder) AddAll(root files.Directory) ([]cid.Cid, error) {
 		count++
 		name := it.Name()
 		a.top = topStat(it.Node())
+		a.begin()
 		var de *dirEntry
 		if _, isDir := it.Node().(files.Directory); isDir {
 			de = &dirEntry{path: name, children: map[string]*dirEntry{}}
@@ -333,9 +365,12 @@ func (a *Adder) finishTop(nd ipld.Node, de *dirEntry) error {
 		return err
 	}
 	if a.o.Pin && !a.o.OnlyHash {
-		if err := a.n.PinRecursive(a.ctx, nd.Cid()); err != nil {
+		if err := a.n.PinRecursive(a.ctx, nd.Cid(), a.o.PinName); err != nil {
 			return err
 		}
+	}
+	if err := a.end(false); err != nil {
+		return err
 	}
 	if de == nil {
 		return nil

@@ -39,6 +39,9 @@ type Node struct {
 
 	lock *RepoLock
 
+	gc   gcState
+	sess sessions
+
 	closeOnce sync.Once
 	closeErr  error
 	onClose   []func() error

@@ -210,3 +210,19 @@ func (b *Blockstore) ForEachKey(ctx context.Context, fn func(mh.Multihash) error
 // HashOnRead is part of boxo's blockstore options; this store verifies
 // hashes only in Check and repo verification, so it is a no-op.
 func (b *Blockstore) HashOnRead(bool) {}
+
+// DeleteMany removes the blocks with these multihash keys in one
+// transaction; missing keys are skipped.
+func (b *Blockstore) DeleteMany(keys [][]byte) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	if b.s.w == nil {
+		return errors.New("storage: store is read-only")
+	}
+	muts := make([]mutation, len(keys))
+	for i, k := range keys {
+		muts[i] = mutation{bucket: bucketBlocks, kind: opDel, key: k}
+	}
+	return b.s.w.do(muts)
+}
