@@ -43,6 +43,8 @@ var Families = [][]*Command{
 	getCommands,
 	idCommands,
 	configCommands,
+	pinCommands,
+	repoCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.

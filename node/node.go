@@ -52,6 +52,11 @@ type Node struct {
 type Options struct {
 	// Store options; nil means defaults.
 	Store *storage.Options
+	// CompactIfNeeded rewrites the store file first when its free pages
+	// pass storage's threshold (more than half the file and 256 MiB).
+	CompactIfNeeded bool
+	// Log receives one line per notable start-up event (may be nil).
+	Log func(format string, a ...any)
 }
 
 // New opens the repo at dir, taking its lock.
@@ -87,7 +92,13 @@ func (n *Node) open(opts *Options) error {
 	if err := n.loadIdentity(); err != nil {
 		return err
 	}
-	st, err := storage.Open(filepath.Join(n.Repo, storage.FileName), opts.Store)
+	path := filepath.Join(n.Repo, storage.FileName)
+	if opts.CompactIfNeeded {
+		if err := compactIfNeeded(path, opts); err != nil {
+			return err
+		}
+	}
+	st, err := storage.Open(path, opts.Store)
 	if err != nil {
 		return err
 	}
@@ -145,4 +156,24 @@ func (n *Node) Close() error {
 		n.closeErr = errors.Join(errs...)
 	})
 	return n.closeErr
+}
+
+func compactIfNeeded(path string, opts *Options) error {
+	st, err := storage.Open(path, &storage.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	stat, err := st.Stat()
+	st.Close()
+	if err != nil || !stat.ShouldCompact() {
+		return err
+	}
+	before, after, err := storage.Compact(path)
+	if err != nil {
+		return err
+	}
+	if opts.Log != nil {
+		opts.Log("compacted %s: %d -> %d bytes", path, before, after)
+	}
+	return nil
 }

@@ -78,11 +78,15 @@ func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name strin
 	if err != nil {
 		return err
 	}
+	// The session protects what the pin reads from a GC that starts
+	// before the pin is recorded.
+	sess := n.BeginWrite()
+	defer sess.End()
 	if !recursive {
 		if isRec {
 			return fmt.Errorf("pin: %s already pinned recursively", c)
 		}
-		n.gc.mark(c.Hash())
+		sess.record(c.Hash())
 		if _, err := n.Links(ctx, c); err != nil {
 			return err
 		}
@@ -96,7 +100,7 @@ func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name strin
 	}
 	seen := 0
 	err = n.WalkDAG(ctx, c, nil, func(x cid.Cid) error {
-		n.gc.mark(x.Hash())
+		sess.record(x.Hash())
 		seen++
 		if progress != nil {
 			progress(seen)
@@ -152,7 +156,9 @@ func (n *Node) UpdatePin(ctx context.Context, from, to cid.Cid, unpin bool) erro
 	if err != nil {
 		return err
 	}
-	err = n.WalkDAG(ctx, to, nil, func(x cid.Cid) error { n.gc.mark(x.Hash()); return nil })
+	sess := n.BeginWrite()
+	defer sess.End()
+	err = n.WalkDAG(ctx, to, nil, func(x cid.Cid) error { sess.record(x.Hash()); return nil })
 	if err != nil {
 		return err
 	}

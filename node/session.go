@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"cairn/storage"
 
@@ -27,7 +26,6 @@ type WriteSession struct {
 	mu       sync.Mutex
 	touched  []string // multihashes this session stored or found stored
 	created  []string // those it stored that were not there before
-	reserved int64    // bytes counted against the cap, not committed yet
 	batch    *storage.Batch
 	done     bool
 }
@@ -36,9 +34,8 @@ type WriteSession struct {
 type sessions struct {
 	mu  sync.Mutex
 	set map[*WriteSession]struct{}
-	// reserved is the sum of the sessions' reserved bytes.
-	reserved atomic.Int64
-	// capMu serialises "over the cap: collect garbage" decisions.
+	// capMu makes "check the cap, then queue the block" atomic, and
+	// serialises "over the cap: collect garbage" decisions.
 	capMu sync.Mutex
 }
 
@@ -54,16 +51,12 @@ func (n *Node) BeginWrite() *WriteSession {
 	return s
 }
 
-// End closes the session: it waits for its writes and releases what it
-// reserved. After End the session's blocks are protected only by pins.
+// End closes the session once its writes are durable. After End the
+// session's blocks are protected only by pins.
 func (s *WriteSession) End() error {
 	err := s.batch.Sync()
 	s.mu.Lock()
-	if !s.done {
-		s.done = true
-		s.n.sess.reserved.Add(-s.reserved)
-		s.reserved = 0
-	}
+	s.done = true
 	s.mu.Unlock()
 	s.n.sess.mu.Lock()
 	delete(s.n.sess.set, s)
@@ -96,53 +89,43 @@ func ParseStorageMax(s string) (uint64, error) {
 	return v, nil
 }
 
-// Usage is the bytes of stored blocks plus bytes reserved by open writes.
+// Usage is the bytes of stored blocks plus the bytes queued for writing.
 func (n *Node) Usage() (uint64, error) {
-	st, err := n.Store.Stat()
-	if err != nil {
-		return 0, err
-	}
-	return st.BlockBytes + uint64(n.sess.reserved.Load()), nil
+	return n.Store.BlockBytes() + n.Store.PendingBytes(), nil
 }
 
-// reserve counts size bytes against the cap. Over the cap it first runs a
-// garbage collection (once for concurrent writers), then fails.
-func (s *WriteSession) reserve(ctx context.Context, size int) error {
+// admit checks that size more bytes fit under the cap. Over the cap it
+// first runs a garbage collection, then fails naming the cap and the
+// usage. It returns with the cap lock held (release it once the block is
+// queued), so that concurrent writers cannot overshoot together.
+func (s *WriteSession) admit(ctx context.Context, size int) (release func(), err error) {
 	max := s.n.StorageMax()
 	if max == 0 {
-		return nil
+		return func() {}, nil
 	}
+	mu := &s.n.sess.capMu
+	mu.Lock()
 	used, err := s.n.Usage()
+	if err == nil && used+uint64(size) > max {
+		// The collection keeps this session's blocks (it is open).
+		if _, gerr := s.n.CollectGarbage(ctx, nil); gerr != nil && !errors.Is(gerr, ErrGCRunning) {
+			mu.Unlock()
+			return nil, gerr
+		}
+		used, err = s.n.Usage()
+	}
 	if err != nil {
-		return err
+		mu.Unlock()
+		return nil, err
 	}
 	if used+uint64(size) > max {
-		s.n.sess.capMu.Lock()
-		used, err = s.n.Usage()
-		if err == nil && used+uint64(size) > max {
-			if _, gerr := s.n.CollectGarbage(ctx, nil); gerr != nil && !errors.Is(gerr, ErrGCRunning) {
-				s.n.sess.capMu.Unlock()
-				return gerr
-			}
-			used, err = s.n.Usage()
-		}
-		s.n.sess.capMu.Unlock()
-		if err != nil {
-			return err
-		}
-		if used+uint64(size) > max {
-			return fmt.Errorf("%w: Datastore.StorageMax is %s and the repo holds %s (after garbage collection); %s more do not fit",
-				ErrStorageFull, humanize.Bytes(max), humanize.Bytes(used), humanize.Bytes(uint64(size)))
-		}
+		mu.Unlock()
+		return nil, fmt.Errorf("%w: Datastore.StorageMax is %s and the repo holds %s (after garbage collection); %s more do not fit",
+			ErrStorageFull, humanize.Bytes(max), humanize.Bytes(used), humanize.Bytes(uint64(size)))
 	}
-	s.mu.Lock()
-	s.reserved += int64(size)
-	s.mu.Unlock()
-	s.n.sess.reserved.Add(int64(size))
-	return nil
+	return mu.Unlock, nil
 }
 
-// record notes that the session stores key, for a running GC.
 // The key joins the session first and is marked second, so a collection
 // starting in between sees it one way or the other.
 func (s *WriteSession) record(key []byte) {
@@ -168,9 +151,11 @@ func (s *WriteSession) PutAsync(ctx context.Context, blk blocks.Block) error {
 	s.mu.Lock()
 	s.created = append(s.created, string(key))
 	s.mu.Unlock()
-	if err := s.reserve(ctx, len(blk.RawData())); err != nil {
+	release, err := s.admit(ctx, len(blk.RawData()))
+	if err != nil {
 		return err
 	}
+	defer release()
 	return s.n.Blocks.PutAsync(s.batch, blk)
 }
 

@@ -6,6 +6,7 @@ package storage
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -34,7 +35,9 @@ type request struct {
 }
 
 type writer struct {
-	db      *bolt.DB
+	// blockBytes mirrors "blocks.size" after each commit, for cheap reads.
+	blockBytes atomic.Uint64
+	db         *bolt.DB
 	maxTx   int
 	reqs    chan *request
 	pending *byteSem
@@ -118,6 +121,16 @@ func (w *writer) loop() {
 }
 
 func (w *writer) commit(group []*request) error {
+	var total uint64
+	err := w.apply(group, &total)
+	if err == nil && total != ^uint64(0) {
+		w.blockBytes.Store(total)
+	}
+	return err
+}
+
+func (w *writer) apply(group []*request, out *uint64) error {
+	*out = ^uint64(0)
 	empty := true
 	for _, r := range group {
 		if len(r.muts) > 0 {
@@ -167,6 +180,7 @@ func (w *writer) commit(group []*request) error {
 			}
 		}
 		if blocksTouched {
+			*out = total
 			if err := meta.Put(keyBlocksN, u64(n)); err != nil {
 				return err
 			}

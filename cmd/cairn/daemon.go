@@ -61,6 +61,7 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 	offline := fs.Bool("offline", false, "run without connecting to the network")
 	initRepo := fs.Bool("init", false, "initialize the repo with default settings if it does not exist")
 	initProfile := fs.String("init-profile", "", "profiles to apply with --init")
+	enableGC := fs.Bool("enable-gc", false, "run garbage collection when usage passes Datastore.StorageGCWatermark of StorageMax, every Datastore.GCPeriod")
 	repo := repoFromFlags(fs)
 	if err := fs.Parse(argv); err != nil {
 		return 1
@@ -74,7 +75,7 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "initialized cairn repo at %s\n", dir)
 	}
-	if err := runDaemon(dir, stdout, stderr); err != nil {
+	if err := runDaemon(dir, *enableGC, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return 1
 	}
@@ -82,14 +83,21 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 }
 
 // runDaemon serves the RPC until SIGINT/SIGTERM or /api/v0/shutdown.
-func runDaemon(dir string, stdout, stderr io.Writer) error {
-	ctx := context.Background()
+func runDaemon(dir string, enableGC bool, stdout, stderr io.Writer) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	fmt.Fprintf(stdout, "Initializing daemon...\ncairn version: %s\nRepo version: %s\n", httprpc.Version, node.RepoVersion)
-	n, err := node.New(ctx, dir, nil)
+	n, err := node.New(ctx, dir, &node.Options{CompactIfNeeded: true,
+		Log: func(f string, a ...any) { fmt.Fprintf(stdout, f+"\n", a...) }})
 	if err != nil {
 		return err
 	}
 	defer n.Close()
+	if enableGC {
+		if err := startAutoGC(ctx, n, stderr); err != nil {
+			return err
+		}
+	}
 
 	addrs := n.Config.Addresses.API
 	if len(addrs) == 0 {
@@ -175,4 +183,48 @@ func checkAPIExposure(m ma.Multiaddr, api node.APIConfig) error {
 	return fmt.Errorf("refusing to serve the RPC on %s without protection: set API.Authorizations "+
 		`(e.g. cairn config --json API.Authorizations '{"me":{"AuthSecret":"bearer:SECRET","AllowedPaths":["/api/v0"]}}') `+
 		"or, at your own risk, API.AllowUnauthenticated true", m)
+}
+
+// startAutoGC collects garbage every Datastore.GCPeriod while usage is at
+// or above Datastore.StorageGCWatermark percent of StorageMax.
+func startAutoGC(ctx context.Context, n *node.Node, log io.Writer) error {
+	cfg := n.Cfg().Datastore
+	period := time.Hour
+	if cfg.GCPeriod != "" {
+		d, err := time.ParseDuration(cfg.GCPeriod)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("config Datastore.GCPeriod %q: want a positive duration", cfg.GCPeriod)
+		}
+		period = d
+	}
+	max := n.StorageMax()
+	if max == 0 {
+		return errors.New("--enable-gc needs Datastore.StorageMax")
+	}
+	mark := cfg.StorageGCWatermark
+	if mark <= 0 || mark > 100 {
+		mark = 90
+	}
+	go func() {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			used, err := n.Usage()
+			if err != nil || used*100 < max*uint64(mark) {
+				continue
+			}
+			res, err := n.CollectGarbage(ctx, nil)
+			if err != nil && !errors.Is(err, node.ErrGCRunning) {
+				fmt.Fprintf(log, "auto GC: %v\n", err)
+				continue
+			}
+			fmt.Fprintf(log, "auto GC: removed %d blocks, %d bytes\n", res.Removed, res.FreedBytes)
+		}
+	}()
+	return nil
 }
