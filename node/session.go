@@ -22,12 +22,12 @@ var ErrStorageFull = errors.New("storage limit reached")
 
 // WriteSession groups the writes of one command.
 type WriteSession struct {
-	n        *Node
-	mu       sync.Mutex
-	touched  []string // multihashes this session stored or found stored
-	created  []string // those it stored that were not there before
-	batch    *storage.Batch
-	done     bool
+	n       *Node
+	mu      sync.Mutex
+	touched []string // multihashes this session stored or found stored
+	created []string // those it stored that were not there before
+	batch   *storage.Batch
+	done    bool
 }
 
 // sessions is the node's registry of open write sessions.

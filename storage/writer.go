@@ -38,10 +38,10 @@ type writer struct {
 	// blockBytes mirrors "blocks.size" after each commit, for cheap reads.
 	blockBytes atomic.Uint64
 	db         *bolt.DB
-	maxTx   int
-	reqs    chan *request
-	pending *byteSem
-	wg      sync.WaitGroup
+	maxTx      int
+	reqs       chan *request
+	pending    *byteSem
+	wg         sync.WaitGroup
 
 	mu     sync.RWMutex
 	closed bool
