@@ -20,7 +20,6 @@ import (
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
 	mh "github.com/multiformats/go-multihash"
-	bolt "go.etcd.io/bbolt"
 )
 
 func addData(t testing.TB, n *node.Node, data []byte, pin bool) cid.Cid {
@@ -268,12 +267,7 @@ func TestVerifyDAG_CorruptBlock(t *testing.T) {
 	c := addData(t, n, randBytes(600<<10), true)
 	links, _ := n.Links(ctx, c)
 	bad := links[0].Cid
-	err := n.Store.DB().Update(func(tx *boltTx) error {
-		return tx.Bucket([]byte("blocks")).Put(bad.Hash(), make([]byte, 262158))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.OverwriteBlock(t, n.Store, bad.Hash(), make([]byte, 262158))
 	var got []cid.Cid
 	n.VerifyDAG(ctx, c, func(x cid.Cid, err error) { got = append(got, x) })
 	if len(got) != 1 || !got[0].Equals(bad) {
@@ -362,4 +356,3 @@ func TestGC_100kSmallBlocks(t *testing.T) {
 }
 
 type dsk = ds.Key
-type boltTx = bolt.Tx

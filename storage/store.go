@@ -25,6 +25,7 @@ const FileName = "blocks.db"
 var (
 	bucketMeta   = []byte("meta")
 	bucketBlocks = []byte("blocks")
+	bucketIndex  = []byte("index")
 	bucketData   = []byte("data")
 
 	keyVersion    = []byte("version")
@@ -145,7 +146,7 @@ func (s *Store) initSchema() error {
 		if got := binary.BigEndian.Uint32(v); got != SchemaVersion {
 			return fmt.Errorf("%w: file has %d, this build reads %d", ErrSchemaVersion, got, SchemaVersion)
 		}
-		if tx.Bucket(bucketBlocks) == nil || tx.Bucket(bucketData) == nil {
+		if tx.Bucket(bucketBlocks) == nil || tx.Bucket(bucketIndex) == nil || tx.Bucket(bucketData) == nil {
 			return fmt.Errorf("%w: %s: missing bucket", ErrCorrupt, s.path)
 		}
 		return nil
@@ -168,7 +169,7 @@ func (s *Store) initSchema() error {
 			if err := m.Put(keyBlocksSize, u64(0)); err != nil {
 				return err
 			}
-			for _, b := range [][]byte{bucketBlocks, bucketData} {
+			for _, b := range [][]byte{bucketBlocks, bucketIndex, bucketData} {
 				if _, err := tx.CreateBucket(b); err != nil {
 					return err
 				}

@@ -4,6 +4,7 @@ package testutil
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,6 +13,9 @@ import (
 
 	"cairn/httprpc"
 	"cairn/node"
+	"cairn/storage"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // MustInitRepo creates a repo with the test profile in a temp dir.
@@ -83,4 +87,21 @@ func SharedDir(t testing.TB) string {
 		t.Fatalf("testutil: shared/ not found at %s (set CAIRN_SHARED)", shared)
 	}
 	return shared
+}
+
+// OverwriteBlock replaces the stored bytes of the block with multihash key
+// behind the store's back (to test corruption detection). It knows the
+// on-disk layout of storage/doc.go.
+func OverwriteBlock(t testing.TB, st *storage.Store, key, data []byte) {
+	t.Helper()
+	err := st.DB().Update(func(tx *bolt.Tx) error {
+		ref := tx.Bucket([]byte("index")).Get(key)
+		if ref == nil {
+			return fmt.Errorf("block %x not stored", key)
+		}
+		return tx.Bucket([]byte("blocks")).Bucket(ref).Put([]byte("d"), data)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
