@@ -119,7 +119,7 @@ func withPath(c Command, path string) *Command {
 
 // GcResult is one line of repo/gc.
 type GcResult struct {
-	Key   *CidLink `json:",omitempty"`
+	Key   *CidLink
 	Error string   `json:",omitempty"`
 }
 

@@ -398,3 +398,58 @@ func rawBlock(b []byte) blocks.Block {
 	blk, _ := blocks.NewBlockWithCid(b, cid.NewCidV1(cid.Raw, h))
 	return blk
 }
+
+// Ensure daemon --enable-gc collects garbage once usage passes the
+// watermark, every GCPeriod.
+func TestDaemon_EnableGC(t *testing.T) {
+	repo := initRepo(t)
+	for _, kv := range [][2]string{{"Datastore.GCPeriod", "100ms"}, {"Datastore.StorageMax", "2MB"}} {
+		if _, errs, code := cli(t, repo, nil, "config", kv[0], kv[1]); code != 0 {
+			t.Fatalf("config %s: %s", kv[0], errs)
+		}
+	}
+	if _, errs, code := cli(t, repo, nil, "config", "--json", "Datastore.StorageGCWatermark", "50"); code != 0 {
+		t.Fatalf("config watermark: %s", errs)
+	}
+	cmd := exec.Command(os.Args[0], "daemon", "--enable-gc")
+	cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_PATH="+repo)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var url string
+	for i := 0; i < 500 && url == ""; i++ {
+		if a, _ := node.ReadAPIFile(repo); a != "" {
+			url = "http://127.0.0.1:" + a[strings.LastIndex(a, "/")+1:]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	garbage := make([]byte, 1500<<10)
+	rand.Read(garbage)
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("file", "g")
+	w.Write(garbage)
+	mw.Close()
+	resp, err := http.Post(url+"/api/v0/add?pin=false", mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Post(url+"/api/v0/repo/stat", "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct{ NumObjects int }
+		json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if st.NumObjects == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("garbage over the watermark was not collected")
+}
