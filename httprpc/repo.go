@@ -120,7 +120,7 @@ func withPath(c Command, path string) *Command {
 // GcResult is one line of repo/gc.
 type GcResult struct {
 	Key   *CidLink
-	Error string   `json:",omitempty"`
+	Error string `json:",omitempty"`
 }
 
 // RepoStat is the body of repo/stat.
