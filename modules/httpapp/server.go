@@ -34,6 +34,9 @@ type Options struct {
 	// one response (5m), IdleTimeout a kept-alive idle connection (2m),
 	// HandlerTimeout the context of one handler chain (60s).
 	ReadTimeout, WriteTimeout, IdleTimeout, HandlerTimeout time.Duration
+	// UploadTimeout replaces ReadTimeout and HandlerTimeout for requests
+	// to streaming apps (30m).
+	UploadTimeout time.Duration
 	// TrustedProxies are IPs or CIDRs whose X-Forwarded-For and
 	// X-Forwarded-Proto are believed (127.0.0.1, ::1). An empty non-nil
 	// slice trusts nobody.
@@ -64,6 +67,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.HandlerTimeout <= 0 {
 		o.HandlerTimeout = 60 * time.Second
+	}
+	if o.UploadTimeout <= 0 {
+		o.UploadTimeout = 30 * time.Minute
 	}
 	if o.TrustedProxies == nil {
 		o.TrustedProxies = []string{"127.0.0.1", "::1"}
@@ -150,6 +156,7 @@ func NewServer(o Options) (*Server, error) {
 		IdleTimeout:                   o.IdleTimeout,
 		Concurrency:                   o.Concurrency,
 		ReadBufferSize:                16 << 10,
+		HeaderReceived:                s.headerReceived,
 		ErrorHandler: func(c *fasthttp.RequestCtx, err error) {
 			c.SetStatusCode(400)
 			c.SetContentType("text/html; charset=utf-8")
@@ -158,6 +165,19 @@ func NewServer(o Options) (*Server, error) {
 		},
 	}
 	return s, nil
+}
+
+// headerReceived gives requests to streaming apps the upload timeout.
+func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	t := splitTarget(string(h.RequestURI()))
+	p, err := CleanPath(t.rawPath)
+	if err != nil {
+		return fasthttp.RequestConfig{}
+	}
+	if anyStreaming(s.ix.Load().candidates(string(h.Method()), matchKey(p))) {
+		return fasthttp.RequestConfig{ReadTimeout: s.opts.UploadTimeout}
+	}
+	return fasthttp.RequestConfig{}
 }
 
 func parsePrefix(s string) (netip.Prefix, error) {
@@ -385,7 +405,9 @@ func (s *Server) handle(c *fasthttp.RequestCtx) {
 		getCands = ix.candidates("GET", key)
 	}
 	req := s.newRequest(c, t, p, id, method)
+	timeout := s.opts.HandlerTimeout
 	if anyStreaming(cands) || anyStreaming(getCands) {
+		timeout = s.opts.UploadTimeout
 		req.BodyStream = c.RequestBodyStream()
 		if req.BodyStream == nil {
 			req.BodyStream = bytes.NewReader(c.Request.Body())
@@ -399,7 +421,7 @@ func (s *Server) handle(c *fasthttp.RequestCtx) {
 		}
 		req.Body = body
 	}
-	hctx, cancel := context.WithTimeout(s.ctx, s.opts.HandlerTimeout)
+	hctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
 	ev := &Event{Request: req, Response: &Response{StatusCode: 200, Headers: map[string]string{}}, Ctx: hctx}
 	res, done := s.run(cands, ev)

@@ -126,6 +126,8 @@ type Context struct {
 	DependsFunc func(name string) error
 	// URLFunc returns the external URL of a base path.
 	URLFunc func(base string) string
+	// AppsFunc lists the mounted apps.
+	AppsFunc func() []httpapp.AppInfo
 }
 
 // Provide publishes an http app of this module (Prosody's
