@@ -148,8 +148,10 @@ func (s ipfsSource) open(ctx context.Context, rel string, inf info) (io.Reader, 
 		}
 		return &buf, nil
 	}
+	// The body is written after the handler returns, so the handler's
+	// context must not stop it; the server closing the reader does.
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(s.node.Cat(ctx, p, pw)) }()
+	go func() { pw.CloseWithError(s.node.Cat(context.WithoutCancel(ctx), p, pw)) }()
 	return pr, nil
 }
 

@@ -157,6 +157,7 @@ func NewServer(o Options) (*Server, error) {
 		Concurrency:                   o.Concurrency,
 		ReadBufferSize:                16 << 10,
 		HeaderReceived:                s.headerReceived,
+		Logger:                        fasthttpLogger{o.Log},
 		ErrorHandler: func(c *fasthttp.RequestCtx, err error) {
 			c.SetStatusCode(400)
 			c.SetContentType("text/html; charset=utf-8")
@@ -178,6 +179,13 @@ func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 		return fasthttp.RequestConfig{ReadTimeout: s.opts.UploadTimeout}
 	}
 	return fasthttp.RequestConfig{}
+}
+
+// fasthttpLogger sends fasthttp's connection errors to the debug log.
+type fasthttpLogger struct{ l *slog.Logger }
+
+func (f fasthttpLogger) Printf(format string, args ...any) {
+	f.l.Debug(fmt.Sprintf(format, args...))
 }
 
 func parsePrefix(s string) (netip.Prefix, error) {
