@@ -53,24 +53,35 @@ func (lm limits) run(parent context.Context, L *lua.LState, f func() error) erro
 		defer close(done)
 		t := time.NewTicker(pollInterval)
 		defer t.Stop()
+		var gcDone chan struct{} // a confirming collection is running
+		kill := func() { overMem.Store(true); cancel() }
 		for {
 			select {
 			case <-stop:
 				return
 			case <-ctx.Done():
 				return
-			case <-t.C:
-				if heapBytes()-base <= lm.maxMem {
-					continue
-				}
-				// Growth may be garbage: collect, then look again.
-				runtime.GC()
+			case <-gcDone:
+				gcDone = nil
 				if heapBytes()-base > lm.maxMem {
-					overMem.Store(true)
-					cancel()
+					kill()
 					return
 				}
 				base = min(base, heapBytes())
+			case <-t.C:
+				grown := heapBytes() - base
+				switch {
+				case grown > 2*lm.maxMem:
+					// Too much to be garbage waiting for a collection:
+					// stop now rather than after the collection.
+					kill()
+					return
+				case grown > lm.maxMem && gcDone == nil:
+					// Growth may be garbage: collect (without waiting
+					// here), then look again.
+					gcDone = make(chan struct{})
+					go func(c chan struct{}) { runtime.GC(); close(c) }(gcDone)
+				}
 			}
 		}
 	}()
