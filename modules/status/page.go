@@ -108,7 +108,7 @@ func short(n float64) string {
 		i++
 	}
 	if i == 0 {
-		return fmt.Sprintf("%.0f %s", n, units[i])
+		return fmt.Sprintf("%.3g %s", n, units[i])
 	}
 	return fmt.Sprintf("%.1f %s", n, units[i])
 }
