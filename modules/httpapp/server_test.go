@@ -362,3 +362,27 @@ func TestServer_KeepAlive_AfterSend(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkServer_Request measures one keep-alive GET through routing,
+// the handler and the response.
+func BenchmarkServer_Request(b *testing.B) {
+	s, err := httpapp.NewServer(httpapp.Options{Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Add(&httpapp.App{Module: "http_b", Routes: map[string]any{"GET /*": text("hello")}})
+	l, err := s.Listen("127.0.0.1:0", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	u := l.URL() + "/b/x/y"
+	for b.Loop() {
+		resp, err := client.Get(u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}

@@ -200,3 +200,27 @@ func TestLua_NodeAPI_WriteAllowed(t *testing.T) {
 		t.Errorf("provider from globals: got %d %q", r.code, r.body)
 	}
 }
+
+// BenchmarkLua_Handler measures one keep-alive GET answered by a Lua
+// handler (event tables, the call under limits, the result).
+func BenchmarkLua_Handler(b *testing.B) {
+	n := testutil.MustOpenNode(b)
+	cfg := node.DefaultModules()
+	cfg.Enabled = []string{"http_conv"}
+	cfg.Dir, _ = filepath.Abs("testdata")
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	u := h.Listeners()[0].URL() + "/conv/string"
+	for b.Loop() {
+		resp, err := client.Get(u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}
