@@ -69,11 +69,19 @@ func newState(m *Module) *lua.LState {
 		if int64(len(s)+len(sep))*int64(n) > m.lim.maxMem {
 			L.RaiseError("string.rep: result larger than the memory limit")
 		}
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = s
+		if sep == "" {
+			L.Push(lua.LString(strings.Repeat(s, n)))
+			return 1
 		}
-		L.Push(lua.LString(strings.Join(parts, sep)))
+		var b strings.Builder
+		b.Grow((len(s) + len(sep)) * n)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(s)
+		}
+		L.Push(lua.LString(b.String()))
 		return 1
 	}))
 

@@ -9,7 +9,7 @@ module:provides("http", {
 			local i = 0
 			while true do
 				i = i + 1
-				hoard[i] = string.rep("x", 65536) .. i
+				hoard[i] = string.rep("x", 1048576) .. i
 			end
 		end,
 		["GET /rep"] = function() return string.rep("x", 1e12) end,
