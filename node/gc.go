@@ -110,14 +110,18 @@ func (n *Node) CollectGarbage(ctx context.Context, removed func(c cid.Cid) error
 	if err := n.markRoots(ctx); err != nil {
 		return res, fmt.Errorf("gc: marking live blocks: %w (nothing was removed)", err)
 	}
-	err = n.sweep(ctx, func(key []byte, size int) error {
+	count := func(key []byte, size int) error {
 		res.Removed++
 		res.FreedBytes += uint64(size)
 		if removed != nil {
 			return removed(cid.NewCidV1(cid.Raw, key))
 		}
 		return nil
-	})
+	}
+	err = n.sweep(ctx, count)
+	if err == nil {
+		err = n.sweepReferences(ctx, count)
+	}
 	return res, err
 }
 
