@@ -13,7 +13,8 @@
 // Sweep: keys are read 1024 at a time in short read transactions, and each
 // batch of deletes is one write transaction taken under the mark lock, so
 // that a mark and a delete of the same block can never cross. Adds, cats
-// and pins go on between batches.
+// and pins go on between batches. Filestore references (filestore.go) are
+// swept the same way after the blocks.
 
 package node
 
