@@ -111,9 +111,10 @@ func (n *Node) FileManager() *filestore.FileManager {
 }
 
 // Filestore returns boxo's Filestore view (the store's blocks plus the
-// references), or Kubo's error when the filestore is off.
+// references), or Kubo's error when both the filestore and the urlstore
+// are off.
 func (n *Node) Filestore() (*filestore.Filestore, error) {
-	if !n.Cfg().Experimental.FilestoreEnabled {
+	if exp := n.Cfg().Experimental; !exp.FilestoreEnabled && !exp.UrlstoreEnabled {
 		return nil, ErrFilestoreNotEnabled
 	}
 	return filestore.NewFilestore(n.Blocks.Blockstore, n.FileManager(), nil), nil
