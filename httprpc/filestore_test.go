@@ -241,6 +241,21 @@ func TestFilestore_DupsFscacheGC(t *testing.T) {
 	if rs := listRes(t, n, "filestore/ls", nil, nil); len(rs) != 0 {
 		t.Fatalf("after gc without pin: %d entries", len(rs))
 	}
+
+	// --nocopy --to-files: MFS refers to the reference, copies nothing,
+	// and keeps it through GC without a pin.
+	sp := diskFile(t, n, "s.txt", []byte("small file"))
+	mustCall(t, n, "add", nil, map[string]string{"nocopy": "true", "pin": "false", "to-files": "/s.txt"}, pathFile(t, "s.txt", sp))
+	mustCall(t, n, "repo/gc", nil, nil, nil)
+	if got := filesRead(t, n, "/s.txt", nil); string(got) != "small file" {
+		t.Fatalf("/s.txt: %q", got)
+	}
+	if rs := listRes(t, n, "filestore/ls", nil, nil); len(rs) != 1 || rs[0].FilePath != "data/s.txt" {
+		t.Fatalf("references after --to-files and gc: %+v", rs)
+	}
+	if d := mustCall(t, n, "filestore/dups", nil, nil, nil).Values; len(d) != 0 {
+		t.Fatalf("MFS copied the referenced block: %v", d)
+	}
 }
 
 // Ensure the HTTP path: a multipart part's Abspath header makes the
