@@ -643,3 +643,22 @@ func TestFiles_Read_Streams(t *testing.T) {
 		t.Fatal("stream differs")
 	}
 }
+
+// Ensure MFS writes count against Datastore.StorageMax: a write that
+// does not fit fails, and what fitted before stays readable.
+func TestFiles_Write_StorageMax(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	mustCall(t, n, "config", []string{"Datastore.StorageMax", "1MB"}, nil, nil)
+	small := noise(100 << 10)
+	filesWrite(t, n, "/small", small, create)
+	err := callErr(t, n, "files/write", []string{"/big"}, create, dataArg(noise(2<<20)))
+	if !strings.Contains(err.Error(), "storage limit reached") {
+		t.Fatalf("big write: %v", err)
+	}
+	if got := filesRead(t, n, "/small", nil); !bytes.Equal(got, small) {
+		t.Fatal("/small differs after the refused write")
+	}
+	if used, _ := n.Usage(); used > 1000000 {
+		t.Fatalf("usage %d over the cap", used)
+	}
+}
