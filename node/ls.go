@@ -137,7 +137,13 @@ func (n *Node) Links(ctx context.Context, c cid.Cid) ([]*ipld.Link, error) {
 	}
 	switch c.Type() {
 	case cid.Raw:
-		return nil, n.Blocks.View(ctx, c, func([]byte) error { return nil })
+		// Present, stored or as a filestore reference (whose file is
+		// not read).
+		has, err := n.hasBlock(ctx, c)
+		if err == nil && !has {
+			err = ipld.ErrNotFound{Cid: c}
+		}
+		return nil, err
 	case cid.DagProtobuf:
 		var links []*ipld.Link
 		err := n.Blocks.View(ctx, c, func(b []byte) error {
