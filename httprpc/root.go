@@ -45,6 +45,9 @@ var Families = [][]*Command{
 	configCommands,
 	pinCommands,
 	repoCommands,
+	objectCommands,
+	tarCommands,
+	fileLsCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.
