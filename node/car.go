@@ -14,9 +14,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 
 	"github.com/ipfs/boxo/verifcid"
@@ -31,25 +31,30 @@ import (
 	cidlink "github.com/ipld/go-ipld-prime/linking/cid"
 	basicnode "github.com/ipld/go-ipld-prime/node/basicnode"
 	"github.com/multiformats/go-varint"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// CidSet is an exact set of CIDs kept as 16-byte digests of their bytes
-// (about 40 bytes an entry instead of ~100 for CID strings).
-type CidSet struct{ m map[[16]byte]struct{} }
+// CidSet is an exact set of CIDs kept as 128-bit keyed hashes of their
+// bytes (about 40 bytes an entry instead of ~100 for CID strings; with
+// random seeds a false "seen" is out of reach).
+type CidSet struct {
+	m      map[[2]uint64]struct{}
+	s1, s2 maphash.Seed
+}
 
 // NewCidSet returns an empty set.
-func NewCidSet() *CidSet { return &CidSet{m: map[[16]byte]struct{}{}} }
+func NewCidSet() *CidSet {
+	return &CidSet{m: map[[2]uint64]struct{}{}, s1: maphash.MakeSeed(), s2: maphash.MakeSeed()}
+}
 
-func cidKey(c cid.Cid) [16]byte {
-	sum := sha256.Sum256(c.Bytes())
-	var k [16]byte
-	copy(k[:], sum[:16])
-	return k
+func (s *CidSet) key(c cid.Cid) [2]uint64 {
+	k := c.KeyString()
+	return [2]uint64{maphash.String(s.s1, k), maphash.String(s.s2, k)}
 }
 
 // Visit adds c and reports whether it was new.
 func (s *CidSet) Visit(c cid.Cid) bool {
-	k := cidKey(c)
+	k := s.key(c)
 	if _, ok := s.m[k]; ok {
 		return false
 	}
@@ -58,7 +63,7 @@ func (s *CidSet) Visit(c cid.Cid) bool {
 }
 
 // Has reports whether c is in the set.
-func (s *CidSet) Has(c cid.Cid) bool { _, ok := s.m[cidKey(c)]; return ok }
+func (s *CidSet) Has(c cid.Cid) bool { _, ok := s.m[s.key(c)]; return ok }
 
 // Len is the number of CIDs in the set.
 func (s *CidSet) Len() int { return len(s.m) }
@@ -71,21 +76,76 @@ func BlockLinks(c cid.Cid, data []byte) ([]cid.Cid, error) {
 	case cid.Raw:
 		return nil, nil
 	case cid.DagProtobuf:
-		_, links, err := scanPB(data, true)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]cid.Cid, len(links))
-		for i, l := range links {
-			out[i] = l.Cid
-		}
-		return out, nil
+		return pbLinkCids(data)
 	}
 	nd, err := DecodeBlock(c, data)
 	if err != nil {
 		return nil, err
 	}
 	return primeLinks(nd)
+}
+
+// pbLinkCids reads only the link CIDs of a dag-pb block (one small
+// allocation per link: walks of nodes with many links stay lean).
+func pbLinkCids(b []byte) ([]cid.Cid, error) {
+	count := 0
+	for rest := b; len(rest) > 0; {
+		num, typ, k := protowire.ConsumeTag(rest)
+		if k < 0 {
+			return nil, errors.New("dag-pb: malformed node")
+		}
+		rest = rest[k:]
+		k = protowire.ConsumeFieldValue(num, typ, rest)
+		if k < 0 {
+			return nil, errors.New("dag-pb: malformed node")
+		}
+		rest = rest[k:]
+		if num == 2 {
+			count++
+		}
+	}
+	out := make([]cid.Cid, 0, count)
+	for len(b) > 0 {
+		num, typ, k := protowire.ConsumeTag(b)
+		if k < 0 || typ != protowire.BytesType {
+			return nil, errors.New("dag-pb: malformed node")
+		}
+		b = b[k:]
+		v, k := protowire.ConsumeBytes(b)
+		if k < 0 {
+			return nil, errors.New("dag-pb: malformed node")
+		}
+		b = b[k:]
+		if num != 2 {
+			continue
+		}
+		var c cid.Cid
+		for len(v) > 0 {
+			lnum, ltyp, k := protowire.ConsumeTag(v)
+			if k < 0 {
+				return nil, errors.New("dag-pb link: bad tag")
+			}
+			v = v[k:]
+			k = protowire.ConsumeFieldValue(lnum, ltyp, v)
+			if k < 0 {
+				return nil, errors.New("dag-pb link: bad field")
+			}
+			if lnum == 1 && ltyp == protowire.BytesType {
+				h, _ := protowire.ConsumeBytes(v)
+				_, lc, err := cid.CidFromBytes(h)
+				if err != nil {
+					return nil, fmt.Errorf("dag-pb link: %w", err)
+				}
+				c = lc
+			}
+			v = v[k:]
+		}
+		if !c.Defined() {
+			return nil, errors.New("dag-pb link: missing Hash")
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // primeLinks collects the links of a data-model node depth first, without
@@ -157,13 +217,24 @@ func (n *Node) WalkUnique(ctx context.Context, root cid.Cid, o WalkOptions, fn f
 	if seen == nil {
 		seen = NewCidSet()
 	}
-	stack := []cid.Cid{root}
+	// A frame is the link list of one block being walked; the stack holds
+	// the lists along the current path, not copies of them.
+	type frame struct {
+		links []cid.Cid
+		i     int
+	}
+	stack := []frame{{links: []cid.Cid{root}}}
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		c := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+		top := &stack[len(stack)-1]
+		if top.i == len(top.links) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		c := top.links[top.i]
+		top.i++
 		if seen.Has(c) {
 			continue
 		}
@@ -189,8 +260,8 @@ func (n *Node) WalkUnique(ctx context.Context, root cid.Cid, o WalkOptions, fn f
 			return err
 		}
 		seen.Visit(c)
-		for i := len(links) - 1; i >= 0; i-- {
-			stack = append(stack, links[i])
+		if len(links) > 0 {
+			stack = append(stack, frame{links: links})
 		}
 	}
 	return nil
