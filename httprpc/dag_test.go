@@ -268,6 +268,17 @@ func TestDagGetResolve_IPLDPaths(t *testing.T) {
 			t.Errorf("resolve %s: %+v, want %s %q", c.path, r, c.cid, c.rem)
 		}
 	}
+	// /ipfs/ paths walk HAMT-sharded directories by entry name.
+	entries := map[string]files.Node{}
+	for i := 0; i < 40; i++ {
+		entries[fmt.Sprintf("f%02d", i)] = files.NewBytesFile([]byte(fmt.Sprintf("%d\n", i)))
+	}
+	hamt := addTree(t, n, map[string]string{"max-directory-links": "8"}, map[string]files.Node{"h": files.NewMapDirectory(entries)})
+	if !strings.Contains(string(mustCall(t, n, "dag/get", []string{hamt}, nil, nil).Bytes), `"bytes":"CAU`) {
+		t.Fatal("test directory is not a HAMT shard")
+	}
+	f := mustCall(t, n, "dag/resolve", []string{"/ipfs/" + hamt + "/f17"}, nil, nil).Values[0].(*httprpc.DagResolveResult)
+	wantEq(t, "HAMT entry", string(mustCall(t, n, "cat", []string{f.Cid.Cid}, nil, nil).Bytes), "17\n")
 	callErr(t, n, "dag/get", []string{root + "/nope"}, nil, nil)
 	callErr(t, n, "dag/get", []string{"bafyreiaaaaaa"}, nil, nil)
 	missing := cid.NewCidV1(cid.DagCBOR, mustHash(t, []byte("absent"))).String()
@@ -375,6 +386,17 @@ func TestDagStatExport_HugeLinkCount(t *testing.T) {
 	// All children missing: export fails after the root, unless local-only.
 	_, err := httprpc.Call(ctx, n, httprpc.DefaultTable, "dag/export", []string{missing.Cid().String()}, nil, nil)
 	wantErrPrefix(t, err, "ipld: could not find ")
+	// Over HTTP the root section is sent, then the error in the trailer;
+	// a missing root is a plain error before any output.
+	srv := testutil.StartServer(t, n)
+	resp := rpcPost(t, srv, "dag/export", url.Values{"arg": {missing.Cid().String()}}, nil, "")
+	body := readAll(t, resp.Body)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Trailer.Get("X-Stream-Error"), "ipld: could not find ") ||
+		!bytes.Equal(body, carV1(t, []cid.Cid{missing.Cid()}, carSection(missing.Cid(), missing.RawData()))) {
+		t.Fatalf("HTTP export with missing children: %d %q, %d bytes", resp.StatusCode, resp.Trailer.Get("X-Stream-Error"), len(body))
+	}
+	absent := cid.NewCidV1(cid.Raw, mustHash(t, []byte("absent root")))
+	wantErrorJSON(t, rpcPost(t, srv, "dag/export", url.Values{"arg": {absent.String()}}, nil, ""), 500, "ipld: could not find "+absent.String())
 	res = mustCall(t, n, "dag/export", []string{missing.Cid().String()}, map[string]string{"local-only": "true"}, nil)
 	if !bytes.Equal(res.Bytes, carV1(t, []cid.Cid{missing.Cid()}, carSection(missing.Cid(), missing.RawData()))) {
 		t.Fatal("local-only export is not the root alone")
