@@ -47,6 +47,9 @@ var Families = [][]*Command{
 	repoCommands,
 	filesCommands,
 	filestoreCommands,
+	objectCommands,
+	tarCommands,
+	fileLsCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.
