@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/alecthomas/units v0.0.0-20240927000941-0f3dac36c52b
 	github.com/dustin/go-humanize v1.0.1
+	github.com/gorilla/websocket v1.5.3
 	github.com/ipfs/bbloom v0.1.0
 	github.com/ipfs/boxo v0.40.0
 	github.com/ipfs/go-block-format v0.2.3
@@ -25,6 +26,7 @@ require (
 	github.com/multiformats/go-multihash v0.2.3
 	github.com/multiformats/go-varint v0.1.0
 	github.com/valyala/fasthttp v1.68.0
+	github.com/yuin/gopher-lua v1.1.1
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/sys v0.45.0
 	golang.org/x/term v0.43.0
@@ -43,7 +45,6 @@ require (
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	github.com/ipfs/go-bitfield v1.1.0 // indirect
 	github.com/ipfs/go-dsqueue v0.2.0 // indirect
@@ -68,7 +69,6 @@ require (
 	github.com/whyrusleeping/cbor v0.0.0-20171005072247-63513f603b11 // indirect
 	github.com/whyrusleeping/cbor-gen v0.3.1 // indirect
 	github.com/whyrusleeping/chunker v0.0.0-20181014151217-fe64bd25879f // indirect
-	github.com/yuin/gopher-lua v1.1.1 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel v1.43.0 // indirect
 	go.opentelemetry.io/otel/metric v1.43.0 // indirect
