@@ -66,7 +66,6 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(argv); err != nil {
 		return 1
 	}
-	_ = offline // the node has no network layer yet: every daemon is offline
 	dir := resolveRepo(*repo)
 	if *initRepo && !node.IsInitialized(dir) {
 		if _, err := node.Init(dir, *initProfile); err != nil {
@@ -75,7 +74,7 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "initialized cairn repo at %s\n", dir)
 	}
-	if err := runDaemon(dir, *enableGC, stdout, stderr); err != nil {
+	if err := runDaemon(dir, *enableGC, *offline, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return 1
 	}
@@ -83,7 +82,7 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 }
 
 // runDaemon serves the RPC until SIGINT/SIGTERM or /api/v0/shutdown.
-func runDaemon(dir string, enableGC bool, stdout, stderr io.Writer) error {
+func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	fmt.Fprintf(stdout, "Initializing daemon...\ncairn version: %s\nRepo version: %s\n", httprpc.Version, node.RepoVersion)
@@ -97,6 +96,15 @@ func runDaemon(dir string, enableGC bool, stdout, stderr io.Writer) error {
 		if err := startAutoGC(ctx, n, stderr); err != nil {
 			return err
 		}
+	}
+	if !offline {
+		if err := n.StartNet(ctx, node.NetOptions{UserAgent: httprpc.AgentVersion()}); err != nil {
+			return err
+		}
+		for _, a := range n.Net.Host.Network().ListenAddresses() {
+			fmt.Fprintf(stdout, "Swarm listening on %s\n", a)
+		}
+		fmt.Fprintf(stdout, "PeerID: %s\n", n.PeerID)
 	}
 
 	addrs := n.Config.Addresses.API
