@@ -22,6 +22,7 @@ import (
 	bsnet "github.com/ipfs/boxo/bitswap/network/bsnet"
 	"github.com/ipfs/boxo/blockservice"
 	"github.com/ipfs/boxo/ipld/merkledag"
+	"github.com/ipfs/boxo/ipns"
 	blocks "github.com/ipfs/go-block-format"
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
@@ -199,7 +200,7 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 	}
 	if rtype != "none" {
 		dopts := []dht.Option{dht.Mode(mode), dht.Datastore(namespace.Wrap(n.Store.Datastore(), ds.NewKey("/dht"))),
-			dht.BootstrapPeers(boot...)}
+			dht.BootstrapPeers(boot...), dht.NamespacedValidator("ipns", ipns.Validator{KeyBook: h.Peerstore()})}
 		d, err := dht.New(nctx, capped, dopts...)
 		if err != nil {
 			return fail(fmt.Errorf("starting the DHT: %w", err))

@@ -85,6 +85,11 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Signals are caught from the start: a SIGTERM that arrives once the
+	// api file exists must still shut down cleanly.
+	sigc := make(chan os.Signal, 2)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigc)
 	fmt.Fprintf(stdout, "Initializing daemon...\ncairn version: %s\nRepo version: %s\n", httprpc.Version, node.RepoVersion)
 	n, err := node.New(ctx, dir, &node.Options{CompactIfNeeded: true,
 		Log: func(f string, a ...any) { fmt.Fprintf(stdout, f+"\n", a...) }})
@@ -156,9 +161,6 @@ func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) err
 	defer node.RemoveAPIFile(dir)
 	fmt.Fprintf(stdout, "Daemon is ready\n")
 
-	sigc := make(chan os.Signal, 2)
-	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigc)
 	select {
 	case s := <-sigc:
 		fmt.Fprintf(stdout, "\nReceived %s, shutting down...\n", s)
