@@ -288,10 +288,11 @@ func runFindProvs(r *Request, e Emitter) error {
 	}
 	return streamEvents(r, e, func(ctx context.Context) error {
 		for ai := range d.FindProvidersAsync(ctx, keys[0], int(n)) {
-			ai := ai
 			routing.PublishQueryEvent(ctx, &routing.QueryEvent{Type: routing.Provider, Responses: []*peer.AddrInfo{&ai}})
 		}
-		return nil
+		// A query cut short by the deadline is an error, not an empty
+		// answer.
+		return r.Ctx.Err()
 	})
 }
 

@@ -1,0 +1,272 @@
+package httprpc_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/httprpc"
+	"cairn/internal/testutil"
+	"cairn/node"
+
+	"github.com/ipfs/boxo/files"
+	"github.com/libp2p/go-libp2p"
+	dhtpb "github.com/libp2p/go-libp2p-kad-dht/pb"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/routing"
+	"github.com/libp2p/go-msgio/pbio"
+)
+
+// call runs a command in-process with a deadline.
+func callT(t *testing.T, n *node.Node, timeout time.Duration, path string, args []string, opts map[string]string, dir files.Directory) (*httprpc.Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return httprpc.Call(ctx, n, httprpc.DefaultTable, path, args, opts, dir)
+}
+
+// waitFor polls cond every 50ms until it holds or d passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func randomPeer(t *testing.T) peer.ID {
+	t.Helper()
+	_, pk, err := crypto.GenerateEd25519Key(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := peer.IDFromPublicKey(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// closedPort returns a loopback TCP port nobody listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return strconv.Itoa(port)
+}
+
+// Ensure three loopback nodes exchange content: add on A, cat on C (which
+// only knows B) finds A through the DHT on B; findprovs, swarm/peers,
+// ping and id answer; a swarm filter blocks a dial and is persisted.
+func TestNet_ThreeNodes_AddOnACatOnC(t *testing.T) {
+	a := testutil.MustOnlineNode(t, "dhtserver", nil)
+	b := testutil.MustOnlineNode(t, "dhtserver", nil)
+	c := testutil.MustOnlineNode(t, "dhtserver", nil)
+	mustCall(t, a, "swarm/connect", []string{testutil.P2PAddr(t, b)}, nil, nil)
+	res := mustCall(t, c, "swarm/connect", []string{testutil.P2PAddr(t, b)}, nil, nil)
+	if got := res.Values[0].(*httprpc.StringsOutput).Strings; len(got) != 1 || got[0] != "connect "+b.PeerID.String()+" success" {
+		t.Fatalf("swarm/connect output %q", got)
+	}
+	waitFor(t, 10*time.Second, "routing tables", func() bool {
+		return a.Net.DHT.RoutingTable().Size() > 0 && c.Net.DHT.RoutingTable().Size() > 0
+	})
+
+	data := make([]byte, 700<<10)
+	rand.Read(data)
+	root := addTree(t, a, nil, map[string]files.Node{"f": files.NewBytesFile(data)})
+	// The pin queued a provide; the provider announces it to B.
+	waitFor(t, 15*time.Second, "A's provide", func() bool { return a.Net.ProvideStats().TotalProvides > 0 })
+
+	res, err := callT(t, c, 20*time.Second, "dht/findprovs", []string{root}, map[string]string{"num-providers": "1"}, nil)
+	if err != nil {
+		t.Fatalf("findprovs: %v", err)
+	}
+	found := false
+	for _, v := range res.Values {
+		ev := v.(*httprpc.RoutingEvent)
+		if ev.Type == routing.Provider && len(ev.Responses) == 1 && ev.Responses[0].ID == a.PeerID {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("findprovs on C did not report A among %d events", len(res.Values))
+	}
+
+	res, err = callT(t, c, 30*time.Second, "cat", []string{root}, nil, nil)
+	if err != nil {
+		t.Fatalf("cat on C: %v", err)
+	}
+	if !bytes.Equal(res.Bytes, data) {
+		t.Fatalf("cat on C: %d bytes, want %d", len(res.Bytes), len(data))
+	}
+
+	res = mustCall(t, c, "swarm/peers", nil, map[string]string{"verbose": "true"}, nil)
+	peers := res.Values[0].(*httprpc.SwarmPeers).Peers
+	var sawB bool
+	for _, p := range peers {
+		if p.Peer == b.PeerID.String() {
+			sawB = true
+			if p.Direction != int(network.DirOutbound) || p.Latency == "" || p.Muxer == "" {
+				t.Fatalf("swarm/peers entry for B: %+v", p)
+			}
+		}
+	}
+	if !sawB {
+		t.Fatalf("swarm/peers on C lacks B: %+v", peers)
+	}
+
+	res, err = callT(t, c, 20*time.Second, "ping", []string{b.PeerID.String()}, map[string]string{"count": "2"}, nil)
+	if err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	var pongs int
+	for _, v := range res.Values {
+		if p := v.(*httprpc.PingResult); p.Success && p.Text == "" && p.Time > 0 {
+			pongs++
+		}
+	}
+	first := res.Values[0].(*httprpc.PingResult).Text
+	last := res.Values[len(res.Values)-1].(*httprpc.PingResult).Text
+	if pongs != 2 || first != "PING "+b.PeerID.String()+"." || !strings.HasPrefix(last, "Average latency: ") {
+		t.Fatalf("ping: %d pongs, first %q, last %q", pongs, first, last)
+	}
+
+	res = mustCall(t, c, "id", []string{b.PeerID.String()}, nil, nil)
+	id := res.Values[0].(*httprpc.IDOutput)
+	if id.ID != b.PeerID.String() || id.AgentVersion != "cairn-test" || len(id.Addresses) == 0 || len(id.Protocols) == 0 {
+		t.Fatalf("id B from C: %+v", id)
+	}
+	self := mustCall(t, c, "id", nil, nil, nil).Values[0].(*httprpc.IDOutput)
+	if len(self.Addresses) == 0 || !strings.HasSuffix(self.Addresses[0], "/p2p/"+c.PeerID.String()) || len(self.Protocols) == 0 {
+		t.Fatalf("id self online: %+v", self)
+	}
+
+	// A filter on C closes its connection to B and blocks the dial back.
+	mustCall(t, c, "swarm/filters/add", []string{"/ip4/127.0.0.0/ipcidr/8"}, nil, nil)
+	if got := c.Cfg().Swarm.AddrFilters; len(got) != 1 || got[0] != "/ip4/127.0.0.0/ipcidr/8" {
+		t.Fatalf("Swarm.AddrFilters not persisted: %q", got)
+	}
+	err = callErr(t, c, "swarm/connect", []string{testutil.P2PAddr(t, b)}, nil, nil)
+	if !strings.Contains(err.Error(), "connect "+b.PeerID.String()+" failure") {
+		t.Fatalf("filtered connect error: %v", err)
+	}
+	res = mustCall(t, c, "swarm/filters/rm", []string{"/ip4/127.0.0.0/ipcidr/8"}, nil, nil)
+	if got := res.Values[0].(*httprpc.StringsOutput).Strings; len(got) != 1 {
+		t.Fatalf("filters/rm: %q", got)
+	}
+	if got := c.Cfg().Swarm.AddrFilters; len(got) != 0 {
+		t.Fatalf("filter still in config: %q", got)
+	}
+	mustCall(t, c, "swarm/connect", []string{testutil.P2PAddr(t, b)}, nil, nil)
+}
+
+// Ensure network commands answer Kubo's offline error on an offline node.
+func TestNet_Commands_Offline(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	for _, path := range []string{"swarm/peers", "swarm/addrs", "swarm/addrs/listen", "swarm/filters", "bitswap/stat", "stats/bw", "dht/query"} {
+		args := []string(nil)
+		if path == "dht/query" {
+			args = []string{randomPeer(t).String()}
+		}
+		err := callErr(t, n, path, args, nil, nil)
+		if err.Error() != "this command must be run in online mode. Try running 'cairn daemon' first" {
+			t.Fatalf("%s offline: %v", path, err)
+		}
+	}
+}
+
+// Ensure bad input gives clear errors: a malformed multiaddr, an unknown
+// peer, a ping to a port nobody listens on (the error ends the stream, in
+// the trailer over HTTP), a DHT query that times out.
+func TestNet_BadInput_Errors(t *testing.T) {
+	n := testutil.MustOnlineNode(t, "dhtclient", nil)
+	err := callErr(t, n, "swarm/connect", []string{"/ip4/127.0.0.1/tcp/notaport"}, nil, nil)
+	if !strings.Contains(err.Error(), "notaport") {
+		t.Fatalf("malformed multiaddr: %v", err)
+	}
+	unknown := randomPeer(t)
+	_, err = callT(t, n, 10*time.Second, "swarm/connect", []string{unknown.String()}, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "connect "+unknown.String()+" failure") {
+		t.Fatalf("unknown peer connect: %v", err)
+	}
+	if err := callErr(t, n, "ping", []string{"notapeer"}, nil, nil); !strings.Contains(err.Error(), "invalid peer id") {
+		t.Fatalf("ping bad id: %v", err)
+	}
+	if err := callErr(t, n, "ping", []string{n.PeerID.String()}, nil, nil); err.Error() != "error: can't ping self" {
+		t.Fatalf("ping self: %v", err)
+	}
+
+	// Ping over HTTP to a loopback port nobody listens on.
+	srv := testutil.StartServer(t, n)
+	target := "/ip4/127.0.0.1/tcp/" + closedPort(t) + "/p2p/" + unknown.String()
+	resp, err := http.Post(srv.URL+"/api/v0/ping?"+url.Values{"arg": {target}, "count": {"1"}}.Encode(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"Text":"PING `+unknown.String()+`."`) || !strings.Contains(string(body), `Ping error: `) {
+		t.Fatalf("ping unreachable body: %s", body)
+	}
+	if got := resp.Trailer.Get("X-Stream-Error"); got != "ping failed" {
+		t.Fatalf("ping unreachable trailer %q (body %s)", got, body)
+	}
+
+	// A DHT peer that never answers: the query ends with the deadline.
+	mute, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay(), libp2p.NoTransports,
+		libp2p.DefaultTransports, libp2p.DisableMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mute.Close()
+	quit := make(chan struct{})
+	defer close(quit)
+	// It answers the routing table's lookup check about itself, then
+	// nothing.
+	mute.SetStreamHandler("/ipfs/kad/1.0.0", func(s network.Stream) {
+		defer s.Reset()
+		r, w := pbio.NewDelimitedReader(s, 1<<20), pbio.NewDelimitedWriter(s)
+		for {
+			var m dhtpb.Message
+			if err := r.ReadMsg(&m); err != nil {
+				return
+			}
+			if m.GetType() == dhtpb.Message_FIND_NODE && peer.ID(m.GetKey()) == mute.ID() {
+				if err := w.WriteMsg(&dhtpb.Message{Type: dhtpb.Message_FIND_NODE, Key: m.GetKey()}); err != nil {
+					return
+				}
+				continue
+			}
+			<-quit
+			return
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := n.Net.Host.Connect(ctx, peer.AddrInfo{ID: mute.ID(), Addrs: mute.Addrs()}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "mute peer in the routing table", func() bool { return n.Net.DHT.RoutingTable().Size() > 0 })
+	start := time.Now()
+	_, err = callT(t, n, 2*time.Second, "dht/findprovs", []string{"bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"}, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "deadline") || time.Since(start) > 10*time.Second {
+		t.Fatalf("DHT query with a mute peer: %v after %v", err, time.Since(start))
+	}
+}
