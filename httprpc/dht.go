@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"cairn/node"
@@ -296,6 +297,20 @@ func runFindProvs(r *Request, e Emitter) error {
 	})
 }
 
+// escapeDhtKey turns /ipns/<peer id> or /pk/<peer id> into the DHT's
+// key (the ID's raw bytes), as Kubo does.
+func escapeDhtKey(s string) (string, error) {
+	parts := strings.Split(s, "/")
+	if len(parts) != 3 || parts[0] != "" || (parts[1] != "ipns" && parts[1] != "pk") {
+		return "", errors.New("invalid key")
+	}
+	k, err := peer.Decode(parts[2])
+	if err != nil {
+		return "", err
+	}
+	return "/" + parts[1] + "/" + string(k), nil
+}
+
 func runDHTGet(r *Request, e Emitter) error {
 	_, d, err := dhtOf(r)
 	if err != nil {
@@ -304,8 +319,12 @@ func runDHTGet(r *Request, e Emitter) error {
 	if len(r.Args) > 1 {
 		return errors.New("only one key may be given")
 	}
+	key, err := escapeDhtKey(r.Args[0])
+	if err != nil {
+		return err
+	}
 	return streamEvents(r, e, func(ctx context.Context) error {
-		v, err := d.GetValue(ctx, r.Args[0])
+		v, err := d.GetValue(ctx, key)
 		if err != nil {
 			return err
 		}
@@ -331,12 +350,16 @@ func runDHTPut(r *Request, e Emitter) error {
 	if len(value) > 1<<20 {
 		return errors.New("value too large: the DHT takes at most 1 MiB")
 	}
+	key, err := escapeDhtKey(r.Args[0])
+	if err != nil {
+		return err
+	}
 	return streamEvents(r, e, func(ctx context.Context) error {
-		if err := d.PutValue(ctx, r.Args[0], value); err != nil {
+		if err := d.PutValue(ctx, key, value); err != nil {
 			return err
 		}
 		// The peers closest to the key are the ones that stored it.
-		peers, err := d.GetClosestPeers(ctx, r.Args[0])
+		peers, err := d.GetClosestPeers(ctx, key)
 		if err != nil {
 			return nil
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"io"
 	"net"
 	"net/http"
@@ -268,5 +269,143 @@ func TestNet_BadInput_Errors(t *testing.T) {
 	_, err = callT(t, n, 2*time.Second, "dht/findprovs", []string{"bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"}, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "deadline") || time.Since(start) > 10*time.Second {
 		t.Fatalf("DHT query with a mute peer: %v after %v", err, time.Since(start))
+	}
+}
+
+// Ensure the bootstrap commands edit the config list (no network needed).
+func TestBootstrap_AddRm_EditsConfig(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	peers := func(res *httprpc.Result) []string { return res.Values[0].(*httprpc.BootstrapOutput).Peers }
+	if got := peers(mustCall(t, n, "bootstrap", nil, nil, nil)); len(got) != 0 {
+		t.Fatalf("test profile bootstrap list: %q", got)
+	}
+	p := "/ip4/127.0.0.1/tcp/4001/p2p/" + randomPeer(t).String()
+	if got := peers(mustCall(t, n, "bootstrap/add", []string{p}, nil, nil)); len(got) != 1 || got[0] != p {
+		t.Fatalf("bootstrap add: %q", got)
+	}
+	if got := peers(mustCall(t, n, "bootstrap/add", []string{p}, nil, nil)); len(got) != 0 {
+		t.Fatalf("bootstrap add again: %q", got)
+	}
+	if got := n.Cfg().Bootstrap; len(got) != 1 || got[0] != p {
+		t.Fatalf("config Bootstrap: %q", got)
+	}
+	if got := peers(mustCall(t, n, "bootstrap/add/default", nil, nil, nil)); len(got) != len(node.DefaultBootstrap) {
+		t.Fatalf("add/default: %q", got)
+	}
+	if got := peers(mustCall(t, n, "bootstrap/rm", []string{p}, nil, nil)); len(got) != 1 || got[0] != p {
+		t.Fatalf("bootstrap rm: %q", got)
+	}
+	if got := peers(mustCall(t, n, "bootstrap/rm/all", nil, nil, nil)); len(got) != len(node.DefaultBootstrap) {
+		t.Fatalf("rm/all: %q", got)
+	}
+	if got := peers(mustCall(t, n, "bootstrap/list", nil, nil, nil)); len(got) != 0 {
+		t.Fatalf("list after rm/all: %q", got)
+	}
+	if err := callErr(t, n, "bootstrap/add", []string{"/ip4/1.2.3.4/tcp/1"}, nil, nil); !strings.Contains(err.Error(), "invalid bootstrap address") {
+		t.Fatalf("add without /p2p: %v", err)
+	}
+	if err := callErr(t, n, "bootstrap/add", nil, nil, nil); err.Error() != "no bootstrap peers to add" {
+		t.Fatalf("add nothing: %v", err)
+	}
+}
+
+// Ensure the swarm address commands, stats/bw (with caps), dht put/get/
+// query and stats/dht answer between two loopback DHT servers.
+func TestNet_TwoNodes_AddrsBWAndDHTValues(t *testing.T) {
+	a := testutil.MustOnlineNode(t, "dhtserver", func(doc map[string]any) {
+		node.SetKey(doc, "Swarm.Bandwidth", map[string]any{"WANIn": "1MiB"})
+	})
+	b := testutil.MustOnlineNode(t, "dhtserver", nil)
+	mustCall(t, a, "swarm/connect", []string{testutil.P2PAddr(t, b)}, nil, nil)
+	waitFor(t, 10*time.Second, "routing tables", func() bool {
+		return a.Net.DHT.RoutingTable().Size() > 0 && b.Net.DHT.RoutingTable().Size() > 0
+	})
+	listen := mustCall(t, a, "swarm/addrs/listen", nil, nil, nil).Values[0].(*httprpc.StringsOutput).Strings
+	if len(listen) == 0 || !strings.HasPrefix(listen[0], "/ip4/127.0.0.1/tcp/") {
+		t.Fatalf("addrs/listen: %q", listen)
+	}
+	local := mustCall(t, a, "swarm/addrs/local", nil, map[string]string{"id": "true"}, nil).Values[0].(*httprpc.StringsOutput).Strings
+	if len(local) == 0 || !strings.HasSuffix(local[0], "/p2p/"+a.PeerID.String()) {
+		t.Fatalf("addrs/local --id: %q", local)
+	}
+	known := mustCall(t, a, "swarm/addrs", nil, nil, nil).Values[0].(*httprpc.SwarmAddrs).Addrs
+	if len(known[b.PeerID.String()]) == 0 {
+		t.Fatalf("swarm/addrs lacks B: %v", known)
+	}
+
+	// The counters are swept once a second.
+	var bw *httprpc.BandwidthStats
+	waitFor(t, 5*time.Second, "bandwidth counters", func() bool {
+		bw = mustCall(t, a, "stats/bw", nil, nil, nil).Values[0].(*httprpc.BandwidthStats)
+		return bw.TotalIn > 0
+	})
+	if bw.TotalIn == 0 || bw.TotalOut == 0 || bw.Caps == nil || bw.Caps.WANIn != 1<<20 || bw.Caps.LANIn != 0 {
+		t.Fatalf("stats/bw: %+v caps %+v", bw, bw.Caps)
+	}
+	if err := callErr(t, a, "stats/bw", nil, map[string]string{"peer": b.PeerID.String(), "proto": "/ipfs/ping/1.0.0"}, nil); !strings.Contains(err.Error(), "please only specify peer OR protocol") {
+		t.Fatalf("stats/bw peer+proto: %v", err)
+	}
+	peerBW := mustCall(t, a, "stats/bw", nil, map[string]string{"peer": b.PeerID.String()}, nil).Values[0].(*httprpc.BandwidthStats)
+	if peerBW.TotalOut == 0 {
+		t.Fatalf("stats/bw --peer: %+v", peerBW)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	res, _ := httprpc.Call(ctx, a, httprpc.DefaultTable, "stats/bw", nil, map[string]string{"poll": "true", "interval": "500ms"}, nil)
+	if res == nil || len(res.Values) < 3 {
+		t.Fatalf("stats/bw --poll: %v values", res)
+	}
+
+	// A public-key record: key /pk/<multihash of A's id>, value A's key.
+	pub, err := crypto.MarshalPublicKey(a.PrivKey.GetPublic())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "/pk/" + a.PeerID.String()
+	res, err = callT(t, a, 20*time.Second, "dht/put", []string{key}, nil,
+		files.NewMapDirectory(map[string]files.Node{"value-file": files.NewBytesFile(pub)}))
+	if err != nil {
+		t.Fatalf("dht/put: %v", err)
+	}
+	res, err = callT(t, b, 20*time.Second, "dht/get", []string{key}, nil, nil)
+	if err != nil {
+		t.Fatalf("dht/get: %v", err)
+	}
+	if ev := res.Values[len(res.Values)-1].(*httprpc.RoutingEvent); ev.Type != routing.Value || ev.Extra != base64.StdEncoding.EncodeToString(pub) {
+		t.Fatalf("dht/get last event: %+v", ev)
+	}
+	if err := callErr(t, a, "dht/get", []string{"/nope/x"}, nil, nil); err.Error() != "invalid key" {
+		t.Fatalf("dht/get bad key: %v", err)
+	}
+	res, err = callT(t, a, 20*time.Second, "dht/query", []string{b.PeerID.String()}, nil, nil)
+	if err != nil {
+		t.Fatalf("dht/query: %v", err)
+	}
+	var final int
+	for _, v := range res.Values {
+		if v.(*httprpc.RoutingEvent).Type == routing.FinalPeer {
+			final++
+		}
+	}
+	if final == 0 {
+		t.Fatalf("dht/query: no FinalPeer among %d events", len(res.Values))
+	}
+	st := mustCall(t, a, "stats/dht", nil, nil, nil).Values[0].(*httprpc.DHTStats)
+	var inTable bool
+	for _, bk := range st.Buckets {
+		for _, p := range bk.Peers {
+			inTable = inTable || (p.ID == b.PeerID.String() && p.Connected)
+		}
+	}
+	if st.Name != "WAN DHT" || !inTable {
+		t.Fatalf("stats/dht: %+v", st)
+	}
+	res, err = callT(t, b, 20*time.Second, "dht/findpeer", []string{a.PeerID.String()}, nil, nil)
+	if err != nil {
+		t.Fatalf("findpeer: %v", err)
+	}
+	last := res.Values[len(res.Values)-1].(*httprpc.RoutingEvent)
+	if last.Type != routing.FinalPeer || len(last.Responses) != 1 || last.Responses[0].ID != a.PeerID || len(last.Responses[0].Addrs) == 0 {
+		t.Fatalf("findpeer final event: %+v", last)
 	}
 }
