@@ -418,21 +418,29 @@ func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error
 			for i, l := range f.links {
 				ks[i] = l.c
 			}
-			go nt.prefetch(ctx, ks)
+			go n.prefetch(ctx, nt, ks)
 		}
 	}
 	return n.Blocks.View(ctx, c, fn)
 }
 
-// prefetch fetches blocks missing locally, PrefetchWindow at a time,
-// until ctx ends.
-func (nt *Net) prefetch(ctx context.Context, ks []cid.Cid) {
-	bs := nt.bserv.Blockstore()
+// maxPrefetchQueue bounds the CIDs a prefetch keeps ahead of a reader.
+const maxPrefetchQueue = 1 << 16
+
+// prefetch fetches the DAG below ks (breadth first, in link order, so
+// roughly in the order a reader walks it), PrefetchWindow blocks at a
+// time, until ctx ends. Blocks that arrive together are stored together
+// (one commit), not one commit each as the block service would.
+func (n *Node) prefetch(ctx context.Context, nt *Net, ks []cid.Cid) {
 	for len(ks) > 0 && ctx.Err() == nil && nt.ctx.Err() == nil {
 		k := min(nt.Limits.PrefetchWindow, len(ks))
 		var missing []cid.Cid
 		for _, c := range ks[:k] {
-			if has, err := bs.Has(ctx, c); err == nil && !has {
+			has, err := n.Blocks.Has(ctx, c)
+			if err != nil {
+				return
+			}
+			if !has {
 				missing = append(missing, c)
 			}
 		}
@@ -440,7 +448,47 @@ func (nt *Net) prefetch(ctx context.Context, ks []cid.Cid) {
 		if len(missing) == 0 {
 			continue
 		}
-		for range nt.bserv.GetBlocks(ctx, missing) {
+		ch, err := nt.Bitswap.GetBlocks(ctx, missing)
+		if err != nil {
+			return
+		}
+		// Children of the inner nodes of this window, in window order.
+		children := map[cid.Cid][]cid.Cid{}
+		for blk := range ch {
+			batch := []blocks.Block{blk}
+		drain:
+			for len(batch) < 64 {
+				select {
+				case b, ok := <-ch:
+					if !ok {
+						break drain
+					}
+					batch = append(batch, b)
+				default:
+					break drain
+				}
+			}
+			if err := n.PutBlocks(ctx, false, batch...); err != nil {
+				return
+			}
+			_ = nt.Bitswap.NotifyNewBlocks(ctx, batch...)
+			for _, b := range batch {
+				if b.Cid().Type() != cid.DagProtobuf {
+					continue
+				}
+				if f, err := decodePB(b.RawData()); err == nil {
+					for _, l := range f.links {
+						children[b.Cid()] = append(children[b.Cid()], l.c)
+					}
+				}
+			}
+		}
+		var next []cid.Cid
+		for _, c := range missing {
+			next = append(next, children[c]...)
+		}
+		if len(next) > 0 && len(ks)+len(next) <= maxPrefetchQueue {
+			ks = append(next, ks...)
 		}
 	}
 }
