@@ -1,6 +1,7 @@
 package httprpc_test
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -407,5 +408,59 @@ func TestNet_TwoNodes_AddrsBWAndDHTValues(t *testing.T) {
 	last := res.Values[len(res.Values)-1].(*httprpc.RoutingEvent)
 	if last.Type != routing.FinalPeer || len(last.Responses) != 1 || last.Responses[0].ID != a.PeerID || len(last.Responses[0].Addrs) == 0 {
 		t.Fatalf("findpeer final event: %+v", last)
+	}
+}
+
+// Ensure get, refs and pin/add on a node that holds nothing fetch the DAG
+// from a connected peer.
+func TestNet_GetRefsPin_FetchFromPeer(t *testing.T) {
+	a := testutil.MustOnlineNode(t, "none", nil)
+	b := testutil.MustOnlineNode(t, "none", nil)
+	mustCall(t, b, "swarm/connect", []string{testutil.P2PAddr(t, a)}, nil, nil)
+	one, two := make([]byte, 300<<10), make([]byte, 5000)
+	rand.Read(one)
+	rand.Read(two)
+	root := addTree(t, a, map[string]string{"raw-leaves": "true", "wrap-with-directory": "true"}, map[string]files.Node{
+		"one": files.NewBytesFile(one), "two": files.NewBytesFile(two)})
+
+	res, err := callT(t, b, 20*time.Second, "get", []string{root}, nil, nil)
+	if err != nil {
+		t.Fatalf("get on B: %v", err)
+	}
+	tr := tar.NewReader(bytes.NewReader(res.Bytes))
+	got := map[string][]byte{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(tr)
+		got[h.Name] = body
+	}
+	if !bytes.Equal(got[root+"/one"], one) || !bytes.Equal(got[root+"/two"], two) {
+		t.Fatalf("get on B: tar entries %d", len(got))
+	}
+
+	b2 := testutil.MustOnlineNode(t, "none", nil)
+	mustCall(t, b2, "swarm/connect", []string{testutil.P2PAddr(t, a)}, nil, nil)
+	res, err = callT(t, b2, 20*time.Second, "refs", []string{root}, map[string]string{"recursive": "true"}, nil)
+	if err != nil {
+		t.Fatalf("refs -r on B2: %v", err)
+	}
+	if len(res.Values) < 3 {
+		t.Fatalf("refs -r on B2: %d refs", len(res.Values))
+	}
+	if _, err := callT(t, b2, 20*time.Second, "pin/add", []string{root}, nil, nil); err != nil {
+		t.Fatalf("pin/add on B2: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res = mustCall(t, b2, "cat", []string{root + "/one"}, nil, nil)
+	if !bytes.Equal(res.Bytes, one) {
+		t.Fatal("pinned file not readable on B2 once A is gone")
 	}
 }

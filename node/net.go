@@ -606,3 +606,14 @@ func (n *Node) Reprovide(ctx context.Context) (int, error) {
 	}
 	return len(roots), nil
 }
+
+// blockSize is n.Blocks.GetSize that fetches a missing block first on an
+// online node.
+func (n *Node) blockSize(ctx context.Context, c cid.Cid) (int, error) {
+	size, err := n.Blocks.GetSize(ctx, c)
+	if err == nil || n.Net == nil || !ipld.IsNotFound(err) {
+		return size, err
+	}
+	err = n.view(ctx, c, func(b []byte) error { size = len(b); return nil })
+	return size, err
+}
