@@ -189,7 +189,7 @@ var swarmCommands = []*Command{
 		if err != nil {
 			return err
 		}
-		return e.Emit(&StringsOutput{Strings: orEmpty(nt.Filters.List())})
+		return e.Emit(&StringsOutput{Strings: nt.Filters.List()}) // null when empty, as Kubo
 	}),
 	stringsCmd("swarm/filters/add", "Add an address filter.",
 		[]Arg{{Name: "address", Kind: ArgString, Required: true, Variadic: true, Help: "Multiaddr to filter."}},
@@ -256,7 +256,7 @@ func runSwarmPeers(r *Request, e Emitter) error {
 	}
 	verbose := r.Bool("verbose")
 	latency, streams, direction := verbose || r.Bool("latency"), verbose || r.Bool("streams"), verbose || r.Bool("direction")
-	out := &SwarmPeers{Peers: []SwarmPeer{}}
+	out := &SwarmPeers{} // Kubo answers {"Peers":null} with no connection
 	for _, c := range nt.Host.Network().Conns() {
 		p := c.RemotePeer()
 		sp := SwarmPeer{Addr: c.RemoteMultiaddr().String(), Peer: p.String()}

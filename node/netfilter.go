@@ -128,7 +128,7 @@ func (f *AddrFilters) Remove(s string) bool {
 // List returns the filters, sorted.
 func (f *AddrFilters) List() []string {
 	f.mu.RLock()
-	out := append([]string{}, f.order...)
+	out := append([]string(nil), f.order...)
 	f.mu.RUnlock()
 	sort.Strings(out)
 	return out
