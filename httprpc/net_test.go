@@ -464,3 +464,45 @@ func TestNet_GetRefsPin_FetchFromPeer(t *testing.T) {
 		t.Fatal("pinned file not readable on B2 once A is gone")
 	}
 }
+
+// Ensure the text renderings of the network commands follow Kubo's.
+func TestNet_Text_KuboFormats(t *testing.T) {
+	render := func(path string, opts map[string]any, vs ...any) string {
+		t.Helper()
+		cmd := httprpc.DefaultTable.Find(path)
+		var out bytes.Buffer
+		env := &httprpc.TextEnv{Out: &out, Err: io.Discard, Req: &httprpc.Request{Opts: opts}}
+		for _, v := range vs {
+			if err := cmd.Text(env, v); err != nil {
+				t.Fatalf("%s text: %v", path, err)
+			}
+		}
+		return out.String()
+	}
+	got := render("ping", nil, &httprpc.PingResult{Success: true, Text: "PING x."},
+		&httprpc.PingResult{Success: true, Time: 1500 * time.Microsecond}, &httprpc.PingResult{Text: "Ping error: boom"},
+		&httprpc.PingResult{Success: false}, &httprpc.PingResult{Success: true, Text: "Average latency: 1.50ms"})
+	if want := "PING x.\nPong received: time=1.50 ms\nPing error: boom\nPong failed\nAverage latency: 1.50ms\n"; got != want {
+		t.Fatalf("ping text %q", got)
+	}
+	got = render("swarm/peers", nil, &httprpc.SwarmPeers{Peers: []httprpc.SwarmPeer{
+		{Addr: "/ip4/127.0.0.1/tcp/1", Peer: "P", Latency: "1ms", Direction: 2, Streams: []httprpc.SwarmStream{{Protocol: "/a"}, {}}}}})
+	if want := "/ip4/127.0.0.1/tcp/1/p2p/P 1ms outbound\n  /a\n  <no protocol name>\n"; got != want {
+		t.Fatalf("swarm/peers text %q", got)
+	}
+	got = render("stats/bw", nil, &httprpc.BandwidthStats{TotalIn: 2000, TotalOut: 1000, RateIn: 10, RateOut: 0})
+	if want := "Bandwidth\nTotalIn: 2.0 kB\nTotalOut: 1.0 kB\nRateIn: 10 B/s\nRateOut: 0 B/s\n"; got != want {
+		t.Fatalf("stats/bw text %q", got)
+	}
+	got = render("swarm/addrs", nil, &httprpc.SwarmAddrs{Addrs: map[string][]string{"B": {"/x"}, "A": {"/y", "/z"}}})
+	if want := "A (2)\n\t/y\n\t/z\nB (1)\n\t/x\n"; got != want {
+		t.Fatalf("swarm/addrs text %q", got)
+	}
+	got = render("bitswap/stat", map[string]any{"verbose": true}, &httprpc.BitswapStat{BlocksReceived: 3, DataReceived: 30,
+		Wantlist: []httprpc.CidLink{{Cid: "bafy"}}, Peers: []string{"P1"}})
+	want := "bitswap status\n\tprovides buffer: 0 / 256\n\tblocks received: 3\n\tblocks sent: 0\n\tdata received: 30\n\tdata sent: 0\n" +
+		"\tdup blocks received: 0\n\tdup data received: 0\n\twantlist [1 keys]\n\t\tbafy\n\tpartners [1]\n\t\tP1\n"
+	if got != want {
+		t.Fatalf("bitswap/stat text %q", got)
+	}
+}
