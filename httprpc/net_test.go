@@ -506,3 +506,29 @@ func TestNet_Text_KuboFormats(t *testing.T) {
 		t.Fatalf("bitswap/stat text %q", got)
 	}
 }
+
+// Ensure a request with offline=true on an online node does not fetch
+// from peers (Kubo's --offline on a running daemon).
+func TestNet_OfflineOption_NoFetch(t *testing.T) {
+	a := testutil.MustOnlineNode(t, "none", nil)
+	b := testutil.MustOnlineNode(t, "none", nil)
+	mustCall(t, b, "swarm/connect", []string{testutil.P2PAddr(t, a)}, nil, nil)
+	data := []byte("only A has this")
+	root := addTree(t, a, nil, map[string]files.Node{"f": files.NewBytesFile(data)})
+	srv := testutil.StartServer(t, b)
+	get := func(offline string) (int, string) {
+		resp, err := http.Post(srv.URL+"/api/v0/cat?"+url.Values{"arg": {root}, "offline": {offline}}.Encode(), "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get("true"); code != 500 || !strings.Contains(body, "could not find") {
+		t.Fatalf("cat offline=true on B: %d %s", code, body)
+	}
+	if code, body := get("false"); code != 200 || body != string(data) {
+		t.Fatalf("cat on B: %d %q", code, body)
+	}
+}

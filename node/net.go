@@ -222,7 +222,7 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 	} else {
 		nt.Bitswap = bitswap.New(nctx, bsn, nil, bstore, bsopts...)
 	}
-	nt.bserv = blockservice.New(bstore, nt.Bitswap)
+	nt.bserv = blockservice.New(bstore, netExchange{nt.Bitswap})
 	if cfg.Discovery.MDNS.Enabled {
 		nt.mdns = mdns.NewMdnsService(h, mdns.ServiceName, &mdnsNotifee{nt: nt})
 		if err := nt.mdns.Start(); err != nil {
@@ -396,13 +396,42 @@ func (b *netBlockstore) PutMany(ctx context.Context, blks []blocks.Block) error 
 	return b.n.PutBlocks(ctx, false, blks...)
 }
 
+// netExchange is bitswap, except for requests marked offline.
+type netExchange struct{ *bitswap.Bitswap }
+
+func (x netExchange) GetBlock(ctx context.Context, c cid.Cid) (blocks.Block, error) {
+	if isOffline(ctx) {
+		return nil, ipld.ErrNotFound{Cid: c}
+	}
+	return x.Bitswap.GetBlock(ctx, c)
+}
+
+func (x netExchange) GetBlocks(ctx context.Context, ks []cid.Cid) (<-chan blocks.Block, error) {
+	if isOffline(ctx) {
+		ch := make(chan blocks.Block)
+		close(ch)
+		return ch, nil
+	}
+	return x.Bitswap.GetBlocks(ctx, ks)
+}
+
+type offlineKey struct{}
+
+// OfflineContext marks ctx so reads do not fetch missing blocks from the
+// network (a request with --offline on a running daemon).
+func OfflineContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, offlineKey{}, true)
+}
+
+func isOffline(ctx context.Context) bool { return ctx.Value(offlineKey{}) != nil }
+
 // view is n.Blocks.View that, on an online node, fetches a missing block
 // from the network first (and prefetches the children of a dag-pb node
 // so a reader walking a file does not wait one round trip per block).
 func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error {
 	err := n.Blocks.View(ctx, c, fn)
 	nt := n.Net
-	if err == nil || nt == nil || !ipld.IsNotFound(err) {
+	if err == nil || nt == nil || !ipld.IsNotFound(err) || isOffline(ctx) {
 		return err
 	}
 	blk, ferr := nt.bserv.GetBlock(ctx, c)
