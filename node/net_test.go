@@ -134,3 +134,20 @@ func TestNet_Bandwidth_CapSlowsTransfer(t *testing.T) {
 	}
 	t.Logf("1 MiB under a 512 KiB/s cap: %v (%.0f KiB/s)", el, float64(len(data))/1024/el.Seconds())
 }
+
+// Ensure QUIC listens and carries a connection (loopback UDP).
+func TestNet_QUIC_Connects(t *testing.T) {
+	quicOnly := func(doc map[string]any) {
+		node.SetKey(doc, "Addresses.Swarm", []any{"/ip4/127.0.0.1/udp/0/quic-v1"})
+	}
+	a := testutil.MustOnlineNode(t, "none", quicOnly)
+	b := testutil.MustOnlineNode(t, "none", quicOnly)
+	connect(t, b, a)
+	conns := b.Net.Host.Network().ConnsToPeer(a.PeerID)
+	if len(conns) != 1 {
+		t.Fatalf("%d connections", len(conns))
+	}
+	if _, err := conns[0].RemoteMultiaddr().ValueForProtocol(ma.P_QUIC_V1); err != nil {
+		t.Fatalf("connection is not QUIC: %s", conns[0].RemoteMultiaddr())
+	}
+}
