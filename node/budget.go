@@ -86,7 +86,7 @@ func (c *Config) NetLimits() (NetLimits, error) {
 		l.EngineTaskWorkers, l.EngineBlockstoreWorkers, l.TaskWorkers = 2, 4, 2
 		l.MaxOutstandingBytes = 256 << 10
 		l.MaxWantlistPerPeer = 256
-		l.PrefetchWindow = 8
+		l.PrefetchWindow = 16
 	}
 	bw := c.Swarm.Bandwidth
 	for _, f := range []struct {

@@ -457,69 +457,92 @@ func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error
 const maxPrefetchQueue = 1 << 16
 
 // prefetch fetches the DAG below ks (breadth first, in link order, so
-// roughly in the order a reader walks it), PrefetchWindow blocks at a
-// time, until ctx ends. Blocks that arrive together are stored together
-// (one commit), not one commit each as the block service would.
+// roughly in the order a reader walks it), PrefetchWindow blocks per
+// request with two requests in flight, until ctx ends. Blocks that arrive
+// together are stored together (one commit), not one commit each as the
+// block service would.
 func (n *Node) prefetch(ctx context.Context, nt *Net, ks []cid.Cid) {
-	for len(ks) > 0 && ctx.Err() == nil && nt.ctx.Err() == nil {
-		k := min(nt.Limits.PrefetchWindow, len(ks))
-		var missing []cid.Cid
-		for _, c := range ks[:k] {
-			has, err := n.Blocks.Has(ctx, c)
+	type window struct {
+		ch      <-chan blocks.Block
+		missing []cid.Cid
+	}
+	var inflight []window
+	for (len(ks) > 0 || len(inflight) > 0) && ctx.Err() == nil && nt.ctx.Err() == nil {
+		for len(inflight) < 2 && len(ks) > 0 {
+			k := min(nt.Limits.PrefetchWindow, len(ks))
+			var missing []cid.Cid
+			for _, c := range ks[:k] {
+				has, err := n.Blocks.Has(ctx, c)
+				if err != nil {
+					return
+				}
+				if !has {
+					missing = append(missing, c)
+				}
+			}
+			ks = ks[k:]
+			if len(missing) == 0 {
+				continue
+			}
+			ch, err := nt.Bitswap.GetBlocks(ctx, missing)
 			if err != nil {
 				return
 			}
-			if !has {
-				missing = append(missing, c)
-			}
+			inflight = append(inflight, window{ch, missing})
 		}
-		ks = ks[k:]
-		if len(missing) == 0 {
+		if len(inflight) == 0 {
 			continue
 		}
-		ch, err := nt.Bitswap.GetBlocks(ctx, missing)
-		if err != nil {
+		w := inflight[0]
+		inflight = inflight[1:]
+		children, ok := n.storeArriving(ctx, nt, w.ch)
+		if !ok {
 			return
 		}
-		// Children of the inner nodes of this window, in window order.
-		children := map[cid.Cid][]cid.Cid{}
-		for blk := range ch {
-			batch := []blocks.Block{blk}
-		drain:
-			for len(batch) < 64 {
-				select {
-				case b, ok := <-ch:
-					if !ok {
-						break drain
-					}
-					batch = append(batch, b)
-				default:
-					break drain
-				}
-			}
-			if err := n.PutBlocks(ctx, false, batch...); err != nil {
-				return
-			}
-			_ = nt.Bitswap.NotifyNewBlocks(ctx, batch...)
-			for _, b := range batch {
-				if b.Cid().Type() != cid.DagProtobuf {
-					continue
-				}
-				if f, err := decodePB(b.RawData()); err == nil {
-					for _, l := range f.links {
-						children[b.Cid()] = append(children[b.Cid()], l.c)
-					}
-				}
-			}
-		}
 		var next []cid.Cid
-		for _, c := range missing {
+		for _, c := range w.missing {
 			next = append(next, children[c]...)
 		}
 		if len(next) > 0 && len(ks)+len(next) <= maxPrefetchQueue {
 			ks = append(next, ks...)
 		}
 	}
+}
+
+// storeArriving stores the blocks of ch as they come, in batches, and
+// returns the links of the dag-pb ones.
+func (n *Node) storeArriving(ctx context.Context, nt *Net, ch <-chan blocks.Block) (map[cid.Cid][]cid.Cid, bool) {
+	children := map[cid.Cid][]cid.Cid{}
+	for blk := range ch {
+		batch := []blocks.Block{blk}
+	drain:
+		for len(batch) < 64 {
+			select {
+			case b, ok := <-ch:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, b)
+			default:
+				break drain
+			}
+		}
+		if err := n.PutBlocks(ctx, false, batch...); err != nil {
+			return nil, false
+		}
+		_ = nt.Bitswap.NotifyNewBlocks(ctx, batch...)
+		for _, b := range batch {
+			if b.Cid().Type() != cid.DagProtobuf {
+				continue
+			}
+			if f, err := decodePB(b.RawData()); err == nil {
+				for _, l := range f.links {
+					children[b.Cid()] = append(children[b.Cid()], l.c)
+				}
+			}
+		}
+	}
+	return children, true
 }
 
 // Provide queues c for announcement to the DHT (dropped when the queue
