@@ -588,16 +588,25 @@ func (nt *Net) ProvideStats() ProvideStats {
 	return s
 }
 
+// Reprovide schedule of the pinned roots.
+const (
+	reprovideFirst = time.Minute
+	reprovideEvery = 22 * time.Hour
+)
+
 // provideRate bounds announcements: a board should not flood the DHT.
 var provideRate = rate.Limit(2)
 
 // provider drains the provide queue at provideRate, and reprovides the
-// pinned roots every 22 hours.
+// pinned roots a minute after start, then every 22 hours.
 func (nt *Net) provider() {
 	defer nt.wg.Done()
 	lim := rate.NewLimiter(provideRate, 4)
-	tick := time.NewTicker(22 * time.Hour)
+	// The first reprovide comes a minute after start (the bootstrap
+	// peers are connected by then), the next ones every 22 hours.
+	tick := time.NewTicker(reprovideFirst)
 	defer tick.Stop()
+	first := true
 	for {
 		select {
 		case <-nt.ctx.Done():
@@ -610,6 +619,10 @@ func (nt *Net) provider() {
 			_ = nt.ProvideNow(ctx, c)
 			cancel()
 		case <-tick.C:
+			if first {
+				tick.Reset(reprovideEvery)
+				first = false
+			}
 			nt.reprovideTick()
 		}
 	}
