@@ -401,6 +401,28 @@ func TestNet_TwoNodes_AddrsBWAndDHTValues(t *testing.T) {
 	if st.Name != "WAN DHT" || !inTable {
 		t.Fatalf("stats/dht: %+v", st)
 	}
+	// Providing: dht/provide of a local block, refusal of a missing one,
+	// bitswap/reprovide of the pinned roots, stats/provide counting them.
+	root := addTree(t, a, nil, map[string]files.Node{"f": files.NewBytesFile([]byte("provide me"))})
+	if _, err := callT(t, a, 20*time.Second, "dht/provide", []string{root}, nil, nil); err != nil {
+		t.Fatalf("dht/provide: %v", err)
+	}
+	missing := "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
+	if err := callErr(t, a, "dht/provide", []string{missing}, nil, nil); err.Error() != "block "+missing+" not found locally, cannot provide" {
+		t.Fatalf("dht/provide of a missing block: %v", err)
+	}
+	if _, err := callT(t, a, 20*time.Second, "bitswap/reprovide", nil, nil, nil); err != nil {
+		t.Fatalf("bitswap/reprovide: %v", err)
+	}
+	ps := mustCall(t, a, "stats/provide", nil, nil, nil).Values[0].(*httprpc.ProvideStats)
+	if ps.LastReprovideBatchSize != 1 || ps.TotalProvides < 2 || ps.AvgProvideDuration <= 0 {
+		t.Fatalf("stats/provide: %+v", ps)
+	}
+	wl := mustCall(t, a, "bitswap/wantlist", nil, nil, nil).Values[0].(*httprpc.WantlistOutput)
+	if wl.Keys == nil || len(wl.Keys) != 0 {
+		t.Fatalf("bitswap/wantlist of an idle node: %+v", wl)
+	}
+
 	res, err = callT(t, b, 20*time.Second, "dht/findpeer", []string{a.PeerID.String()}, nil, nil)
 	if err != nil {
 		t.Fatalf("findpeer: %v", err)
