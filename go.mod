@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/alecthomas/units v0.0.0-20240927000941-0f3dac36c52b
 	github.com/dustin/go-humanize v1.0.1
+	github.com/gorilla/websocket v1.5.3
 	github.com/ipfs/bbloom v0.1.0
 	github.com/ipfs/boxo v0.40.0
 	github.com/ipfs/go-block-format v0.2.3
@@ -25,6 +26,7 @@ require (
 	github.com/multiformats/go-multicodec v0.10.0
 	github.com/multiformats/go-multihash v0.2.3
 	github.com/valyala/fasthttp v1.68.0
+	github.com/yuin/gopher-lua v1.1.1
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/sys v0.45.0
 	golang.org/x/term v0.43.0
@@ -53,7 +55,6 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/gopacket v1.1.19 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/hashicorp/golang-lru v1.0.2 // indirect
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	github.com/huin/goupnp v1.3.0 // indirect

@@ -29,18 +29,13 @@ var pinCommands = []*Command{
 			{Names: []string{"name", "n"}, Type: String, Help: "An optional name for created pin(s)."},
 			{Names: []string{"progress"}, Type: Bool, Help: "Show progress."},
 		},
-		BodyArgs: true,
-		Output:   OutSingle,
-		OutputFor: func(r *Request) OutputKind {
-			if r.Bool("progress") {
-				return OutStream
-			}
-			return OutSingle
-		},
-		Run:      runPinAdd,
-		Type:     func() any { return &PinOutput{} },
-		Text:     pinAddText,
-		TextDone: func(t *TextEnv) error { return nil },
+		BodyArgs:  true,
+		Output:    OutSingle,
+		OutputFor: streamIf("progress"),
+		Run:       runPinAdd,
+		Type:      func() any { return &PinOutput{} },
+		Text:      pinAddText,
+		TextDone:  func(t *TextEnv) error { return nil },
 	},
 	{
 		Path:     "pin/ls",
@@ -53,15 +48,10 @@ var pinCommands = []*Command{
 			{Names: []string{"stream", "s"}, Type: Bool, Help: "Enable streaming of pins as they are discovered."},
 			{Names: []string{"names", "n"}, Type: Bool, Help: "Enable displaying pin names (slower)."},
 		},
-		BodyArgs: true,
-		Output:   OutSingle,
-		OutputFor: func(r *Request) OutputKind {
-			if r.Bool("stream") {
-				return OutStream
-			}
-			return OutSingle
-		},
-		Run: runPinLs,
+		BodyArgs:  true,
+		Output:    OutSingle,
+		OutputFor: streamIf("stream"),
+		Run:       runPinLs,
 		Type: func() any {
 			return &PinLsOutput{}
 		},

@@ -48,6 +48,8 @@ var Families = [][]*Command{
 	configCommands,
 	pinCommands,
 	repoCommands,
+	filesCommands,
+	filestoreCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.

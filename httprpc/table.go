@@ -303,3 +303,14 @@ func (t *Table) OptionsFor(path string) []Option {
 	}
 	return opts
 }
+
+// streamIf is an OutputFor: a stream when the bool option is set, else a
+// single value (ls --stream, pin ls --stream, pin add --progress).
+func streamIf(opt string) func(*Request) OutputKind {
+	return func(r *Request) OutputKind {
+		if r.Bool(opt) {
+			return OutStream
+		}
+		return OutSingle
+	}
+}

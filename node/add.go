@@ -63,6 +63,9 @@ type AddOptions struct {
 	Fscache       bool
 	// PinName names the pins (Kubo 0.42 --pin-name).
 	PinName string
+	// AfterTop, if set, runs after each top-level entry (not with Wrap)
+	// is stored, pinned and its events emitted (add --to-files).
+	AfterTop func(name string, root ipld.Node) error
 	// Encode renders CIDs in events (nil: the CID's default form).
 	Encode func(cid.Cid) string
 }
@@ -259,6 +262,9 @@ func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) e
 	if err != nil {
 		return nil, err
 	}
+	if exp := n.Cfg().Experimental; o.NoCopy && !exp.FilestoreEnabled && !exp.UrlstoreEnabled {
+		return nil, errNoCopyDisabled
+	}
 	a := &Adder{n: n, o: o, st: st, emit: emit, ctx: ctx, fileMode: o.Mode, fileMtime: o.Mtime}
 	if o.Mode != 0 {
 		a.o.PreserveMode = false
@@ -282,6 +288,9 @@ func (a *Adder) begin() {
 	}
 	a.sess = a.n.BeginWrite()
 	a.dag = newBatchDAG(a.n, a.sess)
+	if a.o.NoCopy || a.o.Fscache {
+		a.dag = &refDAG{batchDAG: newBatchDAG(a.n, a.sess), fscache: a.o.Fscache}
+	}
 	a.sync = a.sess.Sync
 }
 
@@ -346,6 +355,11 @@ func (a *Adder) AddAll(root files.Directory) (roots []cid.Cid, err error) {
 		}
 		if err := a.finishTop(nd, de); err != nil {
 			return nil, err
+		}
+		if a.o.AfterTop != nil {
+			if err := a.o.AfterTop(name, nd); err != nil {
+				return nil, err
+			}
 		}
 		roots = append(roots, nd.Cid())
 	}
@@ -640,10 +654,23 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// progressFileInfo is a progressReader that keeps the file's path and
+// stat visible to the DAG builder (add --nocopy --progress).
+type progressFileInfo struct {
+	files.FileInfo
+	p *progressReader
+}
+
+func (x *progressFileInfo) Read(b []byte) (int, error) { return x.p.Read(b) }
+
 func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
 	var r io.Reader = f
 	if a.o.Progress && !a.o.Silent {
 		r = &progressReader{r: f, name: path, emit: a.emit}
+		if fi, ok := f.(files.FileInfo); ok && a.o.NoCopy {
+			// The DAG builder finds the file's path on its reader.
+			r = &progressFileInfo{FileInfo: fi, p: r.(*progressReader)}
+		}
 	}
 	spl, err := chunker.FromString(r, a.st.chunker)
 	if err != nil {
@@ -656,6 +683,7 @@ func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
 		CidBuilder:  a.st.builder,
 		FileMode:    a.fileMode,
 		FileModTime: a.fileMtime,
+		NoCopy:      a.o.NoCopy,
 	}
 	db, err := params.New(spl)
 	if err != nil {

@@ -63,6 +63,8 @@ type Config struct {
 	Experimental Experimental
 	// Budget is cairn's: the memory budget every limit is derived from.
 	Budget Budget
+	// Modules is cairn's: the module facility (web apps on 5280/5281).
+	Modules ModulesConfig
 }
 
 // Identity is the node's key pair.
@@ -163,6 +165,108 @@ type Budget struct {
 	MemoryMiB int `json:",omitempty"`
 }
 
+// ModulesConfig is cairn's module facility (Kubo has no such section).
+// Modules publish web apps, as Prosody's mod_http does; see
+// docs/modules.md. Zero values mean the defaults named below.
+type ModulesConfig struct {
+	// Enabled lists modules to load at daemon start, by internal name
+	// (Prosody's modules_enabled): a built-in ("http_status",
+	// "http_files", "http_ipfs", "http_dir_listing") or a Lua file
+	// <Dir>/mod_<name>.lua. Empty: no module, no listener.
+	Enabled []string
+	// Dir is where Lua modules live (default <repo>/modules).
+	Dir string `json:",omitempty"`
+	// AllowWrite lists modules whose node view may add and pin; every
+	// other module gets a read-only view.
+	AllowWrite []string
+	HTTP       ModulesHTTP
+	HTTPS      ModulesHTTPS
+	Files      ModulesFiles
+	Lua        ModulesLua
+	// Options holds free-form options per module, read by Lua modules
+	// with module:get_option(name, default).
+	Options map[string]map[string]any `json:",omitempty"`
+}
+
+// ModulesHTTP is the plain-HTTP service and the limits of both services.
+type ModulesHTTP struct {
+	// Ports (default [5280]) on each of Interfaces (default loopback
+	// only: ["127.0.0.1"]).
+	Ports      []int
+	Interfaces []string
+	// MaxBodySize caps a buffered request body (default "10MiB"; larger:
+	// 413). MaxUploadSize caps a streamed upload to the status app
+	// (default "1GiB").
+	MaxBodySize   string
+	MaxUploadSize string
+	// Go durations: reading a request (30s), writing a response (5m), an
+	// idle keep-alive connection (2m), one handler chain (60s).
+	ReadTimeout    string
+	WriteTimeout   string
+	IdleTimeout    string
+	HandlerTimeout string
+	// TrustedProxies (IPs or CIDRs) may set X-Forwarded-For and
+	// X-Forwarded-Proto (default ["127.0.0.1", "::1"]).
+	TrustedProxies []string
+	// CORS turns on Access-Control-* headers and OPTIONS answers.
+	CORS bool
+	// Paths maps an app name to its base path (Prosody's http_paths),
+	// e.g. {"files": "/"}.
+	Paths map[string]string `json:",omitempty"`
+}
+
+// ModulesHTTPS is the TLS service. Certificate and Key are PEM files,
+// relative to the repo unless absolute; init generates a self-signed
+// pair there (default tls/modules.crt, tls/modules.key).
+type ModulesHTTPS struct {
+	Ports       []int // default [5281]
+	Interfaces  []string
+	Certificate string
+	Key         string
+}
+
+// ModulesFiles configures the http_files app.
+type ModulesFiles struct {
+	// Path is the folder served at /files, or an /ipfs/<cid> path served
+	// from the node's storage.
+	Path string
+	// DirListing shows directory listings (needs http_dir_listing, which
+	// is then loaded too).
+	DirListing bool
+	// IndexFiles are tried in a directory (default index.html, index.htm).
+	IndexFiles []string `json:",omitempty"`
+}
+
+// ModulesLua limits each Lua handler call and module load.
+type ModulesLua struct {
+	// MaxRunTime is a Go duration (default "1s"); a call still running
+	// then is stopped with an error.
+	MaxRunTime string
+	// MaxMemory (default "64MiB") is how much the Go heap may grow during
+	// a call before the call is stopped and the module's Lua state is
+	// thrown away and reloaded.
+	MaxMemory string
+}
+
+// DefaultModules returns the Modules section init writes.
+func DefaultModules() ModulesConfig {
+	return ModulesConfig{
+		Enabled:    []string{"http_status"},
+		AllowWrite: []string{"http_status"},
+		HTTP: ModulesHTTP{
+			Ports: []int{5280}, Interfaces: []string{"127.0.0.1"},
+			MaxBodySize: "10MiB", MaxUploadSize: "1GiB",
+			ReadTimeout: "30s", WriteTimeout: "5m", IdleTimeout: "2m", HandlerTimeout: "60s",
+			TrustedProxies: []string{"127.0.0.1", "::1"},
+		},
+		HTTPS: ModulesHTTPS{
+			Ports: []int{5281}, Interfaces: []string{"127.0.0.1"},
+			Certificate: "tls/modules.crt", Key: "tls/modules.key",
+		},
+		Lua: ModulesLua{MaxRunTime: "1s", MaxMemory: "64MiB"},
+	}
+}
+
 // DefaultBootstrap is Kubo's default bootstrap list.
 var DefaultBootstrap = []string{
 	"/dnsaddr/bootstrap.libp2p.io/p2p/QmNnooDu7bfjPFoTZYxMNLWUQJyrVwtbZg5gBMjTezGAJN",
@@ -191,6 +295,7 @@ func DefaultConfig(id Identity) *Config {
 	c.Discovery.MDNS.Enabled = false
 	c.Bootstrap = append([]string{}, DefaultBootstrap...)
 	c.API.HTTPHeaders = map[string][]string{}
+	c.Modules = DefaultModules()
 	return c
 }
 
@@ -213,6 +318,8 @@ var Profiles = map[string]Profile{
 			c.Bootstrap = []string{}
 			c.Discovery.MDNS.Enabled = false
 			c.Swarm.DisableNatPortMap = true
+			c.Modules.HTTP.Ports, c.Modules.HTTP.Interfaces = []int{0}, []string{"127.0.0.1"}
+			c.Modules.HTTPS.Ports, c.Modules.HTTPS.Interfaces = []int{0}, []string{"127.0.0.1"}
 		},
 	},
 	"local-discovery": {

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"sync"
 
-	"cairn/storage"
-
 	"fmt"
 	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/ipfs/boxo/verifcid"
@@ -23,7 +21,7 @@ import (
 // back to waiting for the session when a node was added but is not
 // committed yet.
 type batchDAG struct {
-	bs   *storage.Blockstore
+	bs   *Blockstore
 	sess *WriteSession
 }
 

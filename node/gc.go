@@ -13,7 +13,8 @@
 // Sweep: keys are read 1024 at a time in short read transactions, and each
 // batch of deletes is one write transaction taken under the mark lock, so
 // that a mark and a delete of the same block can never cross. Adds, cats
-// and pins go on between batches.
+// and pins go on between batches. Filestore references (filestore.go) are
+// swept the same way after the blocks.
 
 package node
 
@@ -110,14 +111,18 @@ func (n *Node) CollectGarbage(ctx context.Context, removed func(c cid.Cid) error
 	if err := n.markRoots(ctx); err != nil {
 		return res, fmt.Errorf("gc: marking live blocks: %w (nothing was removed)", err)
 	}
-	err = n.sweep(ctx, func(key []byte, size int) error {
+	count := func(key []byte, size int) error {
 		res.Removed++
 		res.FreedBytes += uint64(size)
 		if removed != nil {
 			return removed(cid.NewCidV1(cid.Raw, key))
 		}
 		return nil
-	})
+	}
+	err = n.sweep(ctx, count)
+	if err == nil {
+		err = n.sweepReferences(ctx, count)
+	}
 	return res, err
 }
 

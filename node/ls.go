@@ -137,7 +137,13 @@ func (n *Node) Links(ctx context.Context, c cid.Cid) ([]*ipld.Link, error) {
 	}
 	switch c.Type() {
 	case cid.Raw:
-		return nil, n.view(ctx, c, func([]byte) error { return nil })
+		// Present, stored or as a filestore reference (whose file is
+		// not read); else an online node fetches it.
+		has, err := n.hasBlock(ctx, c)
+		if err == nil && !has {
+			err = n.view(ctx, c, func([]byte) error { return nil })
+		}
+		return nil, err
 	case cid.DagProtobuf:
 		var links []*ipld.Link
 		err := n.view(ctx, c, func(b []byte) error {

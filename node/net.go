@@ -16,8 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"cairn/storage"
-
 	"github.com/ipfs/boxo/bitswap"
 	bsnet "github.com/ipfs/boxo/bitswap/network/bsnet"
 	"github.com/ipfs/boxo/blockservice"
@@ -384,7 +382,7 @@ func (nt *Net) FindPeer(ctx context.Context, p peer.ID) (peer.AddrInfo, error) {
 // reads come straight from the store, writes (blocks fetched from peers)
 // go through a write session so GC and the StorageMax cap see them.
 type netBlockstore struct {
-	*storage.Blockstore
+	*Blockstore
 	n *Node
 }
 

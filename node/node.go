@@ -28,8 +28,10 @@ type Node struct {
 	Config *Config
 	cfgMu  sync.RWMutex // guards Config swaps and config file rewrites
 
-	Store  *storage.Store
-	Blocks *storage.Blockstore
+	Store *storage.Store
+	// Blocks is the store's blocks, with reads falling back to filestore
+	// references (filestore.go).
+	Blocks *Blockstore
 	// DAG reads and writes IPLD nodes through the local blockstore and,
 	// once StartNet ran, bitswap.
 	DAG ipld.DAGService
@@ -43,6 +45,7 @@ type Node struct {
 
 	gc   gcState
 	sess sessions
+	mfs  mfsState
 
 	closeOnce sync.Once
 	closeErr  error
@@ -105,7 +108,7 @@ func (n *Node) open(opts *Options) error {
 		return err
 	}
 	n.Store = st
-	n.Blocks = st.Blockstore()
+	n.Blocks = &Blockstore{Blockstore: st.Blockstore(), n: n}
 	n.DAG = merkledag.NewDAGService(blockservice.New(n.Blocks, nil))
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"cairn/httprpc"
+	"cairn/modules"
 	"cairn/node"
 
 	ma "github.com/multiformats/go-multiaddr"
@@ -51,6 +52,9 @@ func cmdInit(argv []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "generating ED25519 keypair...done\npeer identity: %s\n", cfg.Identity.PeerID)
+	if _, err := modules.EnsureCert(dir, cfg.Modules); err != nil {
+		fmt.Fprintf(stderr, "WARNING: modules HTTPS certificate: %v\n", err)
+	}
 	fmt.Fprintf(stdout, "\nto get started, enter:\n\n\tcairn cat /ipfs/QmQPeNsJPyVWPFDVHb9hpzGjp1TuZNxvMxH4wiz2CQ8YdH/readme\n\n")
 	return 0
 }
@@ -159,6 +163,14 @@ func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) err
 		return err
 	}
 	defer node.RemoveAPIFile(dir)
+	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config.Modules, modules.Options{Repo: dir, Version: httprpc.Version})
+	if err != nil {
+		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)
+	}
+	defer mh.Close()
+	for _, u := range mh.URLs() {
+		fmt.Fprintf(stdout, "Module app %s\n", u)
+	}
 	fmt.Fprintf(stdout, "Daemon is ready\n")
 
 	select {
