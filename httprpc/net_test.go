@@ -554,3 +554,34 @@ func TestNet_OfflineOption_NoFetch(t *testing.T) {
 		t.Fatalf("cat on B: %d %q", code, body)
 	}
 }
+
+// Ensure MFS works on an online node: files/cp of content only a peer
+// holds fetches it, and writes (read back before they are synced) do not
+// wait for the network.
+func TestNet_MFS_OnlineCpAndWrite(t *testing.T) {
+	a := testutil.MustOnlineNode(t, "none", nil)
+	b := testutil.MustOnlineNode(t, "none", nil)
+	mustCall(t, b, "swarm/connect", []string{testutil.P2PAddr(t, a)}, nil, nil)
+	data := make([]byte, 600<<10)
+	rand.Read(data)
+	root := addTree(t, a, nil, map[string]files.Node{"f": files.NewBytesFile(data)})
+	if _, err := callT(t, b, 20*time.Second, "files/cp", []string{"/ipfs/" + root, "/got"}, nil, nil); err != nil {
+		t.Fatalf("files/cp from a peer: %v", err)
+	}
+	res, err := callT(t, b, 20*time.Second, "files/read", []string{"/got"}, nil, nil)
+	if err != nil || !bytes.Equal(res.Bytes, data) {
+		t.Fatalf("files/read /got: %v, %d bytes", err, len(res.Bytes))
+	}
+	for i := 0; i < 3; i++ {
+		body := []byte(strings.Repeat("x", 1000*(i+1)))
+		_, err := callT(t, b, 10*time.Second, "files/write", []string{"/w/new"}, map[string]string{"create": "true", "parents": "true", "truncate": "true"},
+			files.NewMapDirectory(map[string]files.Node{"data": files.NewBytesFile(body)}))
+		if err != nil {
+			t.Fatalf("files/write %d on an online node: %v", i, err)
+		}
+		res, err := callT(t, b, 10*time.Second, "files/read", []string{"/w/new"}, nil, nil)
+		if err != nil || !bytes.Equal(res.Bytes, body) {
+			t.Fatalf("files/read after write %d: %v %d", i, err, len(res.Bytes))
+		}
+	}
+}
