@@ -8,7 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
+
+	"cairn/node"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -53,9 +56,8 @@ type IDOutput struct {
 	Protocols    []string
 }
 
-// errRemoteID answers id for another peer: there is no network layer to
-// ask it yet.
-var errRemoteID = errors.New("'cairn id' cannot query information on remote peers: this cairn build has no network layer yet; if you only want to convert --peerid-base, pass --offline option")
+// errRemoteID answers id for another peer on an offline node.
+var errRemoteID = errors.New("'cairn id' cannot query information on remote peers without a running daemon; if you only want to convert --peerid-base, pass --offline option")
 
 // peerIDFormatter renders peer IDs as --peerid-base asks: "b58mh" (or
 // "v0") is the plain base58 multihash; any multibase name gives the
@@ -89,16 +91,33 @@ func runID(r *Request, e Emitter) error {
 	if out.ID, err = format(id); err != nil {
 		return err
 	}
+	nt := r.Node.Net
 	if id == r.Node.PeerID {
 		pk, err := crypto.MarshalPublicKey(r.Node.PrivKey.GetPublic())
 		if err != nil {
 			return err
 		}
 		out.PublicKey = base64.StdEncoding.EncodeToString(pk)
-		// No libp2p host yet: no addresses, no protocols (Kubo's
-		// offline answer).
 		out.AgentVersion = AgentVersion()
+		if nt != nil {
+			// Online: the announced addresses and the protocols served.
+			out.Addresses = sortedAddrs(nt.Host.Addrs(), "/p2p/"+id.String())
+			for _, p := range nt.Host.Mux().Protocols() {
+				out.Protocols = append(out.Protocols, string(p))
+			}
+			sort.Strings(out.Protocols)
+		}
+		// Offline: no addresses, no protocols (Kubo's answer).
 		return e.Emit(out)
+	}
+	if nt != nil && !r.Bool("offline") && !r.Bool("local") {
+		if len(nt.Host.Peerstore().Addrs(id)) == 0 {
+			if _, err := nt.FindPeer(r.Ctx, id); err != nil {
+				return err
+			}
+		}
+		info := peerInfo(nt, id, format)
+		return e.Emit(&info)
 	}
 	if !r.Bool("offline") && !r.Bool("local") {
 		return errRemoteID
@@ -114,6 +133,44 @@ func runID(r *Request, e Emitter) error {
 	}
 	out.Addresses = []string{"/p2p/" + id.String()}
 	return e.Emit(out)
+}
+
+// peerInfo is what the peerstore knows of p (id <peer>, swarm/peers
+// --identify).
+func peerInfo(nt *node.Net, p peer.ID, format func(peer.ID) (string, error)) IDOutput {
+	ps := nt.Host.Peerstore()
+	var out IDOutput
+	out.ID, _ = format(p)
+	pk := ps.PubKey(p)
+	if pk == nil {
+		pk, _ = p.ExtractPublicKey()
+	}
+	if pk != nil {
+		if b, err := crypto.MarshalPublicKey(pk); err == nil {
+			out.PublicKey = base64.StdEncoding.EncodeToString(b)
+		}
+	}
+	out.Addresses = sortedAddrs(ps.Addrs(p), "/p2p/"+p.String())
+	if len(out.Addresses) == 0 {
+		out.Addresses = nil
+	}
+	if protos, err := ps.GetProtocols(p); err == nil && len(protos) > 0 {
+		for _, x := range protos {
+			out.Protocols = append(out.Protocols, string(x))
+		}
+		sort.Strings(out.Protocols)
+	}
+	if v, err := ps.Get(p, "AgentVersion"); err == nil {
+		if s, ok := v.(string); ok {
+			out.AgentVersion = strings.Map(func(r rune) rune {
+				if r < 0x20 || r == 0x7f {
+					return -1
+				}
+				return r
+			}, s)
+		}
+	}
+	return out
 }
 
 func idText(t *TextEnv, v any) error {

@@ -499,6 +499,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 		prev := cancel
 		cancel = func() { c2(); prev() }
 	}
+	if v, _ := opts["offline"].(bool); v {
+		cctx = node.OfflineContext(cctx) // no fetching from peers
+	}
 	enc := stringOpt(opts, "encoding")
 	if enc == "" {
 		enc = "json"

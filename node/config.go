@@ -115,14 +115,29 @@ type APIConfig struct {
 	AllowUnauthenticated bool `json:",omitempty"`
 }
 
-// SwarmConfig holds libp2p settings used by later layers.
+// SwarmConfig holds the libp2p settings (node/net.go, docs/networking.md).
 type SwarmConfig struct {
 	DisableNatPortMap bool
-	ConnMgr           struct {
+	// AddrFilters (Kubo's key) are /ip4|ip6/<addr>/ipcidr/<bits> ranges
+	// the node neither dials nor accepts (swarm/filters).
+	AddrFilters []string `json:",omitempty"`
+	ConnMgr     struct {
 		LowWater    int    `json:",omitempty"`
 		HighWater   int    `json:",omitempty"`
 		GracePeriod string `json:",omitempty"`
 	}
+	// Bandwidth is cairn's: caps per direction for LAN (private and
+	// loopback) and WAN peers, e.g. "512KiB" (per second); "" is no cap.
+	Bandwidth BandwidthCaps `json:",omitempty"`
+}
+
+// BandwidthCaps are byte rates per second, as humanize sizes ("1MB",
+// "256KiB"); empty means unlimited.
+type BandwidthCaps struct {
+	LANIn  string `json:",omitempty"`
+	LANOut string `json:",omitempty"`
+	WANIn  string `json:",omitempty"`
+	WANOut string `json:",omitempty"`
 }
 
 // Import holds the defaults of add (Kubo's Import section). Nil means
@@ -275,7 +290,9 @@ func DefaultConfig(id Identity) *Config {
 		API:     Strings{"/ip4/127.0.0.1/tcp/5001"},
 		Gateway: Strings{"/ip4/127.0.0.1/tcp/8080"},
 	}
-	c.Discovery.MDNS.Enabled = true
+	// mDNS is opt-in (profile local-discovery): a board should not
+	// announce itself on every LAN it joins.
+	c.Discovery.MDNS.Enabled = false
 	c.Bootstrap = append([]string{}, DefaultBootstrap...)
 	c.API.HTTPHeaders = map[string][]string{}
 	c.Modules = DefaultModules()

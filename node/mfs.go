@@ -368,7 +368,9 @@ func (d *mfsDAG) AddMany(ctx context.Context, ns []ipld.Node) error {
 }
 
 func (d *mfsDAG) Get(ctx context.Context, c cid.Cid) (ipld.Node, error) {
-	nd, err := d.n.DAG.Get(ctx, c)
+	// Local first (a node of this session may still be queued): on an
+	// online node a miss would otherwise wait for the network.
+	nd, err := d.n.DAG.Get(OfflineContext(ctx), c)
 	if ipld.IsNotFound(err) {
 		if serr := d.sync(); serr != nil {
 			return nil, serr

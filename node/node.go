@@ -32,9 +32,11 @@ type Node struct {
 	// Blocks is the store's blocks, with reads falling back to filestore
 	// references (filestore.go).
 	Blocks *Blockstore
-	// DAG reads and writes IPLD nodes through the local blockstore only
-	// (no network exchange yet).
+	// DAG reads and writes IPLD nodes through the local blockstore and,
+	// once StartNet ran, bitswap.
 	DAG ipld.DAGService
+	// Net is the network layer (nil while offline; see StartNet).
+	Net *Net
 
 	PeerID  peer.ID
 	PrivKey crypto.PrivKey

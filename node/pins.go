@@ -59,7 +59,11 @@ func (n *Node) PinRecursive(ctx context.Context, c cid.Cid, name ...string) erro
 	}
 	b.Put(ctx, pinKey(pinRecursivePrefix, c), []byte(v))
 	b.Delete(ctx, pinKey(pinDirectPrefix, c))
-	return b.Commit(ctx)
+	if err := b.Commit(ctx); err != nil {
+		return err
+	}
+	n.Provide(c) // online with a DHT: announce the new root (queued)
+	return nil
 }
 
 // IsPinnedRecursive reports whether c has a recursive pin.

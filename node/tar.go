@@ -168,7 +168,7 @@ func (w *tarWalk) entry(c cid.Cid, nd ipld.Node, st UnixFSEntry, name string) er
 // size the store knows without reading them.
 func (w *tarWalk) child(c cid.Cid, name string) error {
 	if c.Type() == cid.Raw {
-		size, err := w.n.Blocks.GetSize(w.ctx, c)
+		size, err := w.n.blockSize(w.ctx, c)
 		if err != nil {
 			return err
 		}

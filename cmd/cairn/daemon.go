@@ -70,7 +70,6 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(argv); err != nil {
 		return 1
 	}
-	_ = offline // the node has no network layer yet: every daemon is offline
 	dir := resolveRepo(*repo)
 	if *initRepo && !node.IsInitialized(dir) {
 		if _, err := node.Init(dir, *initProfile); err != nil {
@@ -79,7 +78,7 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "initialized cairn repo at %s\n", dir)
 	}
-	if err := runDaemon(dir, *enableGC, stdout, stderr); err != nil {
+	if err := runDaemon(dir, *enableGC, *offline, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return 1
 	}
@@ -87,9 +86,14 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 }
 
 // runDaemon serves the RPC until SIGINT/SIGTERM or /api/v0/shutdown.
-func runDaemon(dir string, enableGC bool, stdout, stderr io.Writer) error {
+func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Signals are caught from the start: a SIGTERM that arrives once the
+	// api file exists must still shut down cleanly.
+	sigc := make(chan os.Signal, 2)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigc)
 	fmt.Fprintf(stdout, "Initializing daemon...\ncairn version: %s\nRepo version: %s\n", httprpc.Version, node.RepoVersion)
 	n, err := node.New(ctx, dir, &node.Options{CompactIfNeeded: true,
 		Log: func(f string, a ...any) { fmt.Fprintf(stdout, f+"\n", a...) }})
@@ -101,6 +105,15 @@ func runDaemon(dir string, enableGC bool, stdout, stderr io.Writer) error {
 		if err := startAutoGC(ctx, n, stderr); err != nil {
 			return err
 		}
+	}
+	if !offline {
+		if err := n.StartNet(ctx, node.NetOptions{UserAgent: httprpc.AgentVersion()}); err != nil {
+			return err
+		}
+		for _, a := range n.Net.Host.Network().ListenAddresses() {
+			fmt.Fprintf(stdout, "Swarm listening on %s\n", a)
+		}
+		fmt.Fprintf(stdout, "PeerID: %s\n", n.PeerID)
 	}
 
 	addrs := n.Config.Addresses.API
@@ -160,9 +173,6 @@ func runDaemon(dir string, enableGC bool, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Daemon is ready\n")
 
-	sigc := make(chan os.Signal, 2)
-	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigc)
 	select {
 	case s := <-sigc:
 		fmt.Fprintf(stdout, "\nReceived %s, shutting down...\n", s)
