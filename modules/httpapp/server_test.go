@@ -269,7 +269,7 @@ func TestServer_ForwardedFor_TrustedOnly(t *testing.T) {
 		return &httpapp.App{Module: "http_ip", Routes: map[string]any{"GET": httpapp.Handler(who)}}
 	}
 	_, trusting := start(t, httpapp.Options{}, app())
-	_, wary := start(t, httpapp.Options{TrustedProxies: []string{"10.0.0.0/8"}}, app())
+	_, wary := start(t, httpapp.Options{TrustedProxies: []string{"127.0.0.2/32"}}, app())
 	for _, tc := range []struct {
 		base, xff, proto, want string
 	}{
