@@ -178,11 +178,18 @@ func (v *View) Repo(ctx context.Context) (modapi.RepoStat, error) {
 	return rs, nil
 }
 
-// Peers implements modapi.NodeView: the node has no network layer yet.
-func (v *View) Peers() int { return 0 }
+// Peers implements modapi.NodeView: connected peers (0 offline).
+func (v *View) Peers() int { return v.n.PeerCount() }
 
-// Bandwidth implements modapi.NodeView: no samples without networking.
-func (v *View) Bandwidth() []modapi.BandwidthSample { return nil }
+// Bandwidth implements modapi.NodeView: one sample a minute for the last
+// hour (none offline).
+func (v *View) Bandwidth() []modapi.BandwidthSample {
+	var out []modapi.BandwidthSample
+	for _, s := range v.n.BandwidthHistory() {
+		out = append(out, modapi.BandwidthSample{Time: s.Time, BytesIn: s.BytesIn, BytesOut: s.BytesOut})
+	}
+	return out
+}
 
 // Networking implements modapi.NodeView.
-func (v *View) Networking() bool { return false }
+func (v *View) Networking() bool { return v.n.Online() }

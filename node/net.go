@@ -71,6 +71,7 @@ type Net struct {
 	provMu   sync.Mutex
 	// reprovide announces the pinned roots (set by StartNet).
 	reprovide func()
+	bwHist    bwHistory
 }
 
 // ProvideStats are the counters of stats/provide.
@@ -237,6 +238,8 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 	nt.reprovide = func() { _, _ = n.Reprovide(nt.ctx) }
 	nt.wg.Add(1)
 	go nt.provider()
+	nt.wg.Add(1)
+	go nt.sampleBW()
 	if len(boot) > 0 {
 		nt.wg.Add(1)
 		go nt.bootstrap(boot)

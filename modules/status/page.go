@@ -146,7 +146,7 @@ footer{color:#888;font-size:.8em;text-align:center;padding:10px}
 <div class="stat"><b id="peers">{{.Peers}}</b>peers</div>
 <div class="stat"><b id="pins">{{.Repo.Pins}}</b>pins</div>
 <div class="stat"><b>{{.Repo.NumBlocks}}</b>blocks</div>
-</div>{{if not .Networking}}<p class="note">This node has no network layer yet: peers and bandwidth stay at 0.</p>{{end}}</section>
+</div>{{if not .Networking}}<p class="note">This node is offline (daemon --offline, or running without a daemon): peers and bandwidth stay at 0.</p>{{end}}</section>
 <section><h2>Repo</h2>{{if .RepoErr}}<p>{{.RepoErr}}</p>{{end}}
 <p id="repo-use">{{bytes .Repo.UsedBytes}} used{{if .Repo.StorageMax}} of {{bytes .Repo.StorageMax}} (StorageMax), {{pct .UsedPct}}%{{end}}; blocks hold {{bytes .Repo.BlockBytes}}</p>
 {{if .Repo.StorageMax}}<div class="bar"><div style="width:{{pct .UsedPct}}%"></div></div>{{end}}</section>

@@ -89,7 +89,7 @@ func TestStatus_Page_Contents(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{"<svg class=\"chart\"", "StorageMax", "no network layer yet", `enctype="multipart/form-data"`} {
+	for _, want := range []string{"<svg class=\"chart\"", "StorageMax", "This node is offline", `enctype="multipart/form-data"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("page lacks %q", want)
 		}
