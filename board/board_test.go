@@ -21,7 +21,7 @@ func TestDerive_EveryProfile_Consistent(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s (MemTotal %d): %v", p.Name, memTotal, err)
 			}
-			if !(l.ResourceMgrMemoryMiB < l.GoMemLimitMiB && l.GoMemLimitMiB < l.MemoryHighMiB && l.MemoryHighMiB < l.MemoryMiB) {
+			if !(l.NetMemoryMiB < l.GoMemLimitMiB && l.GoMemLimitMiB < l.MemoryHighMiB && l.MemoryHighMiB < l.MemoryMiB) {
 				t.Fatalf("%s: order broken: %+v", p.Name, l)
 			}
 			if l.HeapNeedMiB() > l.GoMemLimitMiB {
@@ -30,27 +30,6 @@ func TestDerive_EveryProfile_Consistent(t *testing.T) {
 			if p.RAMMiB > 0 && m > p.RAMMiB/2 {
 				t.Fatalf("%s: budget %d MiB is more than half of the board's %d MiB", p.Name, m, p.RAMMiB)
 			}
-		}
-	}
-}
-
-// Ensure the watermarks the design names: 10/20 on a 512 MiB board, 20/40
-// on the mid-size ones.
-func TestDerive_ConnMgrWatermarks(t *testing.T) {
-	for _, tc := range []struct {
-		board     string
-		low, high int
-	}{{"pi-zero-2w", 10, 20}, {"pi-zero-w", 10, 20}, {"pi3", 20, 40}, {"pi4-2g", 20, 40}, {"pi4-8g", 32, 96}} {
-		p, err := board.Lookup(tc.board)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := board.Derive(board.BudgetFor(p, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if l.ConnMgrLow != tc.low || l.ConnMgrHigh != tc.high {
-			t.Fatalf("%s: got %d/%d, want %d/%d", tc.board, l.ConnMgrLow, l.ConnMgrHigh, tc.low, tc.high)
 		}
 	}
 }
@@ -74,7 +53,7 @@ func TestLimits_Fill_Overrides(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, _ := board.Derive(512)
-	if l.HTTPConcurrency != 40 || l.GoMemLimitMiB != d.GoMemLimitMiB || l.ConnMgrHigh != d.ConnMgrHigh {
+	if l.HTTPConcurrency != 40 || l.GoMemLimitMiB != d.GoMemLimitMiB || l.StorePendingMiB != d.StorePendingMiB {
 		t.Fatalf("got %+v", l)
 	}
 	for _, tc := range []struct {
@@ -85,7 +64,7 @@ func TestLimits_Fill_Overrides(t *testing.T) {
 		{"gomemlimit above high", board.Limits{MemoryMiB: 512, GoMemLimitMiB: 500}, "GOMEMLIMIT 500 MiB must be below MemoryHigh"},
 		{"high above max", board.Limits{MemoryMiB: 512, MemoryHighMiB: 600}, "MemoryHigh 600 MiB must be below the budget"},
 		{"http buffers", board.Limits{MemoryMiB: 256, HTTPConcurrency: 2000}, "more than GOMEMLIMIT"},
-		{"watermarks", board.Limits{MemoryMiB: 512, ConnMgrLow: 50, ConnMgrHigh: 40}, "LowWater < HighWater"},
+		{"network memory", board.Limits{MemoryMiB: 512, NetMemoryMiB: 400}, "resource manager memory 400 MiB must be below GOMEMLIMIT"},
 		{"queue", board.Limits{MemoryMiB: 512, StoreBatchMiB: 8, StorePendingMiB: 4}, "at least one batch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

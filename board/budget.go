@@ -17,7 +17,11 @@ const RuntimeFloorMiB = 24
 // buffer (request line and headers) plus the 32 KiB write buffer.
 const httpConnKiB = 256 + 32
 
-// Limits are the numbers a memory budget sets. Memory is in MiB.
+// Limits are the numbers a memory budget sets for the process as a whole.
+// Memory is in MiB. The network layer derives its own limits (resource
+// manager, connection watermarks, bitswap) from the same budget in
+// node.Config.NetLimits; its memory enters here as NetMemoryMiB so that
+// Check sees everything that shares GOMEMLIMIT.
 type Limits struct {
 	// MemoryMiB is the budget: the service's hard cap (systemd MemoryMax).
 	MemoryMiB int
@@ -26,18 +30,10 @@ type Limits struct {
 	MemoryHighMiB int
 	// GoMemLimitMiB is the Go runtime's soft limit (GOMEMLIMIT): 70%.
 	GoMemLimitMiB int
-	// ResourceMgrMemoryMiB is the libp2p resource manager's system memory
-	// limit (Kubo's Swarm.ResourceMgr.MaxMemory): 30%.
-	ResourceMgrMemoryMiB int
-	// ResourceMgrMaxFDs is the resource manager's file descriptor limit.
-	ResourceMgrMaxFDs int
-	// ConnMgrLow and ConnMgrHigh are the connection manager watermarks
-	// (Swarm.ConnMgr.LowWater/HighWater).
-	ConnMgrLow, ConnMgrHigh int
-	// BitswapWorkers is the number of bitswap task workers.
-	BitswapWorkers int
-	// BitswapMaxWantlist caps the want-list's entries.
-	BitswapMaxWantlist int
+	// NetMemoryMiB is the libp2p resource manager's memory. Derive
+	// estimates it as node.NetLimits does (a quarter, at least 32 MiB);
+	// callers that have the config put node's figure here.
+	NetMemoryMiB int
 	// HTTPConcurrency caps simultaneous RPC connections.
 	HTTPConcurrency int
 	// StoreBatchMiB caps the bytes committed in one bbolt transaction.
@@ -55,26 +51,15 @@ func Derive(memoryMiB int) (Limits, error) {
 	}
 	m := memoryMiB
 	l := Limits{
-		MemoryMiB:            m,
-		MemoryHighMiB:        m * 85 / 100,
-		GoMemLimitMiB:        m * 70 / 100,
-		ResourceMgrMemoryMiB: m * 30 / 100,
-		ResourceMgrMaxFDs:    clamp(m, 256, 4096),
-		BitswapWorkers:       clamp(m/64, 2, 16),
-		BitswapMaxWantlist:   clamp(m*4, 256, 8192),
-		HTTPConcurrency:      clamp(m/4, 32, 256),
-		StorePendingMiB:      clamp(m/32, 4, 32),
-		CacheMiB:             clamp(m/16, 8, 256),
+		MemoryMiB:       m,
+		MemoryHighMiB:   m * 85 / 100,
+		GoMemLimitMiB:   m * 70 / 100,
+		NetMemoryMiB:    max(m/4, 32),
+		HTTPConcurrency: clamp(m/4, 32, 256),
+		StorePendingMiB: clamp(m/32, 4, 32),
+		CacheMiB:        clamp(m/16, 8, 256),
 	}
 	l.StoreBatchMiB = l.StorePendingMiB / 2
-	switch {
-	case m <= 256:
-		l.ConnMgrLow, l.ConnMgrHigh = 10, 20
-	case m <= 1024:
-		l.ConnMgrLow, l.ConnMgrHigh = 20, 40
-	default:
-		l.ConnMgrLow, l.ConnMgrHigh = 32, 96
-	}
 	return l, l.Check()
 }
 
@@ -87,11 +72,9 @@ func (l Limits) Fill() (Limits, error) {
 	}
 	for _, f := range []struct{ dst, src *int }{
 		{&l.MemoryHighMiB, &d.MemoryHighMiB}, {&l.GoMemLimitMiB, &d.GoMemLimitMiB},
-		{&l.ResourceMgrMemoryMiB, &d.ResourceMgrMemoryMiB}, {&l.ResourceMgrMaxFDs, &d.ResourceMgrMaxFDs},
-		{&l.ConnMgrLow, &d.ConnMgrLow}, {&l.ConnMgrHigh, &d.ConnMgrHigh},
-		{&l.BitswapWorkers, &d.BitswapWorkers}, {&l.BitswapMaxWantlist, &d.BitswapMaxWantlist},
-		{&l.HTTPConcurrency, &d.HTTPConcurrency}, {&l.StoreBatchMiB, &d.StoreBatchMiB},
-		{&l.StorePendingMiB, &d.StorePendingMiB}, {&l.CacheMiB, &d.CacheMiB},
+		{&l.NetMemoryMiB, &d.NetMemoryMiB}, {&l.HTTPConcurrency, &d.HTTPConcurrency},
+		{&l.StoreBatchMiB, &d.StoreBatchMiB}, {&l.StorePendingMiB, &d.StorePendingMiB},
+		{&l.CacheMiB, &d.CacheMiB},
 	} {
 		if *f.dst == 0 {
 			*f.dst = *f.src
@@ -103,7 +86,7 @@ func (l Limits) Fill() (Limits, error) {
 // HeapNeedMiB is the memory the derived consumers may take together: it
 // must fit under GOMEMLIMIT.
 func (l Limits) HeapNeedMiB() int {
-	return RuntimeFloorMiB + l.ResourceMgrMemoryMiB + l.StorePendingMiB + l.StoreBatchMiB +
+	return RuntimeFloorMiB + l.NetMemoryMiB + l.StorePendingMiB + l.StoreBatchMiB +
 		(l.HTTPConcurrency*httpConnKiB+1023)/1024 + l.CacheMiB
 }
 
@@ -121,29 +104,24 @@ func (l Limits) Check() error {
 		return bad("MemoryHigh %d MiB must be below the budget (MemoryMax) %d MiB", l.MemoryHighMiB, l.MemoryMiB)
 	case l.GoMemLimitMiB >= l.MemoryHighMiB:
 		return bad("GOMEMLIMIT %d MiB must be below MemoryHigh %d MiB", l.GoMemLimitMiB, l.MemoryHighMiB)
-	case l.ResourceMgrMemoryMiB >= l.GoMemLimitMiB:
-		return bad("resource manager memory %d MiB must be below GOMEMLIMIT %d MiB", l.ResourceMgrMemoryMiB, l.GoMemLimitMiB)
+	case l.NetMemoryMiB >= l.GoMemLimitMiB:
+		return bad("resource manager memory %d MiB must be below GOMEMLIMIT %d MiB", l.NetMemoryMiB, l.GoMemLimitMiB)
 	case l.HeapNeedMiB() > l.GoMemLimitMiB:
 		return bad("resource manager, write queue, HTTP buffers, caches and runtime need %d MiB, more than GOMEMLIMIT %d MiB",
 			l.HeapNeedMiB(), l.GoMemLimitMiB)
-	case l.ConnMgrLow <= 0 || l.ConnMgrHigh <= l.ConnMgrLow:
-		return bad("connection watermarks %d/%d: need 0 < LowWater < HighWater", l.ConnMgrLow, l.ConnMgrHigh)
-	case l.ConnMgrHigh > l.ResourceMgrMaxFDs/2:
-		return bad("HighWater %d needs more file descriptors than the resource manager's %d allow", l.ConnMgrHigh, l.ResourceMgrMaxFDs)
 	case l.StoreBatchMiB <= 0 || l.StorePendingMiB < l.StoreBatchMiB:
 		return bad("write queue %d MiB must hold at least one batch of %d MiB", l.StorePendingMiB, l.StoreBatchMiB)
-	case l.HTTPConcurrency <= 0 || l.BitswapWorkers <= 0 || l.BitswapMaxWantlist <= 0 || l.CacheMiB < 0:
-		return bad("HTTP concurrency, bitswap workers and want-list size must be positive")
+	case l.HTTPConcurrency <= 0 || l.CacheMiB < 0:
+		return bad("HTTP concurrency must be positive")
 	}
 	return nil
 }
 
 // String is a one-line summary for the daemon's start banner.
 func (l Limits) String() string {
-	return fmt.Sprintf("budget %d MiB (MemoryHigh %d MiB, GOMEMLIMIT %d MiB), resource manager %d MiB / %d fds, "+
-		"connections %d/%d, bitswap %d workers / %d wants, HTTP %d connections, write queue %d/%d MiB, caches %d MiB",
-		l.MemoryMiB, l.MemoryHighMiB, l.GoMemLimitMiB, l.ResourceMgrMemoryMiB, l.ResourceMgrMaxFDs,
-		l.ConnMgrLow, l.ConnMgrHigh, l.BitswapWorkers, l.BitswapMaxWantlist, l.HTTPConcurrency,
+	return fmt.Sprintf("budget %d MiB (MemoryHigh %d MiB, GOMEMLIMIT %d MiB), resource manager %d MiB, "+
+		"HTTP %d connections, write queue %d/%d MiB, caches %d MiB",
+		l.MemoryMiB, l.MemoryHighMiB, l.GoMemLimitMiB, l.NetMemoryMiB, l.HTTPConcurrency,
 		l.StoreBatchMiB, l.StorePendingMiB, l.CacheMiB)
 }
 

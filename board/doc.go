@@ -13,10 +13,10 @@
 //
 // A profile names the board's RAM and a memory budget for the daemon. The
 // budget is the service's hard memory cap (systemd MemoryMax); from it
-// Derive computes MemoryHigh, GOMEMLIMIT, the libp2p resource manager's
-// memory and file descriptors, connection manager watermarks, bitswap
-// workers and want-list size, HTTP concurrency, the storage write queue and
-// cache sizes. Limits.Check states how they must relate:
+// Derive computes MemoryHigh, GOMEMLIMIT, HTTP concurrency, the storage
+// write queue and cache sizes. The network layer derives its limits
+// (resource manager, connection watermarks, bitswap) from the same budget
+// in node.Config.NetLimits. Limits.Check states how they must relate:
 //
 //	resource manager + write queue + HTTP buffers + caches + runtime floor
 //	  <= GOMEMLIMIT < MemoryHigh < MemoryMax (the budget)

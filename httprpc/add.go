@@ -53,8 +53,8 @@ The CID printed is the same Kubo prints for the same input and options.`,
 		{Names: []string{"max-hamt-fanout"}, Type: Int, Help: "Limit the maximum number of links of a UnixFS HAMT directory node."},
 		{Names: []string{"inline"}, Type: Bool, Help: "Inline small blocks into CIDs."},
 		{Names: []string{"inline-limit"}, Type: Int, Default: 32, Help: "Maximum block size to inline. Maximum: 128 bytes."},
-		{Names: []string{"nocopy"}, Type: Bool, Help: "Add the file using filestore (not available yet in cairn)."},
-		{Names: []string{"fscache"}, Type: Bool, Help: "Check the filestore for pre-existing blocks (not available yet in cairn)."},
+		{Names: []string{"nocopy"}, Type: Bool, Help: "Add the file using filestore. Implies raw-leaves. (experimental)"},
+		{Names: []string{"fscache"}, Type: Bool, Help: "Check the filestore for pre-existing blocks. (experimental)"},
 		{Names: []string{"preserve-mode"}, Type: Bool, Help: "Apply existing POSIX permissions to created UnixFS entries."},
 		{Names: []string{"preserve-mtime"}, Type: Bool, Help: "Apply existing POSIX modification time to created UnixFS entries."},
 		{Names: []string{"mode"}, Type: Uint, Help: "Custom POSIX file mode to store in created UnixFS entries."},
@@ -91,6 +91,7 @@ func addOptions(r *Request) (node.AddOptions, error) {
 		MaxDirLinks:   int(r.Int("max-directory-links")),
 		MaxHAMTFanout: int(r.Int("max-hamt-fanout")),
 		NoCopy:        r.Bool("nocopy"),
+		PinName:       r.String("pin-name"),
 		Fscache:       r.Bool("fscache"),
 	}
 	if r.IsSet("raw-leaves") {
@@ -114,17 +115,20 @@ func addOptions(r *Request) (node.AddOptions, error) {
 		}
 		o.Mtime = time.Unix(r.Int("mtime"), ns)
 	}
+	if r.Bool("only-hash") && r.IsSet("to-files") {
+		return o, errors.New("only-hash and to-files options are not compatible")
+	}
 	if r.IsSet("pin-name") && !r.Bool("pin") {
 		return o, errors.New("pin-name option requires pin to be set")
 	}
 	if len(r.String("pin-name")) > 255 {
 		return o, fmt.Errorf("pin name is %d bytes (max 255 bytes)", len(r.String("pin-name")))
 	}
-	if o.NoCopy || o.Fscache {
-		return o, errors.New("filestore is not available in this cairn build yet: --nocopy and --fscache cannot be used")
+	if r.Bool("wrap-with-directory") && r.IsSet("to-files") {
+		return o, errors.New("wrap-with-directory and to-files options are not compatible")
 	}
-	if r.String("to-files") != "" {
-		return o, errors.New("--to-files needs the files (MFS) commands, which are not available in this cairn build yet")
+	if r.IsSet("to-files") {
+		o.AfterTop = toFiles(r, r.String("to-files"))
 	}
 	return o, nil
 }

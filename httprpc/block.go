@@ -299,15 +299,9 @@ func putBlock(r *Request, c cid.Cid, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := r.Node.Blocks.Put(r.Ctx, blk); err != nil {
-		return err
-	}
-	if !r.Bool("pin") {
-		return nil
-	}
-	// As Kubo (PinWithMode), the pin is recorded without fetching the
+	// As Kubo (PinWithMode), a pin is recorded without fetching the
 	// blocks the new one links to.
-	return r.Node.PinRecursive(r.Ctx, c)
+	return r.Node.PutBlocks(r.Ctx, r.Bool("pin"), blk)
 }
 
 func runBlockRm(r *Request, e Emitter) error {

@@ -473,7 +473,7 @@ func TestBlockRm_Pinned_Refused(t *testing.T) {
 	fileCid := blkCall(t, n, "block/stat", []string{root + "/f"}, nil, nil).Values[0].(*httprpc.BlockStat).Key
 	direct := blkPut(t, n, []byte("direct"), nil)
 	dc, _ := cid.Decode(direct)
-	if err := n.PinDirect(ctx, dc); err != nil {
+	if err := n.AddPin(ctx, dc, false, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	free := blkPut(t, n, []byte("free"), nil)

@@ -44,16 +44,11 @@ The JSON output contains type information.`,
 	BodyArgs: true,
 	// One value; with --stream one value per entry (Kubo then adds
 	// X-Chunked-Output, which this table cannot yet vary per request).
-	Output: OutSingle,
-	OutputFor: func(r *Request) OutputKind {
-		if r.Bool("stream") {
-			return OutStream
-		}
-		return OutSingle
-	},
-	Run:  runLs,
-	Type: func() any { return &LsOutput{} },
-	Text: lsText,
+	Output:    OutSingle,
+	OutputFor: streamIf("stream"),
+	Run:       runLs,
+	Type:      func() any { return &LsOutput{} },
+	Text:      lsText,
 }}
 
 // LsLink is one entry of ls.

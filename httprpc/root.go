@@ -40,6 +40,19 @@ var Families = [][]*Command{
 	blockCommands,
 	refsCommands,
 	lsCommands,
+	getCommands,
+	idCommands,
+	swarmCommands,
+	dhtCommands,
+	bitswapCommands,
+	configCommands,
+	pinCommands,
+	repoCommands,
+	filesCommands,
+	filestoreCommands,
+	objectCommands,
+	tarCommands,
+	fileLsCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.

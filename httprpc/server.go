@@ -500,6 +500,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 		prev := cancel
 		cancel = func() { c2(); prev() }
 	}
+	if v, _ := opts["offline"].(bool); v {
+		cctx = node.OfflineContext(cctx) // no fetching from peers
+	}
 	enc := stringOpt(opts, "encoding")
 	if enc == "" {
 		enc = "json"
@@ -546,17 +549,49 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 	if em.length >= 0 {
 		ctx.Response.Header.Set("X-Content-Length", strconv.FormatInt(em.length, 10))
 	}
-	stop := cancel
-	cancel = nil // the stream writer owns the context now
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer stop()
-		em.attach <- w
+	// The command writes into a pipe; fasthttp reads it from its own
+	// goroutine after writing the headers. The trailer is set by that
+	// reader goroutine when it meets the end, so no header is touched
+	// while fasthttp writes them.
+	pipe := newChunkPipe(4)
+	em.attach <- bufio.NewWriterSize(pipe, 32<<10)
+	go func() {
 		<-em.done
-		if em.err != nil && !errors.Is(em.err, errClientGone) {
-			msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(em.err.Error())
-			ctx.Response.Header.Set("X-Stream-Error", msg)
+		pipe.CloseWrite()
+	}()
+	ctx.Response.SetBodyStream(&bodyReader{pipe: pipe, em: em, ctx: ctx, stop: cancel}, -1)
+	cancel = nil // the body reader owns the context now
+}
+
+// bodyReader hands a command's output to fasthttp.
+type bodyReader struct {
+	pipe *chunkPipe
+	em   *httpEmitter
+	ctx  *fasthttp.RequestCtx
+	stop context.CancelFunc
+	once sync.Once
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.pipe.Read(p)
+	if err == io.EOF {
+		<-b.em.done
+		if e := b.em.err; e != nil && !errors.Is(e, errClientGone) {
+			msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(e.Error())
+			b.ctx.Response.Header.Set("X-Stream-Error", msg)
 		}
+	}
+	return n, err
+}
+
+// Close is called by fasthttp when the response ends or the client goes:
+// it stops the command.
+func (b *bodyReader) Close() error {
+	b.once.Do(func() {
+		b.pipe.CloseRead()
+		b.stop()
 	})
+	return nil
 }
 
 func stringOpt(opts map[string]any, name string) string { v, _ := opts[name].(string); return v }

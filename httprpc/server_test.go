@@ -257,3 +257,32 @@ func TestAdd_WrapTwoFiles(t *testing.T) {
 		t.Fatalf("events %q", names)
 	}
 }
+
+// Ensure a client that goes away in the middle of a cat stops the command
+// and leaves the server serving.
+func TestCat_ClientDisconnectMidStream(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	data := make([]byte, 8<<20)
+	rand.Read(data)
+	root := addBytes(t, n, data, nil)
+	c, err := net.Dial("tcp", srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("POST /api/v0/cat?arg=" + root.String() + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"))
+	buf := make([]byte, 64<<10)
+	if _, err := io.ReadAtLeast(c, buf, len(buf)); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	for i := 0; i < 5; i++ {
+		resp, body := postURL(t, srv.URL+"/api/v0/cat?arg="+root.String()+"&length=10", nil)
+		if resp.StatusCode != 200 || !bytes.Equal(body, data[:10]) {
+			t.Fatalf("after disconnect: %d %q", resp.StatusCode, body)
+		}
+	}
+	if errs := n.Store.Check(storage.CheckOptions{}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+}

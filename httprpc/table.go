@@ -129,6 +129,9 @@ type Command struct {
 	// Pending marks a command of the reference that this build does not
 	// implement yet: it answers a clear error (see pending.go).
 	Pending bool
+	// ClientOutput, if set, consumes a byte stream in the CLI instead of
+	// copying it to stdout (get extracts its tar).
+	ClientOutput func(r *Request, body io.Reader, stdout io.Writer) error
 	// ContentType of a byte stream (default text/plain).
 	ContentType func(r *Request) string
 	// PreRun, if set, runs in the CLI before the request is sent or run,
@@ -299,4 +302,15 @@ func (t *Table) OptionsFor(path string) []Option {
 		}
 	}
 	return opts
+}
+
+// streamIf is an OutputFor: a stream when the bool option is set, else a
+// single value (ls --stream, pin ls --stream, pin add --progress).
+func streamIf(opt string) func(*Request) OutputKind {
+	return func(r *Request) OutputKind {
+		if r.Bool(opt) {
+			return OutStream
+		}
+		return OutSingle
+	}
 }

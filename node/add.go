@@ -61,6 +61,11 @@ type AddOptions struct {
 	MaxHAMTFanout int
 	NoCopy        bool
 	Fscache       bool
+	// PinName names the pins (Kubo 0.42 --pin-name).
+	PinName string
+	// AfterTop, if set, runs after each top-level entry (not with Wrap)
+	// is stored, pinned and its events emitted (add --to-files).
+	AfterTop func(name string, root ipld.Node) error
 	// Encode renders CIDs in events (nil: the CID's default form).
 	Encode func(cid.Cid) string
 }
@@ -247,6 +252,8 @@ type Adder struct {
 	// top is the metadata of the current top-level entry, which every
 	// event of that entry reports (Kubo does the same).
 	top AddEvent
+	// sess is the write session of the current top-level entry.
+	sess *WriteSession
 }
 
 // NewAdder prepares an import; emit receives the events in Kubo's order.
@@ -254,6 +261,9 @@ func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) e
 	st, err := n.resolveImport(&o)
 	if err != nil {
 		return nil, err
+	}
+	if exp := n.Cfg().Experimental; o.NoCopy && !exp.FilestoreEnabled && !exp.UrlstoreEnabled {
+		return nil, errNoCopyDisabled
 	}
 	a := &Adder{n: n, o: o, st: st, emit: emit, ctx: ctx, fileMode: o.Mode, fileMtime: o.Mtime}
 	if o.Mode != 0 {
@@ -265,12 +275,37 @@ func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) e
 	if o.OnlyHash {
 		a.dag = newHashOnlyDAG()
 		a.sync = func() error { return nil }
-	} else {
-		b := n.Store.NewBatch()
-		a.dag = newBatchDAG(n.Blocks, b)
-		a.sync = b.Sync
 	}
 	return a, nil
+}
+
+// begin opens the write session of one top-level entry: its blocks are
+// safe from a concurrent GC until its pin is recorded, and removed again
+// if the entry fails.
+func (a *Adder) begin() {
+	if a.o.OnlyHash {
+		return
+	}
+	a.sess = a.n.BeginWrite()
+	a.dag = newBatchDAG(a.n, a.sess)
+	if a.o.NoCopy || a.o.Fscache {
+		a.dag = &refDAG{batchDAG: newBatchDAG(a.n, a.sess), fscache: a.o.Fscache}
+	}
+	a.sync = a.sess.Sync
+}
+
+// end closes the current session; after a failure it first removes the
+// blocks the entry stored.
+func (a *Adder) end(failed bool) error {
+	if a.sess == nil {
+		return nil
+	}
+	s := a.sess
+	a.sess = nil
+	if failed {
+		_ = s.Rollback(context.WithoutCancel(a.ctx))
+	}
+	return s.End()
 }
 
 // dirEntry is a directory built during the import, kept for the
@@ -284,9 +319,14 @@ type dirEntry struct {
 
 // AddAll imports every top-level entry of root (each on its own, or all
 // under one wrapping directory) and returns the roots imported.
-func (a *Adder) AddAll(root files.Directory) ([]cid.Cid, error) {
-	var roots []cid.Cid
+func (a *Adder) AddAll(root files.Directory) (roots []cid.Cid, err error) {
+	defer func() {
+		if eerr := a.end(err != nil); err == nil {
+			err = eerr
+		}
+	}()
 	if a.o.Wrap {
+		a.begin()
 		wrap := &dirEntry{path: "", children: map[string]*dirEntry{}}
 		it := root.Entries()
 		nd, err := a.addDir("", it, it.Next(), wrap)
@@ -304,6 +344,7 @@ func (a *Adder) AddAll(root files.Directory) ([]cid.Cid, error) {
 		count++
 		name := it.Name()
 		a.top = topStat(it.Node())
+		a.begin()
 		var de *dirEntry
 		if _, isDir := it.Node().(files.Directory); isDir {
 			de = &dirEntry{path: name, children: map[string]*dirEntry{}}
@@ -314,6 +355,11 @@ func (a *Adder) AddAll(root files.Directory) ([]cid.Cid, error) {
 		}
 		if err := a.finishTop(nd, de); err != nil {
 			return nil, err
+		}
+		if a.o.AfterTop != nil {
+			if err := a.o.AfterTop(name, nd); err != nil {
+				return nil, err
+			}
 		}
 		roots = append(roots, nd.Cid())
 	}
@@ -333,9 +379,12 @@ func (a *Adder) finishTop(nd ipld.Node, de *dirEntry) error {
 		return err
 	}
 	if a.o.Pin && !a.o.OnlyHash {
-		if err := a.n.PinRecursive(a.ctx, nd.Cid()); err != nil {
+		if err := a.n.PinRecursive(a.ctx, nd.Cid(), a.o.PinName); err != nil {
 			return err
 		}
+	}
+	if err := a.end(false); err != nil {
+		return err
 	}
 	if de == nil {
 		return nil
@@ -512,7 +561,6 @@ func (a *Adder) dirOrder(d uio.Directory, nd ipld.Node, subdirs []string) ([]str
 	return out, err
 }
 
-
 func nodeMode(f files.Node) os.FileMode {
 	if s, ok := f.(interface{ Mode() os.FileMode }); ok {
 		return s.Mode()
@@ -606,10 +654,23 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// progressFileInfo is a progressReader that keeps the file's path and
+// stat visible to the DAG builder (add --nocopy --progress).
+type progressFileInfo struct {
+	files.FileInfo
+	p *progressReader
+}
+
+func (x *progressFileInfo) Read(b []byte) (int, error) { return x.p.Read(b) }
+
 func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
 	var r io.Reader = f
 	if a.o.Progress && !a.o.Silent {
 		r = &progressReader{r: f, name: path, emit: a.emit}
+		if fi, ok := f.(files.FileInfo); ok && a.o.NoCopy {
+			// The DAG builder finds the file's path on its reader.
+			r = &progressFileInfo{FileInfo: fi, p: r.(*progressReader)}
+		}
 	}
 	spl, err := chunker.FromString(r, a.st.chunker)
 	if err != nil {
@@ -622,6 +683,7 @@ func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
 		CidBuilder:  a.st.builder,
 		FileMode:    a.fileMode,
 		FileModTime: a.fileMtime,
+		NoCopy:      a.o.NoCopy,
 	}
 	db, err := params.New(spl)
 	if err != nil {

@@ -7,11 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -65,6 +63,8 @@ type Config struct {
 	Experimental Experimental
 	// Budget is cairn's: the memory budget every limit is derived from.
 	Budget Budget
+	// Modules is cairn's: the module facility (web apps on 5280/5281).
+	Modules ModulesConfig
 }
 
 // Identity is the node's key pair.
@@ -115,14 +115,29 @@ type APIConfig struct {
 	AllowUnauthenticated bool `json:",omitempty"`
 }
 
-// SwarmConfig holds libp2p settings used by later layers.
+// SwarmConfig holds the libp2p settings (node/net.go, docs/networking.md).
 type SwarmConfig struct {
 	DisableNatPortMap bool
-	ConnMgr           struct {
+	// AddrFilters (Kubo's key) are /ip4|ip6/<addr>/ipcidr/<bits> ranges
+	// the node neither dials nor accepts (swarm/filters).
+	AddrFilters []string `json:",omitempty"`
+	ConnMgr     struct {
 		LowWater    int    `json:",omitempty"`
 		HighWater   int    `json:",omitempty"`
 		GracePeriod string `json:",omitempty"`
 	}
+	// Bandwidth is cairn's: caps per direction for LAN (private and
+	// loopback) and WAN peers, e.g. "512KiB" (per second); "" is no cap.
+	Bandwidth BandwidthCaps `json:",omitempty"`
+}
+
+// BandwidthCaps are byte rates per second, as humanize sizes ("1MB",
+// "256KiB"); empty means unlimited.
+type BandwidthCaps struct {
+	LANIn  string `json:",omitempty"`
+	LANOut string `json:",omitempty"`
+	WANIn  string `json:",omitempty"`
+	WANOut string `json:",omitempty"`
 }
 
 // Import holds the defaults of add (Kubo's Import section). Nil means
@@ -148,8 +163,10 @@ type Experimental struct {
 // Budget is cairn's memory budget section, written by `cairn init
 // --board`. MemoryMiB is the one input (the service's hard memory cap); the
 // other fields are derived from it by package board and written out so
-// they can be read and tuned. Zero means "derive from MemoryMiB"; a config
-// without MemoryMiB has no budget (no GOMEMLIMIT, built-in defaults).
+// they can be read and tuned, and the network limits are derived from it
+// by NetLimits (budget.go). Zero means "derive from MemoryMiB". Without
+// MemoryMiB the daemon sets no GOMEMLIMIT and keeps its built-in sizes, and
+// NetLimits assumes DefaultMemoryMiB.
 type Budget struct {
 	// Board is the profile init used ("pi-zero-2w", "generic", ...).
 	Board string `json:",omitempty"`
@@ -160,14 +177,6 @@ type Budget struct {
 	// GoMemLimitMiB is applied with debug.SetMemoryLimit at daemon start
 	// (unless GOMEMLIMIT is set in the environment).
 	GoMemLimitMiB int `json:",omitempty"`
-	// ResourceMgrMemoryMiB and ResourceMgrMaxFDs are the libp2p resource
-	// manager's limits (for the networking layer).
-	ResourceMgrMemoryMiB int `json:",omitempty"`
-	ResourceMgrMaxFDs    int `json:",omitempty"`
-	// BitswapWorkers and BitswapMaxWantlist bound bitswap (for the
-	// networking layer).
-	BitswapWorkers     int `json:",omitempty"`
-	BitswapMaxWantlist int `json:",omitempty"`
 	// HTTPConcurrency caps simultaneous RPC connections.
 	HTTPConcurrency int `json:",omitempty"`
 	// StoreBatchMiB and StorePendingMiB size the storage write queue.
@@ -177,45 +186,106 @@ type Budget struct {
 	CacheMiB int `json:",omitempty"`
 }
 
-// StorageMaxBytes parses Datastore.StorageMax ("10GB", "850MB", "1.5TB",
-// "500MiB"; decimal units as Kubo's, binary ones with an i).
-func (d DatastoreConfig) StorageMaxBytes() (int64, error) {
-	n, err := ParseSize(d.StorageMax)
-	if err != nil {
-		return 0, fmt.Errorf("config Datastore.StorageMax: %w", err)
-	}
-	if n <= 0 {
-		return 0, fmt.Errorf("config Datastore.StorageMax: %q must be positive", d.StorageMax)
-	}
-	return n, nil
+// ModulesConfig is cairn's module facility (Kubo has no such section).
+// Modules publish web apps, as Prosody's mod_http does; see
+// docs/modules.md. Zero values mean the defaults named below.
+type ModulesConfig struct {
+	// Enabled lists modules to load at daemon start, by internal name
+	// (Prosody's modules_enabled): a built-in ("http_status",
+	// "http_files", "http_ipfs", "http_dir_listing") or a Lua file
+	// <Dir>/mod_<name>.lua. Empty: no module, no listener.
+	Enabled []string
+	// Dir is where Lua modules live (default <repo>/modules).
+	Dir string `json:",omitempty"`
+	// AllowWrite lists modules whose node view may add and pin; every
+	// other module gets a read-only view.
+	AllowWrite []string
+	HTTP       ModulesHTTP
+	HTTPS      ModulesHTTPS
+	Files      ModulesFiles
+	Lua        ModulesLua
+	// Options holds free-form options per module, read by Lua modules
+	// with module:get_option(name, default).
+	Options map[string]map[string]any `json:",omitempty"`
 }
 
-// ParseSize reads a byte size: a number, optional space, and an optional
-// unit B, kB/KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers
-// of 1024), case-insensitive.
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
-		i++
+// ModulesHTTP is the plain-HTTP service and the limits of both services.
+type ModulesHTTP struct {
+	// Ports (default [5280]) on each of Interfaces (default loopback
+	// only: ["127.0.0.1"]).
+	Ports      []int
+	Interfaces []string
+	// MaxBodySize caps a buffered request body (default "10MiB"; larger:
+	// 413). MaxUploadSize caps a streamed upload to the status app
+	// (default "1GiB").
+	MaxBodySize   string
+	MaxUploadSize string
+	// Go durations: reading a request (30s), writing a response (5m), an
+	// idle keep-alive connection (2m), one handler chain (60s).
+	ReadTimeout    string
+	WriteTimeout   string
+	IdleTimeout    string
+	HandlerTimeout string
+	// TrustedProxies (IPs or CIDRs) may set X-Forwarded-For and
+	// X-Forwarded-Proto (default ["127.0.0.1", "::1"]).
+	TrustedProxies []string
+	// CORS turns on Access-Control-* headers and OPTIONS answers.
+	CORS bool
+	// Paths maps an app name to its base path (Prosody's http_paths),
+	// e.g. {"files": "/"}.
+	Paths map[string]string `json:",omitempty"`
+}
+
+// ModulesHTTPS is the TLS service. Certificate and Key are PEM files,
+// relative to the repo unless absolute; init generates a self-signed
+// pair there (default tls/modules.crt, tls/modules.key).
+type ModulesHTTPS struct {
+	Ports       []int // default [5281]
+	Interfaces  []string
+	Certificate string
+	Key         string
+}
+
+// ModulesFiles configures the http_files app.
+type ModulesFiles struct {
+	// Path is the folder served at /files, or an /ipfs/<cid> path served
+	// from the node's storage.
+	Path string
+	// DirListing shows directory listings (needs http_dir_listing, which
+	// is then loaded too).
+	DirListing bool
+	// IndexFiles are tried in a directory (default index.html, index.htm).
+	IndexFiles []string `json:",omitempty"`
+}
+
+// ModulesLua limits each Lua handler call and module load.
+type ModulesLua struct {
+	// MaxRunTime is a Go duration (default "1s"); a call still running
+	// then is stopped with an error.
+	MaxRunTime string
+	// MaxMemory (default "64MiB") is how much the Go heap may grow during
+	// a call before the call is stopped and the module's Lua state is
+	// thrown away and reloaded.
+	MaxMemory string
+}
+
+// DefaultModules returns the Modules section init writes.
+func DefaultModules() ModulesConfig {
+	return ModulesConfig{
+		Enabled:    []string{"http_status"},
+		AllowWrite: []string{"http_status"},
+		HTTP: ModulesHTTP{
+			Ports: []int{5280}, Interfaces: []string{"127.0.0.1"},
+			MaxBodySize: "10MiB", MaxUploadSize: "1GiB",
+			ReadTimeout: "30s", WriteTimeout: "5m", IdleTimeout: "2m", HandlerTimeout: "60s",
+			TrustedProxies: []string{"127.0.0.1", "::1"},
+		},
+		HTTPS: ModulesHTTPS{
+			Ports: []int{5281}, Interfaces: []string{"127.0.0.1"},
+			Certificate: "tls/modules.crt", Key: "tls/modules.key",
+		},
+		Lua: ModulesLua{MaxRunTime: "1s", MaxMemory: "64MiB"},
 	}
-	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || num == "" {
-		return 0, fmt.Errorf("invalid size %q (want e.g. 10GB or 500MiB)", s)
-	}
-	mult := map[string]float64{
-		"": 1, "b": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
-		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
-	}[unit]
-	if mult == 0 {
-		return 0, fmt.Errorf("invalid size %q: unknown unit %q", s, t[i:])
-	}
-	r := math.Round(v * mult)
-	if r >= math.MaxInt64 {
-		return 0, fmt.Errorf("invalid size %q: too large", s)
-	}
-	return int64(r), nil
 }
 
 // DefaultBootstrap is Kubo's default bootstrap list.
@@ -241,9 +311,12 @@ func DefaultConfig(id Identity) *Config {
 		API:     Strings{"/ip4/127.0.0.1/tcp/5001"},
 		Gateway: Strings{"/ip4/127.0.0.1/tcp/8080"},
 	}
-	c.Discovery.MDNS.Enabled = true
+	// mDNS is opt-in (profile local-discovery): a board should not
+	// announce itself on every LAN it joins.
+	c.Discovery.MDNS.Enabled = false
 	c.Bootstrap = append([]string{}, DefaultBootstrap...)
 	c.API.HTTPHeaders = map[string][]string{}
+	c.Modules = DefaultModules()
 	return c
 }
 
@@ -266,6 +339,8 @@ var Profiles = map[string]Profile{
 			c.Bootstrap = []string{}
 			c.Discovery.MDNS.Enabled = false
 			c.Swarm.DisableNatPortMap = true
+			c.Modules.HTTP.Ports, c.Modules.HTTP.Interfaces = []int{0}, []string{"127.0.0.1"}
+			c.Modules.HTTPS.Ports, c.Modules.HTTPS.Interfaces = []int{0}, []string{"127.0.0.1"}
 		},
 	},
 	"local-discovery": {

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"sync"
 
-	"cairn/storage"
-
 	"fmt"
 	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/ipfs/boxo/verifcid"
@@ -18,25 +16,26 @@ import (
 	ipld "github.com/ipfs/go-ipld-format"
 )
 
-// batchDAG writes nodes through a storage.Batch: Add returns once the block
-// is queued; Sync makes everything added so far durable. Reads fall back to
-// waiting for the batch when a node was added but is not committed yet.
+// batchDAG writes nodes through a write session: Add returns once the
+// block is queued; Sync makes everything added so far durable. Reads fall
+// back to waiting for the session when a node was added but is not
+// committed yet.
 type batchDAG struct {
-	bs    *storage.Blockstore
-	batch *storage.Batch
+	bs   *Blockstore
+	sess *WriteSession
 }
 
-func newBatchDAG(bs *storage.Blockstore, b *storage.Batch) *batchDAG {
-	return &batchDAG{bs: bs, batch: b}
+func newBatchDAG(n *Node, s *WriteSession) *batchDAG {
+	return &batchDAG{bs: n.Blocks, sess: s}
 }
 
 var _ ipld.DAGService = (*batchDAG)(nil)
 
-func (d *batchDAG) Add(_ context.Context, n ipld.Node) error {
+func (d *batchDAG) Add(ctx context.Context, n ipld.Node) error {
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, n.Cid()); err != nil {
 		return err
 	}
-	return d.bs.PutAsync(d.batch, n)
+	return d.sess.PutAsync(ctx, n)
 }
 
 func (d *batchDAG) AddMany(ctx context.Context, ns []ipld.Node) error {
@@ -51,7 +50,7 @@ func (d *batchDAG) AddMany(ctx context.Context, ns []ipld.Node) error {
 func (d *batchDAG) Get(ctx context.Context, c cid.Cid) (ipld.Node, error) {
 	b, err := d.bs.Get(ctx, c)
 	if ipld.IsNotFound(err) {
-		if serr := d.batch.Sync(); serr != nil {
+		if serr := d.sess.Sync(); serr != nil {
 			return nil, serr
 		}
 		b, err = d.bs.Get(ctx, c)

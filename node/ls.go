@@ -116,7 +116,7 @@ func (n *Node) unixfsNode(ctx context.Context, c cid.Cid) (*ft.FSNode, error) {
 		return nil, err
 	}
 	var data []byte
-	err := n.Blocks.View(ctx, c, func(b []byte) error {
+	err := n.view(ctx, c, func(b []byte) error {
 		d, _, err := scanPB(b, false)
 		data = append([]byte(nil), d...)
 		return err
@@ -137,10 +137,16 @@ func (n *Node) Links(ctx context.Context, c cid.Cid) ([]*ipld.Link, error) {
 	}
 	switch c.Type() {
 	case cid.Raw:
-		return nil, n.Blocks.View(ctx, c, func([]byte) error { return nil })
+		// Present, stored or as a filestore reference (whose file is
+		// not read); else an online node fetches it.
+		has, err := n.hasBlock(ctx, c)
+		if err == nil && !has {
+			err = n.view(ctx, c, func([]byte) error { return nil })
+		}
+		return nil, err
 	case cid.DagProtobuf:
 		var links []*ipld.Link
-		err := n.Blocks.View(ctx, c, func(b []byte) error {
+		err := n.view(ctx, c, func(b []byte) error {
 			var err error
 			_, links, err = scanPB(b, true)
 			return err

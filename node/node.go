@@ -22,19 +22,30 @@ import (
 // Node is an open repo with everything the commands use. It is safe for
 // concurrent use; Close stops what New started and waits for it.
 type Node struct {
-	Repo   string
+	Repo string
+	// Config is the config in effect. Code that may run while a config
+	// command rewrites it should read it through Cfg.
 	Config *Config
+	cfgMu  sync.RWMutex // guards Config swaps and config file rewrites
 
-	Store  *storage.Store
-	Blocks *storage.Blockstore
-	// DAG reads and writes IPLD nodes through the local blockstore only
-	// (no network exchange yet).
+	Store *storage.Store
+	// Blocks is the store's blocks, with reads falling back to filestore
+	// references (filestore.go).
+	Blocks *Blockstore
+	// DAG reads and writes IPLD nodes through the local blockstore and,
+	// once StartNet ran, bitswap.
 	DAG ipld.DAGService
+	// Net is the network layer (nil while offline; see StartNet).
+	Net *Net
 
 	PeerID  peer.ID
 	PrivKey crypto.PrivKey
 
 	lock *RepoLock
+
+	gc   gcState
+	sess sessions
+	mfs  mfsState
 
 	closeOnce sync.Once
 	closeErr  error
@@ -46,6 +57,11 @@ type Node struct {
 type Options struct {
 	// Store options; nil means defaults.
 	Store *storage.Options
+	// CompactIfNeeded rewrites the store file first when its free pages
+	// pass storage's threshold (more than half the file and 256 MiB).
+	CompactIfNeeded bool
+	// Log receives one line per notable start-up event (may be nil).
+	Log func(format string, a ...any)
 }
 
 // New opens the repo at dir, taking its lock.
@@ -81,12 +97,18 @@ func (n *Node) open(opts *Options) error {
 	if err := n.loadIdentity(); err != nil {
 		return err
 	}
-	st, err := storage.Open(filepath.Join(n.Repo, storage.FileName), opts.Store)
+	path := filepath.Join(n.Repo, storage.FileName)
+	if opts.CompactIfNeeded {
+		if err := compactIfNeeded(path, opts); err != nil {
+			return err
+		}
+	}
+	st, err := storage.Open(path, opts.Store)
 	if err != nil {
 		return err
 	}
 	n.Store = st
-	n.Blocks = st.Blockstore()
+	n.Blocks = &Blockstore{Blockstore: st.Blockstore(), n: n}
 	n.DAG = merkledag.NewDAGService(blockservice.New(n.Blocks, nil))
 	return nil
 }
@@ -139,4 +161,24 @@ func (n *Node) Close() error {
 		n.closeErr = errors.Join(errs...)
 	})
 	return n.closeErr
+}
+
+func compactIfNeeded(path string, opts *Options) error {
+	st, err := storage.Open(path, &storage.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	stat, err := st.Stat()
+	st.Close()
+	if err != nil || !stat.ShouldCompact() {
+		return err
+	}
+	before, after, err := storage.Compact(path)
+	if err != nil {
+		return err
+	}
+	if opts.Log != nil {
+		opts.Log("compacted %s: %d -> %d bytes", path, before, after)
+	}
+	return nil
 }

@@ -181,7 +181,7 @@ func (f *pbFile) size() uint64 {
 // FileSize returns the byte length of the UnixFS file c.
 func (n *Node) FileSize(ctx context.Context, c cid.Cid) (uint64, error) {
 	var size uint64
-	err := n.Blocks.View(ctx, c, func(b []byte) error {
+	err := n.view(ctx, c, func(b []byte) error {
 		switch c.Type() {
 		case cid.Raw:
 			size = uint64(len(b))
@@ -240,7 +240,7 @@ func (n *Node) writeRange(ctx context.Context, c cid.Cid, base, from, to int64, 
 	var sizes []uint64
 	var total int64
 	var dataLen int64
-	err := n.Blocks.View(ctx, c, func(b []byte) error {
+	err := n.view(ctx, c, func(b []byte) error {
 		var data []byte
 		switch c.Type() {
 		case cid.Raw:

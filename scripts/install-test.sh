@@ -58,7 +58,7 @@ grep -q '"Board": "pi-zero-2w"' /var/lib/cairn/config || fail "second run replac
 ok "idempotent: second run keeps the repo, identity and unit"
 
 # The installed daemon runs as cairn, from the state directory.
-setpriv --reuid=cairn --regid=cairn --init-groups env CAIRN_PATH=/var/lib/cairn /usr/bin/cairn daemon >"$work/daemon.log" 2>&1 &
+setpriv --reuid=cairn --regid=cairn --init-groups env CAIRN_PATH=/var/lib/cairn /usr/bin/cairn daemon --offline >"$work/daemon.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [ -s /var/lib/cairn/api ] && break; sleep 0.1; done
 [ -s /var/lib/cairn/api ] || fail "daemon did not start: $(cat "$work/daemon.log")"

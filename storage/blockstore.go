@@ -43,7 +43,7 @@ func (b *Blockstore) Has(_ context.Context, c cid.Cid) (bool, error) {
 	}
 	var ok bool
 	err := b.s.db.View(func(tx *bolt.Tx) error {
-		ok = tx.Bucket(bucketBlocks).Get(c.Hash()) != nil
+		ok = tx.Bucket(bucketIndex).Get(c.Hash()) != nil
 		return nil
 	})
 	return ok, err
@@ -56,7 +56,7 @@ func (b *Blockstore) View(_ context.Context, c cid.Cid, fn func([]byte) error) e
 		return fn(d)
 	}
 	return b.s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketBlocks).Get(c.Hash())
+		v := lookup(tx, c.Hash())
 		if v == nil {
 			return ipld.ErrNotFound{Cid: c}
 		}
@@ -174,7 +174,7 @@ func (b *Blockstore) ForEachKey(ctx context.Context, fn func(mh.Multihash) error
 	for {
 		var chunk [][]byte
 		err := b.s.db.View(func(tx *bolt.Tx) error {
-			c := tx.Bucket(bucketBlocks).Cursor()
+			c := tx.Bucket(bucketIndex).Cursor()
 			var k []byte
 			if after == nil {
 				k, _ = c.First()
@@ -210,3 +210,29 @@ func (b *Blockstore) ForEachKey(ctx context.Context, fn func(mh.Multihash) error
 // HashOnRead is part of boxo's blockstore options; this store verifies
 // hashes only in Check and repo verification, so it is a no-op.
 func (b *Blockstore) HashOnRead(bool) {}
+
+// DeleteMany removes the blocks with these multihash keys in one
+// transaction; missing keys are skipped.
+func (b *Blockstore) DeleteMany(keys [][]byte) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	if b.s.w == nil {
+		return errors.New("storage: store is read-only")
+	}
+	muts := make([]mutation, len(keys))
+	for i, k := range keys {
+		muts[i] = mutation{bucket: bucketBlocks, kind: opDel, key: k}
+	}
+	return b.s.w.do(muts)
+}
+
+// lookup returns the stored bytes of multihash key (nil if absent),
+// valid for the transaction.
+func lookup(tx *bolt.Tx, key []byte) []byte {
+	ref := tx.Bucket(bucketIndex).Get(key)
+	if ref == nil {
+		return nil
+	}
+	return getData(tx.Bucket(bucketBlocks), ref)
+}

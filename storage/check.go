@@ -32,16 +32,21 @@ func (s *Store) Check(opts CheckOptions) []error {
 		if v := meta.Get(keyVersion); len(v) != 4 || binary.BigEndian.Uint32(v) != SchemaVersion {
 			errs = append(errs, fmt.Errorf("schema version record %x, want %d", v, SchemaVersion))
 		}
-		blocks := tx.Bucket(bucketBlocks)
-		if blocks == nil {
-			errs = append(errs, fmt.Errorf("missing bucket %q", bucketBlocks))
+		blocks, idx := tx.Bucket(bucketBlocks), tx.Bucket(bucketIndex)
+		if blocks == nil || idx == nil {
+			errs = append(errs, fmt.Errorf("missing bucket %q or %q", bucketBlocks, bucketIndex))
 			return nil
 		}
 		if tx.Bucket(bucketData) == nil {
 			errs = append(errs, fmt.Errorf("missing bucket %q", bucketData))
 		}
 		var n, size uint64
-		err := blocks.ForEach(func(k, v []byte) error {
+		err := idx.ForEach(func(k, ref []byte) error {
+			v := getData(blocks, ref)
+			if len(ref) != 8 || v == nil {
+				errs = append(errs, fmt.Errorf("index entry %x points to missing data %x", k, ref))
+				return nil
+			}
 			n++
 			size += uint64(len(v))
 			dm, err := mh.Decode(k)
@@ -61,6 +66,11 @@ func (s *Store) Check(opts CheckOptions) []error {
 		})
 		if err != nil {
 			return err
+		}
+		var stored uint64
+		blocks.ForEach(func(k, v []byte) error { stored++; return nil })
+		if stored != n {
+			errs = append(errs, fmt.Errorf("%d data entries, %d indexed: orphans", stored, n))
 		}
 		if got := getU64(meta.Get(keyBlocksN)); got != n {
 			errs = append(errs, fmt.Errorf("blocks.n is %d, bucket holds %d", got, n))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -24,6 +25,7 @@ const FileName = "blocks.db"
 var (
 	bucketMeta   = []byte("meta")
 	bucketBlocks = []byte("blocks")
+	bucketIndex  = []byte("index")
 	bucketData   = []byte("data")
 
 	keyVersion    = []byte("version")
@@ -121,6 +123,12 @@ func Open(path string, opts *Options) (s *Store, err error) {
 	}
 	if !o.ReadOnly {
 		s.w = newWriter(db, o)
+		st, err := s.Stat()
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.w.blockBytes.Store(st.BlockBytes)
 	}
 	return s, nil
 }
@@ -138,7 +146,7 @@ func (s *Store) initSchema() error {
 		if got := binary.BigEndian.Uint32(v); got != SchemaVersion {
 			return fmt.Errorf("%w: file has %d, this build reads %d", ErrSchemaVersion, got, SchemaVersion)
 		}
-		if tx.Bucket(bucketBlocks) == nil || tx.Bucket(bucketData) == nil {
+		if tx.Bucket(bucketBlocks) == nil || tx.Bucket(bucketIndex) == nil || tx.Bucket(bucketData) == nil {
 			return fmt.Errorf("%w: %s: missing bucket", ErrCorrupt, s.path)
 		}
 		return nil
@@ -161,7 +169,7 @@ func (s *Store) initSchema() error {
 			if err := m.Put(keyBlocksSize, u64(0)); err != nil {
 				return err
 			}
-			for _, b := range [][]byte{bucketBlocks, bucketData} {
+			for _, b := range [][]byte{bucketBlocks, bucketIndex, bucketData} {
 				if _, err := tx.CreateBucket(b); err != nil {
 					return err
 				}
@@ -208,6 +216,26 @@ func (s *Store) Stat() (Stat, error) {
 	return st, err
 }
 
+// BlockBytes is the sum of stored block sizes, without a transaction.
+func (s *Store) BlockBytes() uint64 {
+	if s.w == nil {
+		st, _ := s.Stat()
+		return st.BlockBytes
+	}
+	return s.w.blockBytes.Load()
+}
+
+// PendingBytes is the size of the puts queued by PutAsync and not yet
+// committed.
+func (s *Store) PendingBytes() uint64 {
+	if s.w == nil {
+		return 0
+	}
+	s.w.pending.mu.Lock()
+	defer s.w.pending.mu.Unlock()
+	return uint64(s.w.pending.used)
+}
+
 // DB exposes the bbolt handle to tests and to Check; other packages use the
 // Blockstore and Datastore views.
 func (s *Store) DB() *bolt.DB { return s.db }
@@ -220,4 +248,69 @@ func getU64(b []byte) uint64 {
 		return 0
 	}
 	return binary.BigEndian.Uint64(b)
+}
+
+// CompactThreshold: Open callers may compact when free pages exceed this
+// fraction of the file and CompactMinFree bytes (see ShouldCompact).
+const (
+	CompactThreshold = 0.5
+	CompactMinFree   = 256 << 20
+)
+
+// ShouldCompact reports whether the file has enough free pages to be worth
+// rewriting: more than half of it, and at least 256 MiB. Compaction
+// rewrites every live page, so it is kept rare on flash.
+func (st Stat) ShouldCompact() bool {
+	return st.FreeBytes > CompactMinFree && float64(st.FreeBytes) > CompactThreshold*float64(st.FileBytes)
+}
+
+// Compact rewrites the store file at path without its free pages: into a
+// temporary file beside it, fsynced, then renamed over the original. The
+// store must not be open. A crash leaves either the old file or the new.
+func Compact(path string) (before, after int64, err error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	before = fi.Size()
+	src, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 100 * time.Millisecond, ReadOnly: true})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return 0, 0, fmt.Errorf("%w: %s", ErrLocked, path)
+		}
+		return 0, 0, err
+	}
+	defer src.Close()
+	tmp := path + ".compact"
+	os.Remove(tmp)
+	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := bolt.Compact(dst, src, 8<<20); err != nil {
+		dst.Close()
+		os.Remove(tmp)
+		return 0, 0, fmt.Errorf("storage: compact: %w", err)
+	}
+	if err := dst.Sync(); err != nil {
+		dst.Close()
+		os.Remove(tmp)
+		return 0, 0, err
+	}
+	if err := dst.Close(); err != nil {
+		os.Remove(tmp)
+		return 0, 0, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return 0, 0, err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	fi, err = os.Stat(path)
+	if err != nil {
+		return before, 0, err
+	}
+	return before, fi.Size(), nil
 }

@@ -246,7 +246,10 @@ func TestCheck_DetectsBadBlock(t *testing.T) {
 	b := randBlock(t, 100)
 	s.Blockstore().Put(context.Background(), b)
 	// Overwrite the value behind the store's back.
-	err := s.DB().Update(func(tx *boltTx) error { return tx.Bucket([]byte("blocks")).Put(b.Cid().Hash(), make([]byte, 100)) })
+	err := s.DB().Update(func(tx *boltTx) error {
+		ref := tx.Bucket([]byte("index")).Get(b.Cid().Hash())
+		return tx.Bucket([]byte("blocks")).Bucket(ref).Put([]byte("d"), make([]byte, 100))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

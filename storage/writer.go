@@ -6,6 +6,7 @@ package storage
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -34,11 +35,13 @@ type request struct {
 }
 
 type writer struct {
-	db      *bolt.DB
-	maxTx   int
-	reqs    chan *request
-	pending *byteSem
-	wg      sync.WaitGroup
+	// blockBytes mirrors "blocks.size" after each commit, for cheap reads.
+	blockBytes atomic.Uint64
+	db         *bolt.DB
+	maxTx      int
+	reqs       chan *request
+	pending    *byteSem
+	wg         sync.WaitGroup
 
 	mu     sync.RWMutex
 	closed bool
@@ -118,6 +121,16 @@ func (w *writer) loop() {
 }
 
 func (w *writer) commit(group []*request) error {
+	var total uint64
+	err := w.apply(group, &total)
+	if err == nil && total != ^uint64(0) {
+		w.blockBytes.Store(total)
+	}
+	return err
+}
+
+func (w *writer) apply(group []*request, out *uint64) error {
+	*out = ^uint64(0)
 	empty := true
 	for _, r := range group {
 		if len(r.muts) > 0 {
@@ -133,32 +146,56 @@ func (w *writer) commit(group []*request) error {
 		n := getU64(meta.Get(keyBlocksN))
 		total := getU64(meta.Get(keyBlocksSize))
 		blocksTouched := false
+		idx, data := tx.Bucket(bucketIndex), tx.Bucket(bucketBlocks)
+		data.FillPercent = 1.0
 		for _, r := range group {
 			for _, m := range r.muts {
+				if string(m.bucket) == string(bucketBlocks) {
+					ref := idx.Get(m.key)
+					switch m.kind {
+					case opPut:
+						if ref != nil {
+							continue // content-addressed: same key, same bytes
+						}
+						seq, err := data.NextSequence()
+						if err != nil {
+							return err
+						}
+						k := u64(seq)
+						if err := putData(data, k, m.val); err != nil {
+							return err
+						}
+						if err := idx.Put(m.key, k); err != nil {
+							return err
+						}
+						n++
+						total += uint64(len(m.val))
+					case opDel:
+						if ref == nil {
+							continue
+						}
+						ref = append([]byte(nil), ref...)
+						total -= uint64(len(getData(data, ref)))
+						n--
+						if err := delData(data, ref); err != nil {
+							return err
+						}
+						if err := idx.Delete(m.key); err != nil {
+							return err
+						}
+					}
+					blocksTouched = true
+					continue
+				}
 				b := tx.Bucket(m.bucket)
-				isBlocks := string(m.bucket) == string(bucketBlocks)
-				old := b.Get(m.key)
 				switch m.kind {
 				case opPut:
-					if isBlocks && old != nil {
-						continue // content-addressed: same key, same bytes
-					}
 					if err := b.Put(m.key, m.val); err != nil {
 						return err
 					}
-					if isBlocks {
-						n++
-						total += uint64(len(m.val))
-						blocksTouched = true
-					}
 				case opDel:
-					if old == nil {
+					if b.Get(m.key) == nil {
 						continue
-					}
-					if isBlocks {
-						n--
-						total -= uint64(len(old))
-						blocksTouched = true
 					}
 					if err := b.Delete(m.key); err != nil {
 						return err
@@ -167,6 +204,7 @@ func (w *writer) commit(group []*request) error {
 			}
 		}
 		if blocksTouched {
+			*out = total
 			if err := meta.Put(keyBlocksN, u64(n)); err != nil {
 				return err
 			}
@@ -265,3 +303,30 @@ func (s *byteSem) release(n int) {
 	s.cond.Broadcast()
 	s.mu.Unlock()
 }
+
+// Block bytes live in "blocks" under increasing sequence numbers, each in
+// a nested bucket of its own (key "d"). bbolt keeps at least two entries
+// per leaf, so big values sharing a leaf get rewritten whenever a
+// neighbour changes; a nested bucket gives each big block pages of its own
+// (small ones stay inline in the parent's leaf), so an add writes each
+// block once and a delete rewrites no other block.
+var dataKey = []byte("d")
+
+func putData(data *bolt.Bucket, seq, val []byte) error {
+	b, err := data.CreateBucket(seq)
+	if err != nil {
+		return err
+	}
+	b.FillPercent = 1.0
+	return b.Put(dataKey, val)
+}
+
+func getData(data *bolt.Bucket, seq []byte) []byte {
+	b := data.Bucket(seq)
+	if b == nil {
+		return nil
+	}
+	return b.Get(dataKey)
+}
+
+func delData(data *bolt.Bucket, seq []byte) error { return data.DeleteBucket(seq) }

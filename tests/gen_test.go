@@ -62,7 +62,7 @@ const uniName = "\u00fcn\u00efc\u00f8d\u00e9-\u6587\u4ef6.txt"
 
 type treeEntry struct {
 	rel, kind, spec string
-	raw         []byte
+	raw             []byte
 }
 
 var tree = []treeEntry{

@@ -118,24 +118,36 @@ func TestInit_Board_EveryProfileLoads(t *testing.T) {
 			if cfg.Budget.Board != p.Name || cfg.Budget.MemoryMiB != board.BudgetFor(p, memTotalHere()) {
 				t.Fatalf("budget: %+v", cfg.Budget)
 			}
-			lim, err := budgetLimits(cfg.Budget)
+			lim, err := budgetLimits(cfg)
 			if err != nil || lim == nil {
 				t.Fatalf("limits: %v %v", lim, err)
 			}
-			b := cfg.Budget
-			if !(b.ResourceMgrMemoryMiB < b.GoMemLimitMiB && b.GoMemLimitMiB < b.MemoryHighMiB && b.MemoryHighMiB < b.MemoryMiB) {
-				t.Fatalf("order broken: %+v", b)
+			net, err := cfg.NetLimits()
+			if err != nil {
+				t.Fatal(err)
 			}
-			if cfg.Swarm.ConnMgr.LowWater != lim.ConnMgrLow || cfg.Swarm.ConnMgr.HighWater != lim.ConnMgrHigh || lim.ConnMgrLow == 0 {
-				t.Fatalf("watermarks %+v, limits %+v", cfg.Swarm.ConnMgr, lim)
+			b := cfg.Budget
+			rm := int(net.LibP2PMemory >> 20)
+			if !(rm < b.GoMemLimitMiB && b.GoMemLimitMiB < b.MemoryHighMiB && b.MemoryHighMiB < b.MemoryMiB) || lim.NetMemoryMiB != rm {
+				t.Fatalf("order broken: resource manager %d MiB, budget %+v", rm, b)
+			}
+			if lim.HeapNeedMiB() > b.GoMemLimitMiB {
+				t.Fatalf("consumers need %d MiB > GOMEMLIMIT %d", lim.HeapNeedMiB(), b.GoMemLimitMiB)
+			}
+			if cfg.Swarm.ConnMgr.LowWater != net.LowWater || cfg.Swarm.ConnMgr.HighWater != net.HighWater || net.LowWater == 0 {
+				t.Fatalf("watermarks %+v, network limits %+v", cfg.Swarm.ConnMgr, net)
+			}
+			if b.MemoryMiB <= 256 && (net.LowWater != 10 || net.HighWater != 20) {
+				t.Fatalf("512 MiB board: watermarks %d/%d, want 10/20", net.LowWater, net.HighWater)
 			}
 			if cfg.Routing.Type == nil || *cfg.Routing.Type != "dhtclient" {
 				t.Fatalf("routing: %v", cfg.Routing.Type)
 			}
-			max, err := cfg.Datastore.StorageMaxBytes()
+			umax, err := node.ParseStorageMax(cfg.Datastore.StorageMax)
 			if err != nil {
 				t.Fatal(err)
 			}
+			max := int64(umax)
 			disk, err := board.StatDisk(repo, filepath.Join(repo, storage.FileName))
 			if err != nil || max > disk.Avail() || max < board.MinStorage {
 				t.Fatalf("StorageMax %d, disk %+v, %v", max, disk, err)
@@ -191,7 +203,7 @@ func TestInit_Board_BadInput(t *testing.T) {
 	}{
 		{[]string{"--board=pi9"}, `Error: unknown board "pi9" (known: generic, pi-zero-2w, pi-zero-w, pi3, pi4-2g, pi4-4g, pi4-8g, pi5, or auto to detect)`},
 		{[]string{"--board=generic", "--budget=100"}, "Error: memory budget too small: 100 MiB is below the floor of 128 MiB"},
-		{[]string{"--board=pi3", "--storage-max=900PB"}, `Error: --storage-max: invalid size "900PB": unknown unit "PB"`},
+		{[]string{"--board=pi3", "--storage-max=lots"}, `Error: --storage-max: Datastore.StorageMax "lots"`},
 		{[]string{"--board=pi3", "--storage-max=900TB"}, "Error: not enough free disk space: Datastore.StorageMax 900TB is larger than the disk offers"},
 	} {
 		repo := filepath.Join(t.TempDir(), "repo")
@@ -216,7 +228,7 @@ func TestDaemon_Start_BadBudgetOrStorage(t *testing.T) {
 		{map[string]any{"Budget.MemoryMiB": 100}, "Error: config Budget: memory budget too small: 100 MiB is below the floor of 128 MiB"},
 		{map[string]any{"Budget.GoMemLimitMiB": 250}, "Error: config Budget: inconsistent memory limits: GOMEMLIMIT 250 MiB must be below MemoryHigh 217 MiB"},
 		{map[string]any{"Datastore.StorageMax": "900TB"}, "Error: not enough free disk space: Datastore.StorageMax 900TB is larger than the disk offers"},
-		{map[string]any{"Datastore.StorageMax": "lots"}, `Error: config Datastore.StorageMax: invalid size "lots"`},
+		{map[string]any{"Datastore.StorageMax": "lots"}, `Error: Datastore.StorageMax "lots"`},
 	} {
 		repo := filepath.Join(t.TempDir(), "repo")
 		if _, errs, code := cli(t, repo, nil, "init", "--profile=test", "--board=pi-zero-2w"); code != 0 {
@@ -247,7 +259,7 @@ func TestDaemon_Budget_Applied(t *testing.T) {
 	}
 	d, url, out := startDaemon(t, repo)
 	if !strings.Contains(out.String(), "Board profile: pi-zero-2w\nMemory budget 256 MiB (MemoryHigh 217 MiB, GOMEMLIMIT 179 MiB)") ||
-		!strings.Contains(out.String(), "HTTP 64 connections, write queue 4/8 MiB") {
+		!strings.Contains(out.String(), "resource manager 64 MiB, HTTP 64 connections, write queue 4/8 MiB") {
 		t.Fatalf("banner: %q", out.String())
 	}
 	data := make([]byte, 3<<20)

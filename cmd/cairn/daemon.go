@@ -19,6 +19,7 @@ import (
 
 	"cairn/board"
 	"cairn/httprpc"
+	"cairn/modules"
 	"cairn/node"
 	"cairn/storage"
 
@@ -74,6 +75,9 @@ func cmdInit(argv []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "generating ED25519 keypair...done\npeer identity: %s\n", cfg.Identity.PeerID)
+	if _, err := modules.EnsureCert(dir, cfg.Modules); err != nil {
+		fmt.Fprintf(stderr, "WARNING: modules HTTPS certificate: %v\n", err)
+	}
 	if plan != nil {
 		if err := plan.write(dir, cfg); err != nil {
 			fmt.Fprintf(stderr, "Error: writing the board profile: %v\n", err)
@@ -91,6 +95,7 @@ type boardPlan struct {
 	profile    board.Profile
 	why        string // how the profile was chosen
 	limits     board.Limits
+	net        node.NetLimits // what the network layer derives from the budget
 	storageMax int64
 	storageWhy string
 	note       string // the 32-bit cap, if any
@@ -125,6 +130,14 @@ func planBoard(dir, name string, budgetMiB int, storageMax string) (*boardPlan, 
 	if err != nil {
 		return nil, err
 	}
+	probe := &node.Config{Budget: node.Budget{MemoryMiB: memory}}
+	if p.net, err = probe.NetLimits(); err != nil {
+		return nil, err
+	}
+	lim.NetMemoryMiB = int(p.net.LibP2PMemory >> 20)
+	if err := lim.Check(); err != nil {
+		return nil, err
+	}
 	p.limits = lim
 	disk, err := board.StatDisk(dir, filepath.Join(dir, storage.FileName))
 	if err != nil {
@@ -132,14 +145,14 @@ func planBoard(dir, name string, budgetMiB int, storageMax string) (*boardPlan, 
 	}
 	capped := board.Capped32(p.profile, board.WordBits)
 	if storageMax != "" {
-		n, err := node.ParseSize(storageMax)
+		n, err := node.ParseStorageMax(storageMax)
 		if err != nil {
 			return nil, fmt.Errorf("--storage-max: %w", err)
 		}
-		if err := board.CheckStorage(n, disk, capped); err != nil {
+		if err := board.CheckStorage(int64(n), disk, capped); err != nil {
 			return nil, err
 		}
-		p.storageMax, p.storageWhy = n, "chosen with --storage-max"
+		p.storageMax, p.storageWhy = int64(n), "chosen with --storage-max"
 		return p, nil
 	}
 	if p.storageMax, p.note, err = board.FitStorage(disk, capped); err != nil {
@@ -154,12 +167,12 @@ func (p *boardPlan) write(dir string, cfg *node.Config) error {
 	l := p.limits
 	cfg.Budget = node.Budget{
 		Board: p.profile.Name, MemoryMiB: l.MemoryMiB, MemoryHighMiB: l.MemoryHighMiB,
-		GoMemLimitMiB: l.GoMemLimitMiB, ResourceMgrMemoryMiB: l.ResourceMgrMemoryMiB,
-		ResourceMgrMaxFDs: l.ResourceMgrMaxFDs, BitswapWorkers: l.BitswapWorkers,
-		BitswapMaxWantlist: l.BitswapMaxWantlist, HTTPConcurrency: l.HTTPConcurrency,
+		GoMemLimitMiB: l.GoMemLimitMiB, HTTPConcurrency: l.HTTPConcurrency,
 		StoreBatchMiB: l.StoreBatchMiB, StorePendingMiB: l.StorePendingMiB, CacheMiB: l.CacheMiB,
 	}
-	cfg.Swarm.ConnMgr.LowWater, cfg.Swarm.ConnMgr.HighWater = l.ConnMgrLow, l.ConnMgrHigh
+	// Written out so that the config shows them; the network layer would
+	// derive the same from Budget.MemoryMiB.
+	cfg.Swarm.ConnMgr.LowWater, cfg.Swarm.ConnMgr.HighWater = p.net.LowWater, p.net.HighWater
 	dhtclient := "dhtclient"
 	cfg.Routing.Type = &dhtclient
 	cfg.Datastore.StorageMax = board.FormatSize(p.storageMax)
@@ -173,6 +186,9 @@ func (p *boardPlan) write(dir string, cfg *node.Config) error {
 func (p *boardPlan) print(w io.Writer) {
 	fmt.Fprintf(w, "board: %s, %s (%s)\n", p.profile.Name, p.profile.Description, p.why)
 	fmt.Fprintf(w, "memory: %s\n", p.limits)
+	fmt.Fprintf(w, "network: connections %d/%d, bitswap %d+%d+%d workers, %d wants per peer, %d KiB queued per peer\n",
+		p.net.LowWater, p.net.HighWater, p.net.TaskWorkers, p.net.EngineTaskWorkers, p.net.EngineBlockstoreWorkers,
+		p.net.MaxWantlistPerPeer, p.net.MaxOutstandingBytes>>10)
 	fmt.Fprintf(w, "storage: Datastore.StorageMax %s (%s)\n", board.FormatSize(p.storageMax), p.storageWhy)
 	if p.note != "" {
 		fmt.Fprintf(w, "note: %s\n", p.note)
@@ -198,11 +214,11 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 	offline := fs.Bool("offline", false, "run without connecting to the network")
 	initRepo := fs.Bool("init", false, "initialize the repo with default settings if it does not exist")
 	initProfile := fs.String("init-profile", "", "profiles to apply with --init")
+	enableGC := fs.Bool("enable-gc", false, "run garbage collection when usage passes Datastore.StorageGCWatermark of StorageMax, every Datastore.GCPeriod")
 	repo := repoFromFlags(fs)
 	if err := fs.Parse(argv); err != nil {
 		return 1
 	}
-	_ = offline // the node has no network layer yet: every daemon is offline
 	dir := resolveRepo(*repo)
 	if *initRepo && !node.IsInitialized(dir) {
 		if _, err := node.Init(dir, *initProfile); err != nil {
@@ -211,7 +227,7 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "initialized cairn repo at %s\n", dir)
 	}
-	if err := runDaemon(dir, stdout, stderr); err != nil {
+	if err := runDaemon(dir, *enableGC, *offline, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return 1
 	}
@@ -223,8 +239,14 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 const stopDeadline = 9 * time.Second
 
 // runDaemon serves the RPC until SIGINT/SIGTERM or /api/v0/shutdown.
-func runDaemon(dir string, stdout, stderr io.Writer) error {
-	ctx := context.Background()
+func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Signals are caught from the start: a SIGTERM that arrives once the
+	// api file exists must still shut down cleanly.
+	sigc := make(chan os.Signal, 2)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigc)
 	fmt.Fprintf(stdout, "Initializing daemon...\ncairn version: %s\nRepo version: %s\n", httprpc.Version, node.RepoVersion)
 	if !node.IsInitialized(dir) {
 		return fmt.Errorf("%w at %s: please run 'cairn init'", node.ErrNoRepo, dir)
@@ -239,7 +261,7 @@ func runDaemon(dir string, stdout, stderr io.Writer) error {
 	}
 	// Everything that can refuse a start is checked before the repo is
 	// opened and before anything listens.
-	lim, err := budgetLimits(cfg.Budget)
+	lim, err := budgetLimits(cfg)
 	if err != nil {
 		return err
 	}
@@ -261,7 +283,8 @@ func runDaemon(dir string, stdout, stderr io.Writer) error {
 		return errors.New("config Addresses.API is empty: nothing to serve the RPC on")
 	}
 
-	opts := &node.Options{}
+	opts := &node.Options{CompactIfNeeded: true,
+		Log: func(f string, a ...any) { fmt.Fprintf(stdout, f+"\n", a...) }}
 	srvOpts := httprpc.ServerOptions{ServerHeader: "cairn/" + httprpc.Version}
 	if lim != nil {
 		fmt.Fprintf(stdout, "Board profile: %s\nMemory %s\n", cfg.Budget.Board, lim)
@@ -278,6 +301,20 @@ func runDaemon(dir string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer n.Close()
+	if enableGC {
+		if err := startAutoGC(ctx, n, stderr); err != nil {
+			return err
+		}
+	}
+	if !offline {
+		if err := n.StartNet(ctx, node.NetOptions{UserAgent: httprpc.AgentVersion()}); err != nil {
+			return err
+		}
+		for _, a := range n.Net.Host.Network().ListenAddresses() {
+			fmt.Fprintf(stdout, "Swarm listening on %s\n", a)
+		}
+		fmt.Fprintf(stdout, "PeerID: %s\n", n.PeerID)
+	}
 
 	var listeners []manet.Listener
 	closeAll := func() {
@@ -313,14 +350,19 @@ func runDaemon(dir string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer node.RemoveAPIFile(dir)
+	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config.Modules, modules.Options{Repo: dir, Version: httprpc.Version})
+	if err != nil {
+		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)
+	}
+	defer mh.Close()
+	for _, u := range mh.URLs() {
+		fmt.Fprintf(stdout, "Module app %s\n", u)
+	}
 	fmt.Fprintf(stdout, "Daemon is ready\n")
 	if err := sdNotify("READY=1\nSTATUS=serving the RPC on " + listeners[0].Multiaddr().String()); err != nil {
 		fmt.Fprintf(stderr, "WARNING: telling systemd the daemon is ready: %v\n", err)
 	}
 
-	sigc := make(chan os.Signal, 2)
-	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigc)
 	select {
 	case s := <-sigc:
 		fmt.Fprintf(stdout, "\nReceived %s, shutting down...\n", s)
@@ -342,20 +384,22 @@ func runDaemon(dir string, stdout, stderr io.Writer) error {
 	_ = srv.Shutdown(5 * time.Second)
 	closeAll()
 	node.RemoveAPIFile(dir)
-	// Close flushes the write queue; it runs under the deadline.
+	mh.Close()
+	// Close stops the network and flushes the write queue, under the
+	// deadline.
 	if err := n.Close(); err != nil {
 		return fmt.Errorf("closing the repo: %w", err)
 	}
 	return nil
 }
 
-// budgetLimits turns the config's Budget section into limits; nil when the
-// repo has no budget (MemoryMiB unset and nothing else set).
-func budgetLimits(b node.Budget) (*board.Limits, error) {
+// budgetLimits turns the config's Budget section into limits, with the
+// network layer's memory from NetLimits; nil when the repo has no budget
+// (Budget.MemoryMiB unset and nothing else set).
+func budgetLimits(cfg *node.Config) (*board.Limits, error) {
+	b := cfg.Budget
 	l := board.Limits{
 		MemoryMiB: b.MemoryMiB, MemoryHighMiB: b.MemoryHighMiB, GoMemLimitMiB: b.GoMemLimitMiB,
-		ResourceMgrMemoryMiB: b.ResourceMgrMemoryMiB, ResourceMgrMaxFDs: b.ResourceMgrMaxFDs,
-		BitswapWorkers: b.BitswapWorkers, BitswapMaxWantlist: b.BitswapMaxWantlist,
 		HTTPConcurrency: b.HTTPConcurrency, StoreBatchMiB: b.StoreBatchMiB,
 		StorePendingMiB: b.StorePendingMiB, CacheMiB: b.CacheMiB,
 	}
@@ -364,6 +408,13 @@ func budgetLimits(b node.Budget) (*board.Limits, error) {
 	}
 	if b.MemoryMiB == 0 {
 		return nil, errors.New("config Budget: limits are set but Budget.MemoryMiB is not; set it (e.g. 512) or remove the Budget section")
+	}
+	if b.MemoryMiB >= board.MinMemoryMiB {
+		net, err := cfg.NetLimits()
+		if err != nil {
+			return nil, err
+		}
+		l.NetMemoryMiB = int(net.LibP2PMemory >> 20)
 	}
 	full, err := l.Fill()
 	if err != nil {
@@ -376,9 +427,9 @@ func budgetLimits(b node.Budget) (*board.Limits, error) {
 // 32-bit cap. A repo with a budget (made for a board) refuses to start on a
 // violation; others get a warning.
 func checkStorage(dir string, cfg *node.Config, strict bool, stderr io.Writer) error {
-	max, err := cfg.Datastore.StorageMaxBytes()
-	if err != nil {
-		return err
+	max, err := node.ParseStorageMax(cfg.Datastore.StorageMax)
+	if err != nil || max == 0 {
+		return err // "" is no cap
 	}
 	disk, err := board.StatDisk(dir, filepath.Join(dir, storage.FileName))
 	if err != nil {
@@ -388,7 +439,7 @@ func checkStorage(dir string, cfg *node.Config, strict bool, stderr io.Writer) e
 		return nil
 	}
 	prof, _ := board.Lookup(cfg.Budget.Board)
-	err = board.CheckStorage(max, disk, board.Capped32(prof, board.WordBits))
+	err = board.CheckStorage(int64(max), disk, board.Capped32(prof, board.WordBits))
 	if err != nil && !strict {
 		fmt.Fprintf(stderr, "WARNING: %v\n", err)
 		return nil
@@ -428,4 +479,48 @@ func checkAPIExposure(m ma.Multiaddr, api node.APIConfig) error {
 	return fmt.Errorf("refusing to serve the RPC on %s without protection: set API.Authorizations "+
 		`(e.g. cairn config --json API.Authorizations '{"me":{"AuthSecret":"bearer:SECRET","AllowedPaths":["/api/v0"]}}') `+
 		"or, at your own risk, API.AllowUnauthenticated true", m)
+}
+
+// startAutoGC collects garbage every Datastore.GCPeriod while usage is at
+// or above Datastore.StorageGCWatermark percent of StorageMax.
+func startAutoGC(ctx context.Context, n *node.Node, log io.Writer) error {
+	cfg := n.Cfg().Datastore
+	period := time.Hour
+	if cfg.GCPeriod != "" {
+		d, err := time.ParseDuration(cfg.GCPeriod)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("config Datastore.GCPeriod %q: want a positive duration", cfg.GCPeriod)
+		}
+		period = d
+	}
+	max := n.StorageMax()
+	if max == 0 {
+		return errors.New("--enable-gc needs Datastore.StorageMax")
+	}
+	mark := cfg.StorageGCWatermark
+	if mark <= 0 || mark > 100 {
+		mark = 90
+	}
+	go func() {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			used, err := n.Usage()
+			if err != nil || used*100 < max*uint64(mark) {
+				continue
+			}
+			res, err := n.CollectGarbage(ctx, nil)
+			if err != nil && !errors.Is(err, node.ErrGCRunning) {
+				fmt.Fprintf(log, "auto GC: %v\n", err)
+				continue
+			}
+			fmt.Fprintf(log, "auto GC: removed %d blocks, %d bytes\n", res.Removed, res.FreedBytes)
+		}
+	}()
+	return nil
 }

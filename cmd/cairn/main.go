@@ -162,6 +162,15 @@ func runRemote(ctx context.Context, api string, inv *invocation, req *httprpc.Re
 	}
 	defer resp.Close()
 	if resp.Bytes {
+		if co := req.Command.ClientOutput; co != nil {
+			if err := co(req, resp.Body(), tenv.Out); err != nil {
+				if terr := resp.Trailer(); terr != nil {
+					return terr
+				}
+				return err
+			}
+			return resp.Trailer()
+		}
 		if _, err := io.Copy(tenv.Out, resp.Body()); err != nil {
 			return err
 		}
@@ -218,6 +227,23 @@ func runLocal(ctx context.Context, repo string, req *httprpc.Request, tenv *http
 	em := &httprpc.FuncEmitter{
 		OnValue: func(v any) error { return render(tenv, req.Command, v, jsonOut) },
 		OnBytes: tenv.Out,
+	}
+	if co := req.Command.ClientOutput; co != nil {
+		// The command writes into a pipe that the client side consumes.
+		pr, pw := io.Pipe()
+		em.OnBytes = pw
+		errc := make(chan error, 1)
+		go func() {
+			err := req.Command.Run(req, em)
+			pw.CloseWithError(err)
+			errc <- err
+		}()
+		cerr := co(req, pr, tenv.Out)
+		pr.CloseWithError(io.ErrClosedPipe)
+		if err := <-errc; err != nil {
+			return err
+		}
+		return cerr
 	}
 	if err := req.Command.Run(req, em); err != nil {
 		return err

@@ -19,6 +19,11 @@ import (
 
 	"cairn/node"
 	"cairn/storage"
+
+	"github.com/ipfs/boxo/files"
+	blocks "github.com/ipfs/go-block-format"
+	"github.com/ipfs/go-cid"
+	mh "github.com/multiformats/go-multihash"
 )
 
 // TestMain lets the test binary act as the cairn binary when
@@ -259,3 +264,192 @@ func TestDaemon_Kill9_KeepsAcknowledgedAdds(t *testing.T) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// Ensure kill -9 in the middle of a GC sweep leaves a store that passes
+// Check, with every pinned DAG whole.
+func TestDaemon_Kill9_DuringGC(t *testing.T) {
+	repo := initRepo(t)
+	ctx := context.Background()
+	n, err := node.New(ctx, repo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := make([]byte, 3<<20)
+	rand.Read(keep)
+	root := localAdd(t, n, keep, true)
+	s := n.BeginWrite()
+	for i := 0; i < 40000; i++ {
+		b := make([]byte, 32)
+		rand.Read(b)
+		if err := s.PutAsync(ctx, rawBlock(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.End()
+	n.Close()
+
+	d, url := daemon(t, repo)
+	resp, err := http.Post(url+"/api/v0/repo/gc", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the sweep to be under way, then kill.
+	buf := make([]byte, 4096)
+	if _, err := io.ReadAtLeast(resp.Body, buf, len(buf)); err != nil {
+		t.Fatal(err)
+	}
+	d.Process.Signal(syscall.SIGKILL)
+	d.Wait()
+	resp.Body.Close()
+
+	n, err = node.New(ctx, repo, nil)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer n.Close()
+	if errs := n.Store.Check(storage.CheckOptions{VerifyHashes: true}); len(errs) > 0 {
+		t.Fatalf("check after kill -9 during GC: %v", errs)
+	}
+	st, _ := n.Store.Stat()
+	if st.NumBlocks >= 40000+13 {
+		t.Fatalf("GC removed nothing before the kill (%d blocks)", st.NumBlocks)
+	}
+	var got bytes.Buffer
+	if err := n.WriteFile(ctx, root, 0, -1, &got); err != nil || !bytes.Equal(got.Bytes(), keep) {
+		t.Fatalf("pinned file after kill -9 during GC: %v", err)
+	}
+}
+
+// Ensure kill -9 during pin update leaves exactly one of the two pins, and
+// the pinned DAG whole.
+func TestDaemon_Kill9_DuringPinUpdate(t *testing.T) {
+	for round := 0; round < 4; round++ {
+		repo := initRepo(t)
+		ctx := context.Background()
+		n, err := node.New(ctx, repo, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := make([]byte, 2<<20)
+		b := make([]byte, 8<<20)
+		rand.Read(a)
+		rand.Read(b)
+		ca := localAdd(t, n, a, true)
+		cb := localAdd(t, n, b, false)
+		n.Close()
+
+		d, url := daemon(t, repo)
+		go http.Post(url+"/api/v0/pin/update?arg="+ca.String()+"&arg="+cb.String(), "", nil)
+		time.Sleep(time.Duration(round*3) * time.Millisecond)
+		d.Process.Signal(syscall.SIGKILL)
+		d.Wait()
+
+		n, err = node.New(ctx, repo, nil)
+		if err != nil {
+			t.Fatalf("reopen: %v", err)
+		}
+		if errs := n.Store.Check(storage.CheckOptions{VerifyHashes: true}); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		pa, _ := n.IsPinnedRecursive(ctx, ca)
+		pb, _ := n.IsPinnedRecursive(ctx, cb)
+		if pa == pb {
+			t.Fatalf("round %d: pinned a=%v b=%v, want exactly one", round, pa, pb)
+		}
+		want, c := a, ca
+		if pb {
+			want, c = b, cb
+		}
+		var got bytes.Buffer
+		if err := n.WriteFile(ctx, c, 0, -1, &got); err != nil || !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("round %d: pinned DAG damaged: %v", round, err)
+		}
+		n.Close()
+	}
+}
+
+// Ensure a damaged store file stops the daemon with a clear error.
+func TestDaemon_CorruptStore(t *testing.T) {
+	repo := initRepo(t)
+	if err := os.WriteFile(filepath.Join(repo, storage.FileName), []byte("garbage, not a bbolt file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := cli(t, repo, nil, "daemon")
+	if code == 0 || !strings.Contains(errs, "store file is damaged") {
+		t.Fatalf("daemon on a damaged store: code %d, %q", code, errs)
+	}
+}
+
+func localAdd(t *testing.T, n *node.Node, data []byte, pin bool) cid.Cid {
+	t.Helper()
+	a, err := n.NewAdder(context.Background(), node.AddOptions{Pin: pin}, func(node.AddEvent) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, err := a.AddAll(files.NewMapDirectory(map[string]files.Node{"f": files.NewBytesFile(data)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return roots[0]
+}
+
+func rawBlock(b []byte) blocks.Block {
+	h, _ := mh.Sum(b, mh.SHA2_256, -1)
+	blk, _ := blocks.NewBlockWithCid(b, cid.NewCidV1(cid.Raw, h))
+	return blk
+}
+
+// Ensure daemon --enable-gc collects garbage once usage passes the
+// watermark, every GCPeriod.
+func TestDaemon_EnableGC(t *testing.T) {
+	repo := initRepo(t)
+	for _, kv := range [][2]string{{"Datastore.GCPeriod", "100ms"}, {"Datastore.StorageMax", "2MB"}} {
+		if _, errs, code := cli(t, repo, nil, "config", kv[0], kv[1]); code != 0 {
+			t.Fatalf("config %s: %s", kv[0], errs)
+		}
+	}
+	if _, errs, code := cli(t, repo, nil, "config", "--json", "Datastore.StorageGCWatermark", "50"); code != 0 {
+		t.Fatalf("config watermark: %s", errs)
+	}
+	cmd := exec.Command(os.Args[0], "daemon", "--enable-gc")
+	cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_PATH="+repo)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var url string
+	for i := 0; i < 500 && url == ""; i++ {
+		if a, _ := node.ReadAPIFile(repo); a != "" {
+			url = "http://127.0.0.1:" + a[strings.LastIndex(a, "/")+1:]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	garbage := make([]byte, 1500<<10)
+	rand.Read(garbage)
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("file", "g")
+	w.Write(garbage)
+	mw.Close()
+	resp, err := http.Post(url+"/api/v0/add?pin=false", mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Post(url+"/api/v0/repo/stat", "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct{ NumObjects int }
+		json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if st.NumObjects == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("garbage over the watermark was not collected")
+}

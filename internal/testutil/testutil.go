@@ -4,14 +4,19 @@ package testutil
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"cairn/httprpc"
 	"cairn/node"
+	"cairn/storage"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // MustInitRepo creates a repo with the test profile in a temp dir.
@@ -83,4 +88,71 @@ func SharedDir(t testing.TB) string {
 		t.Fatalf("testutil: shared/ not found at %s (set CAIRN_SHARED)", shared)
 	}
 	return shared
+}
+
+// OverwriteBlock replaces the stored bytes of the block with multihash key
+// behind the store's back (to test corruption detection). It knows the
+// on-disk layout of storage/doc.go.
+func OverwriteBlock(t testing.TB, st *storage.Store, key, data []byte) {
+	t.Helper()
+	err := st.DB().Update(func(tx *bolt.Tx) error {
+		ref := tx.Bucket([]byte("index")).Get(key)
+		if ref == nil {
+			return fmt.Errorf("block %x not stored", key)
+		}
+		return tx.Bucket([]byte("blocks")).Bucket(ref).Put([]byte("d"), data)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// MustOnlineNode opens a node on a fresh test repo and starts its network
+// layer on loopback only. routing is Routing.Type ("none", "dhtclient",
+// "dhtserver", ...); edit, if set, changes the config document first. The
+// node is refused if its config could reach beyond loopback.
+func MustOnlineNode(t testing.TB, routing string, edit func(doc map[string]any)) *node.Node {
+	t.Helper()
+	dir := MustInitRepo(t)
+	doc, err := node.ReadConfigDoc(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := node.SetKey(doc, "Routing.Type", routing); err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(doc)
+	}
+	if err := node.WriteConfigDoc(dir, doc); err != nil {
+		t.Fatal(err)
+	}
+	n, err := node.New(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatalf("open node: %v", err)
+	}
+	t.Cleanup(func() { n.Close() })
+	cfg := n.Cfg()
+	if len(cfg.Bootstrap) != 0 || cfg.Discovery.MDNS.Enabled || !cfg.Swarm.DisableNatPortMap {
+		t.Fatalf("test node config reaches beyond loopback: %+v %+v", cfg.Bootstrap, cfg.Discovery)
+	}
+	for _, a := range cfg.Addresses.Swarm {
+		if !strings.HasPrefix(a, "/ip4/127.0.0.1/") && !strings.HasPrefix(a, "/ip6/::1/") {
+			t.Fatalf("test node swarm address %q is not loopback", a)
+		}
+	}
+	if err := n.StartNet(context.Background(), node.NetOptions{UserAgent: "cairn-test"}); err != nil {
+		t.Fatalf("start net: %v", err)
+	}
+	return n
+}
+
+// P2PAddr is the node's first listen address with /p2p/<id>.
+func P2PAddr(t testing.TB, n *node.Node) string {
+	t.Helper()
+	addrs := n.Net.Host.Network().ListenAddresses()
+	if len(addrs) == 0 {
+		t.Fatal("node has no listen address")
+	}
+	return addrs[0].String() + "/p2p/" + n.PeerID.String()
 }

@@ -149,12 +149,14 @@ func run(bin string, size int64) error {
 
 	// add
 	s := sample(daemon.Process.Pid)
+	wBefore := ioWrite(daemon.Process.Pid)
 	t0 := time.Now()
 	c, err := add(url, input)
 	if err != nil {
 		return err
 	}
 	addDur := time.Since(t0)
+	addWrite := ioWrite(daemon.Process.Pid) - wBefore
 	addRSS := s.done()
 
 	// cat
@@ -170,6 +172,33 @@ func run(bin string, size int64) error {
 		return fmt.Errorf("cat returned %d bytes, want %d", n, size)
 	}
 
+	// Flash wear: bytes the daemon wrote to disk per byte added, for the
+	// add above, then for unpinning it and collecting it, then for adding
+	// new data of the same size (free pages must be reused, not the file
+	// grown).
+	pid := daemon.Process.Pid
+	w0 := ioWrite(pid)
+	if err := post(url, "/api/v0/pin/rm?arg="+c); err != nil {
+		return err
+	}
+	gcStart := time.Now()
+	if err := post(url, "/api/v0/repo/gc"); err != nil {
+		return err
+	}
+	gcDur := time.Since(gcStart)
+	w1 := ioWrite(pid)
+	fileAfterGC := fileSize(filepath.Join(repo, "blocks.db"))
+	input2 := filepath.Join(work, "input2.bin")
+	if err := writeRandom(input2, size); err != nil {
+		return err
+	}
+	w2 := ioWrite(pid)
+	if _, err := add(url, input2); err != nil {
+		return err
+	}
+	w3 := ioWrite(pid)
+	fileAfterReadd := fileSize(filepath.Join(repo, "blocks.db"))
+
 	mb := float64(size) / 1e6
 	addMBs, catMBs := mb/addDur.Seconds(), mb/catDur.Seconds()
 	fmt.Printf("cairn benchmark: %d MiB random file through the RPC (loopback)\n", size>>20)
@@ -177,6 +206,10 @@ func run(bin string, size int64) error {
 	fmt.Printf("  add: %6.1f MB/s = %.2f x sha256, %.2f x cp; daemon peak RssAnon %.1f MiB\n", addMBs, addMBs/shaMBs, addMBs/cpMBs, addRSS)
 	fmt.Printf("  cat: %6.1f MB/s = %.2f x sha256, %.2f x cp; daemon peak RssAnon %.1f MiB\n", catMBs, catMBs/shaMBs, catMBs/cpMBs, catRSS)
 	fmt.Printf("  daemon start to ready: %d ms; idle RssAnon %.1f MiB\n", ready.Milliseconds(), idleRSS)
+	fmt.Printf("  flash: add wrote %.3f bytes per byte added (first add; write_bytes of the daemon)\n", float64(addWrite)/float64(size))
+	fmt.Printf("  flash: unpin + GC of it took %d ms and wrote %.4f bytes per byte freed\n", gcDur.Milliseconds(), float64(w1-w0)/float64(size))
+	fmt.Printf("  flash: a second add of %d MiB wrote %.3f bytes per byte; blocks.db %.1f MiB after GC -> %.1f MiB after it (free pages reused)\n",
+		size>>20, float64(w3-w2)/float64(size), float64(fileAfterGC)/(1<<20), float64(fileAfterReadd)/(1<<20))
 	fmt.Printf("  binary %s: %.1f MiB\n", bin, float64(st.Size())/(1<<20))
 	return nil
 }
@@ -267,4 +300,41 @@ func cat(url, c string) (int64, error) {
 		return n, fmt.Errorf("cat: %s", e)
 	}
 	return n, nil
+}
+
+// ioWrite is write_bytes of /proc/<pid>/io: bytes the process caused to be
+// written to storage.
+func ioWrite(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "write_bytes: "); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+func fileSize(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+func post(url, path string) error {
+	resp, err := http.Post(url+path, "", nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != 200 || resp.Trailer.Get("X-Stream-Error") != "" {
+		return fmt.Errorf("%s: status %d %s", path, resp.StatusCode, resp.Trailer.Get("X-Stream-Error"))
+	}
+	return nil
 }

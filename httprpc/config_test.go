@@ -1,0 +1,382 @@
+package httprpc_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"cairn/httprpc"
+	"cairn/internal/testutil"
+	"cairn/node"
+
+	"github.com/ipfs/boxo/files"
+)
+
+func configValue(t *testing.T, res *httprpc.Result) any {
+	t.Helper()
+	if len(res.Values) != 1 {
+		t.Fatalf("%d values", len(res.Values))
+	}
+	return res.Values[0].(*httprpc.ConfigField).Value
+}
+
+func diskDoc(t *testing.T, n *node.Node) map[string]any {
+	t.Helper()
+	doc, err := node.ReadConfigDoc(n.Repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func diskPrivKey(t *testing.T, n *node.Node) string {
+	t.Helper()
+	v, err := node.GetKeyExact(diskDoc(t, n), "Identity.PrivKey")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.(string)
+}
+
+func TestConfig_Get_Values(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	if v := configValue(t, mustCall(t, n, "config", []string{"Addresses.API"}, nil, nil)); v != "/ip4/127.0.0.1/tcp/0" {
+		t.Fatalf("Addresses.API %v", v)
+	}
+	if v := configValue(t, mustCall(t, n, "config", []string{"Identity.PeerID"}, nil, nil)); v != n.PeerID.String() {
+		t.Fatalf("Identity.PeerID %v", v)
+	}
+	if v := configValue(t, mustCall(t, n, "config", []string{"Discovery.MDNS.Enabled"}, nil, nil)); v != false {
+		t.Fatalf("MDNS %v", v)
+	}
+	for key, msg := range map[string]string{
+		"Foo":                      `failed to get config value: "Foo not found"`,
+		"Datastore.Nope":           `failed to get config value: "Datastore.Nope not found"`,
+		"datastore.StorageMax":     `failed to get config value: "datastore not found"`,
+		"Datastore.StorageMax.x":   `failed to get config value: "Datastore.StorageMax key is not a map"`,
+		"Pinning.Foo":              `failed to get config value: "Pinning not found"`,
+		"Identity.PeerID.whatever": `failed to get config value: "Identity.PeerID key is not a map"`,
+	} {
+		wantErr(t, callErr(t, n, "config", []string{key}, nil, nil), msg)
+	}
+}
+
+func TestConfig_Set_StringBoolJSON(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	res := mustCall(t, n, "config", []string{"Datastore.StorageMax", "20GB"}, nil, nil)
+	if v := configValue(t, res); v != "20GB" {
+		t.Fatalf("set returned %v", v)
+	}
+	if n.Cfg().Datastore.StorageMax != "20GB" || diskDoc(t, n)["Datastore"].(map[string]any)["StorageMax"] != "20GB" {
+		t.Fatal("StorageMax not updated")
+	}
+	if v := configValue(t, mustCall(t, n, "config", []string{"Discovery.MDNS.Enabled", "true"}, map[string]string{"bool": "true"}, nil)); v != true {
+		t.Fatalf("bool set returned %v", v)
+	}
+	if !n.Cfg().Discovery.MDNS.Enabled {
+		t.Fatal("MDNS not enabled")
+	}
+	boot := `["/ip4/127.0.0.2/tcp/4001/p2p/12D3KooWLrTfcHb2TTS8z1NCYjRfoLX7hxRHBY2ALAJBwMVKbuHN"]`
+	v := configValue(t, mustCall(t, n, "config", []string{"Bootstrap", boot}, map[string]string{"json": "true"}, nil))
+	if !reflect.DeepEqual(v, []any{"/ip4/127.0.0.2/tcp/4001/p2p/12D3KooWLrTfcHb2TTS8z1NCYjRfoLX7hxRHBY2ALAJBwMVKbuHN"}) {
+		t.Fatalf("json set returned %#v", v)
+	}
+	if len(n.Cfg().Bootstrap) != 1 {
+		t.Fatalf("Bootstrap %v", n.Cfg().Bootstrap)
+	}
+	// Map sections take any key.
+	mustCall(t, n, "config", []string{"API.HTTPHeaders.X-Test", `["yes"]`}, map[string]string{"json": "true"}, nil)
+	if got := n.Cfg().API.HTTPHeaders["X-Test"]; len(got) != 1 || got[0] != "yes" {
+		t.Fatalf("HTTPHeaders %v", n.Cfg().API.HTTPHeaders)
+	}
+	// The private key is untouched by all of this.
+	if diskPrivKey(t, n) != n.Config.Identity.PrivKey || n.Cfg().Identity.PrivKey == "" {
+		t.Fatal("private key changed")
+	}
+}
+
+func TestConfig_Set_Errors(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	before, err := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		opts map[string]string
+		msg  string
+	}{
+		{[]string{"Foo.Bar", "x"}, nil, "failed to set config value: Foo not found (maybe use --json?)"},
+		{[]string{"Datastore.Nope", "x"}, nil, "failed to set config value: Datastore.Nope not found (maybe use --json?)"},
+		{[]string{"Bootstrap.x", "x"}, nil, "failed to set config value: Bootstrap key is not a map (maybe use --json?)"},
+		{[]string{"Bootstrap", "[1"}, map[string]string{"json": "true"}, "failed to unmarshal json. unexpected end of JSON input"},
+		{[]string{"Datastore.StorageMax", "x"}, map[string]string{"expand-auto": "true"}, "--expand-auto can only be used for reading config values, not for setting them"},
+	} {
+		wantErr(t, callErr(t, n, "config", tc.args, tc.opts, nil), tc.msg)
+	}
+	// A value of the wrong type fails validation.
+	err = callErr(t, n, "config", []string{"Discovery.MDNS.Enabled", "yes"}, nil, nil)
+	if !strings.HasPrefix(err.Error(), "failed to set config value: failure to decode config: ") || !strings.HasSuffix(err.Error(), "(maybe use --json?)") {
+		t.Fatalf("error %v", err)
+	}
+	// The node's own ID cannot be changed away from its key.
+	other, _ := node.NewIdentity()
+	err = callErr(t, n, "config", []string{"Identity.PeerID", other.PeerID}, nil, nil)
+	if !strings.Contains(err.Error(), "does not match the node's private key") {
+		t.Fatalf("error %v", err)
+	}
+	after, err := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) || n.Cfg().Discovery.MDNS.Enabled {
+		t.Fatal("a failed set changed the config")
+	}
+}
+
+func TestConfig_PrivateKey_Protected(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	priv := diskPrivKey(t, n)
+	for _, key := range []string{"Identity", "identity", "Identity.PrivKey", "IDENTITY.privkey", "identity.PrivKey"} {
+		wantErr(t, callErr(t, n, "config", []string{key}, nil, nil), "cannot show or change private key through API")
+		wantErr(t, callErr(t, n, "config", []string{key, "x"}, nil, nil), "cannot show or change private key through API")
+		wantErr(t, callErr(t, n, "config", []string{key, `{"PrivKey":"x"}`}, map[string]string{"json": "true"}, nil),
+			"cannot show or change private key through API")
+	}
+	for _, key := range []string{"Pinning", "pinning.remoteservices", "Pinning.RemoteServices.svc.API.Key", "Pinning.RemoteServices.svc"} {
+		wantErr(t, callErr(t, n, "config", []string{key}, nil, nil), "cannot show or change pinning services credentials")
+	}
+	if diskPrivKey(t, n) != priv {
+		t.Fatal("private key changed")
+	}
+}
+
+func TestConfig_Show_Redacted(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	// Started before API.Authorizations is set: the server reads it once.
+	srv := testutil.StartServer(t, n)
+	priv := diskPrivKey(t, n)
+	// Secrets a show must hide.
+	mustCall(t, n, "config", []string{"API.Authorizations", `{"cli":{"AuthSecret":"bearer:s3cret","AllowedPaths":["/api/v0"]}}`},
+		map[string]string{"json": "true"}, nil)
+	err := n.UpdateConfig(func(doc map[string]any) error {
+		return node.SetKeyExact(doc, "Pinning.RemoteServices.svc.API", map[string]any{"Endpoint": "https://pin.example", "Key": "pinkey"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustCall(t, n, "config/show", nil, nil, nil)
+	doc := *res.Values[0].(*map[string]any)
+	b, _ := json.Marshal(doc)
+	for _, secret := range []string{priv, "s3cret", "pinkey"} {
+		if bytes.Contains(b, []byte(secret)) {
+			t.Fatalf("show leaks %q: %s", secret, b)
+		}
+	}
+	if id := doc["Identity"].(map[string]any); id["PeerID"] != n.PeerID.String() || len(id) != 1 {
+		t.Fatalf("Identity %v", id)
+	}
+	if a := doc["API"].(map[string]any)["Authorizations"]; !reflect.DeepEqual(a, map[string]any{}) {
+		t.Fatalf("Authorizations %v", a)
+	}
+	if ep, _ := node.GetKeyExact(doc, "Pinning.RemoteServices.svc.API.Endpoint"); ep != "https://pin.example" {
+		t.Fatalf("endpoint %v", ep)
+	}
+
+	// Text: 2-space indented JSON and a newline.
+	resp := rpcPost(t, srv, "config/show", url.Values{"encoding": {"text"}}, nil, "")
+	body := readAll(t, resp.Body)
+	want, _ := json.MarshalIndent(doc, "", "  ")
+	if string(body) != string(want)+"\n" {
+		t.Fatalf("text:\n%s\nwant:\n%s", body, want)
+	}
+	resp = rpcPost(t, srv, "config/show", url.Values{}, nil, "")
+	body = readAll(t, resp.Body)
+	if bytes.Contains(body, []byte(priv)) || resp.StatusCode != 200 {
+		t.Fatalf("status %d, leaks private key", resp.StatusCode)
+	}
+}
+
+// replaceDir is a file argument holding b.
+func replaceDir(b []byte) files.Directory {
+	return files.NewMapDirectory(map[string]files.Node{"config": files.NewBytesFile(b)})
+}
+
+func TestConfig_Replace_KeepsPrivateKey(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	priv := diskPrivKey(t, n)
+	mustCall(t, n, "config", []string{"API.Authorizations", `{"cli":{"AuthSecret":"bearer:s3cret","AllowedPaths":["/api/v0"]}}`},
+		map[string]string{"json": "true"}, nil)
+	// Round trip: show, edit, replace.
+	doc := *mustCall(t, n, "config/show", nil, nil, nil).Values[0].(*map[string]any)
+	doc["Datastore"].(map[string]any)["StorageMax"] = "33GB"
+	doc["Unknown"] = map[string]any{"Kept": true}
+	b, _ := json.Marshal(doc)
+	res := mustCall(t, n, "config/replace", nil, nil, replaceDir(b))
+	if len(res.Values) != 0 || len(res.Bytes) != 0 {
+		t.Fatalf("replace output %+v", res)
+	}
+	if diskPrivKey(t, n) != priv || n.Cfg().Identity.PrivKey != priv {
+		t.Fatal("private key lost")
+	}
+	if n.Cfg().Datastore.StorageMax != "33GB" {
+		t.Fatalf("StorageMax %q", n.Cfg().Datastore.StorageMax)
+	}
+	if a := n.Cfg().API.Authorizations["cli"]; a == nil || a.AuthSecret != "bearer:s3cret" {
+		t.Fatal("API.Authorizations lost by show + replace")
+	}
+	if v, err := node.GetKeyExact(diskDoc(t, n), "Unknown.Kept"); err != nil || v != true {
+		t.Fatalf("unknown key: %v %v", v, err)
+	}
+
+	// Errors.
+	wantErr(t, callErr(t, n, "config/replace", nil, nil, replaceDir([]byte("not json"))), "failed to decode file as config")
+	wantErr(t, callErr(t, n, "config/replace", nil, nil, replaceDir([]byte(`{"Bootstrap":"x"}`))), "failed to decode file as config")
+	wantErr(t, callErr(t, n, "config/replace", nil, nil, replaceDir([]byte(`{"Identity":{"PrivKey":"CAESQ..."}}`))),
+		"setting private key with API is not supported")
+	wantErr(t, callErr(t, n, "config/replace", nil, nil, replaceDir([]byte(`{"identity":{"privkey":"x"}}`))),
+		"setting private key with API is not supported")
+	if diskPrivKey(t, n) != priv {
+		t.Fatal("private key changed")
+	}
+}
+
+func TestConfig_Replace_PinningServices(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	err := n.UpdateConfig(func(doc map[string]any) error {
+		return node.SetKeyExact(doc, "Pinning.RemoteServices.svc.API", map[string]any{"Endpoint": "https://pin.example", "Key": "pinkey"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := *mustCall(t, n, "config/show", nil, nil, nil).Values[0].(*map[string]any)
+	set := func(key string, v any) []byte {
+		d := map[string]any{}
+		b, _ := json.Marshal(doc)
+		json.Unmarshal(b, &d)
+		if err := node.SetKeyExact(d, key, v); err != nil {
+			t.Fatal(err)
+		}
+		b, _ = json.Marshal(d)
+		return b
+	}
+	wantErr(t, callErr(t, n, "config/replace", nil, nil, replaceDir(set("Pinning.RemoteServices.other", map[string]any{}))),
+		"cannot add or remove remote pinning services with 'config replace'")
+	wantErr(t, callErr(t, n, "config/replace", nil, nil, replaceDir(set("Pinning.RemoteServices", map[string]any{"x": map[string]any{}}))),
+		"cannot add or remove remote pinning services with 'config replace'")
+	wantErr(t, callErr(t, n, "config/replace", nil, nil, replaceDir(set("Pinning.RemoteServices.svc.API.Key", "new"))),
+		"cannot change remote pinning services api info with `config replace`")
+	wantErr(t, callErr(t, n, "config/replace", nil, nil, replaceDir(set("Pinning.RemoteServices.svc.API.Endpoint", "https://evil.example"))),
+		"cannot change remote pinning services api info with `config replace`")
+	// The shown config (key scrubbed) replaces fine and keeps the key.
+	mustCall(t, n, "config/replace", nil, nil, replaceDir(set("Datastore.GCPeriod", "2h")))
+	if k, _ := node.GetKeyExact(diskDoc(t, n), "Pinning.RemoteServices.svc.API.Key"); k != "pinkey" {
+		t.Fatalf("pinning key %v", k)
+	}
+	if n.Cfg().Datastore.GCPeriod != "2h" {
+		t.Fatal("GCPeriod not replaced")
+	}
+}
+
+func TestConfig_HTTP_SetGetReplace(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	resp := rpcPost(t, srv, "config", url.Values{"arg": {"Datastore.StorageMax", "42GB"}}, nil, "")
+	body := readAll(t, resp.Body)
+	if resp.StatusCode != 200 || string(body) != `{"Key":"Datastore.StorageMax","Value":"42GB"}`+"\n" {
+		t.Fatalf("status %d body %s", resp.StatusCode, body)
+	}
+	// Text: set prints nothing; get prints the bare string, or indented JSON.
+	resp = rpcPost(t, srv, "config", url.Values{"arg": {"Datastore.GCPeriod", "3h"}, "encoding": {"text"}}, nil, "")
+	if body := readAll(t, resp.Body); len(body) != 0 {
+		t.Fatalf("set text %q", body)
+	}
+	resp = rpcPost(t, srv, "config", url.Values{"arg": {"Datastore.GCPeriod"}, "encoding": {"text"}}, nil, "")
+	if body := readAll(t, resp.Body); string(body) != "3h\n" {
+		t.Fatalf("get text %q", body)
+	}
+	resp = rpcPost(t, srv, "config", url.Values{"arg": {"Addresses.Swarm"}, "encoding": {"text"}}, nil, "")
+	if body := readAll(t, resp.Body); string(body) != "[\n  \"/ip4/127.0.0.1/tcp/0\"\n]\n" {
+		t.Fatalf("get text %q", body)
+	}
+	resp = rpcPost(t, srv, "config", url.Values{"arg": {"Identity.PrivKey"}}, nil, "")
+	wantErrorJSON(t, resp, 500, "cannot show or change private key through API")
+	resp = rpcPost(t, srv, "config", url.Values{"arg": {"Nope"}}, nil, "")
+	wantErrorJSON(t, resp, 500, `failed to get config value: "Nope not found"`)
+
+	// replace over multipart, through the client the CLI uses.
+	c, err := httprpc.NewClient("/ip4/127.0.0.1/tcp/"+srv.Addr[strings.LastIndex(srv.Addr, ":")+1:], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := *mustCall(t, n, "config/show", nil, nil, nil).Values[0].(*map[string]any)
+	doc["Datastore"].(map[string]any)["StorageMax"] = "7GB"
+	b, _ := json.Marshal(doc)
+	r, err := c.Send(context.Background(), httprpc.DefaultTable.Find("config/replace"), nil, nil, replaceDir(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if n.Cfg().Datastore.StorageMax != "7GB" || diskPrivKey(t, n) != n.Cfg().Identity.PrivKey {
+		t.Fatalf("after replace: %q", n.Cfg().Datastore.StorageMax)
+	}
+	_, err = c.Send(context.Background(), httprpc.DefaultTable.Find("config/replace"), nil, nil, replaceDir([]byte(`{"Identity":{"PrivKey":"x"}}`)))
+	wantErr(t, err, "setting private key with API is not supported")
+}
+
+func TestConfig_ProfileApply_DryRunAndApply(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	priv := diskPrivKey(t, n)
+	before, _ := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile))
+
+	res := mustCall(t, n, "config/profile/apply", []string{"lowpower"}, map[string]string{"dry-run": "true"}, nil)
+	out := res.Values[0].(*httprpc.ConfigUpdateOutput)
+	if v, _ := node.GetKeyExact(out.NewCfg, "Swarm.ConnMgr.HighWater"); v != float64(40) {
+		t.Fatalf("NewCfg HighWater %v", v)
+	}
+	if _, err := node.GetKeyExact(out.OldCfg, "Swarm.ConnMgr.HighWater"); err == nil {
+		t.Fatal("OldCfg has HighWater")
+	}
+	for _, m := range []map[string]any{out.OldCfg, out.NewCfg} {
+		if _, err := node.GetKeyExact(m, "Identity.PrivKey"); err == nil {
+			t.Fatal("output carries the private key")
+		}
+	}
+	after, _ := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile))
+	if !bytes.Equal(before, after) || n.Cfg().Swarm.ConnMgr.HighWater != 0 {
+		t.Fatal("dry run changed the config")
+	}
+	backups, _ := filepath.Glob(filepath.Join(n.Repo, "config-pre-*"))
+	if len(backups) != 0 {
+		t.Fatalf("dry run made backups %v", backups)
+	}
+
+	// Text rendering marks the additions.
+	var buf bytes.Buffer
+	if err := httprpc.DefaultTable.Find("config/profile/apply").Text(&httprpc.TextEnv{Out: &buf}, out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `<< "HighWater": 40`) || !strings.HasPrefix(buf.String(), "{\n") {
+		t.Fatalf("diff text:\n%s", buf.String())
+	}
+
+	mustCall(t, n, "config/profile/apply", []string{"lowpower"}, nil, nil)
+	if n.Cfg().Swarm.ConnMgr.HighWater != 40 || diskPrivKey(t, n) != priv {
+		t.Fatal("profile not applied, or private key lost")
+	}
+	backups, _ = filepath.Glob(filepath.Join(n.Repo, "config-pre-lowpower-*"))
+	if len(backups) != 1 {
+		t.Fatalf("backups %v", backups)
+	}
+	if b, _ := os.ReadFile(backups[0]); !bytes.Equal(b, before) {
+		t.Fatal("backup is not the old config")
+	}
+	wantErr(t, callErr(t, n, "config/profile/apply", []string{"nope"}, nil, nil), "nope is not a profile")
+	wantErr(t, callErr(t, n, "config/profile/apply", []string{"test,lowpower"}, nil, nil), "test,lowpower is not a profile")
+}

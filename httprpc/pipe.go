@@ -1,0 +1,58 @@
+// pipe.go: a pipe that moves whole writes to the reader, so that fasthttp's
+// small reads (4 KiB) need no goroutine hand-off each.
+
+package httprpc
+
+import (
+	"io"
+	"sync"
+)
+
+// chunkPipe carries copies of written slices through a bounded channel:
+// at most depth writes are in flight, which bounds its memory.
+type chunkPipe struct {
+	ch     chan []byte
+	cur    []byte
+	done   chan struct{} // closed by CloseRead
+	once   sync.Once
+	wclose sync.Once
+}
+
+func newChunkPipe(depth int) *chunkPipe {
+	return &chunkPipe{ch: make(chan []byte, depth), done: make(chan struct{})}
+}
+
+// Write copies p and queues it; it blocks while the queue is full and
+// fails once the reader has gone.
+func (p *chunkPipe) Write(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	c := append([]byte(nil), b...)
+	select {
+	case p.ch <- c:
+		return len(b), nil
+	case <-p.done:
+		return 0, errClientGone
+	}
+}
+
+// CloseWrite ends the stream: the reader gets io.EOF after the queue.
+func (p *chunkPipe) CloseWrite() { p.wclose.Do(func() { close(p.ch) }) }
+
+// CloseRead makes pending and later writes fail.
+func (p *chunkPipe) CloseRead() { p.once.Do(func() { close(p.done) }) }
+
+// Read serves from the current chunk, taking the next when it is empty.
+func (p *chunkPipe) Read(b []byte) (int, error) {
+	for len(p.cur) == 0 {
+		c, ok := <-p.ch
+		if !ok {
+			return 0, io.EOF
+		}
+		p.cur = c
+	}
+	n := copy(b, p.cur)
+	p.cur = p.cur[n:]
+	return n, nil
+}

@@ -1,0 +1,17 @@
+// Package files serves static files to http apps (Prosody's
+// net.http.files, spec §6) and provides the built-in modules
+// http_files (a folder or /ipfs/ path at /files), http_ipfs (a read-only
+// LAN gateway at /ipfs/<cid>/...) and http_dir_listing (directory pages).
+//
+// Start from [Serve]. A path option that starts with /ipfs is served from
+// the node's own storage through modapi.NodeView; anything else is a
+// folder (or one file) on disk.
+//
+// # Safety
+//
+// The wildcard argument is decoded a second time and split on "/": a
+// segment that decodes to something containing "/" or NUL is refused
+// (400), ".." pops a segment and popping above the root is refused (400).
+// Symlinks placed inside the folder by its owner are followed, as in
+// Prosody; requests cannot create them.
+package files

@@ -1,0 +1,204 @@
+// serve.go: the per-request algorithm of spec §6.2.
+
+package files
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"strings"
+
+	"cairn/modules/httpapp"
+	"cairn/modules/modapi"
+)
+
+// smallFile is the size up to which a file is read whole instead of
+// streamed.
+const smallFile = 64 << 10
+
+// Options are serve()'s options.
+type Options struct {
+	// Path is a folder, a single file, or an /ipfs/ path ("/ipfs" alone
+	// serves every CID: /ipfs/<cid>/...). Required.
+	Path string
+	// DirectoryIndex fires the directory-index event for directories
+	// without an index file; off means 403 there.
+	DirectoryIndex bool
+	// IndexFiles are tried in order in a directory (index.html,
+	// index.htm).
+	IndexFiles []string
+	// Node is needed for /ipfs/ paths; Bus carries directory-index.
+	Node modapi.NodeView
+	Bus  *modapi.Bus
+}
+
+// Serve returns a handler that serves o.Path. On a wildcard route the
+// wildcard argument names the file below Path; on an exact route Path
+// itself is served.
+func Serve(o Options) httpapp.Handler {
+	if o.IndexFiles == nil {
+		o.IndexFiles = []string{"index.html", "index.htm"}
+	}
+	var src source = dirSource{base: o.Path}
+	if o.Path == "/ipfs" || strings.HasPrefix(o.Path, "/ipfs/") {
+		src = ipfsSource{base: strings.TrimSuffix(o.Path, "/"), node: o.Node}
+	}
+	return func(ev *httpapp.Event) any { return serve(ev, o, src) }
+}
+
+// Sanitize turns a wildcard argument into an absolute clean path: each
+// segment is percent-decoded again; a decoded segment holding "/" or NUL,
+// or a ".." above the root, is an error; "." and empty segments are
+// dropped; a trailing "/" is kept.
+func Sanitize(arg string) (string, error) {
+	var out []string
+	for _, seg := range strings.Split(arg, "/") {
+		d := httpapp.URLDecode(seg)
+		if strings.ContainsAny(d, "/\x00") {
+			return "", errBadPath
+		}
+		switch d {
+		case "..":
+			if len(out) == 0 {
+				return "", errBadPath
+			}
+			out = out[:len(out)-1]
+		case ".", "":
+		default:
+			out = append(out, d)
+		}
+	}
+	p := "/" + strings.Join(out, "/")
+	if len(out) > 0 && strings.HasSuffix(arg, "/") {
+		p += "/"
+	}
+	return p, nil
+}
+
+var errBadPath = errors.New("invalid path")
+
+func encodePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = httpapp.URLEncode(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+func serve(ev *httpapp.Event, o Options, src source) any {
+	req, resp := ev.Request, ev.Response
+	var clean string
+	var trailing bool
+	prefix := req.Path
+	if ev.Wildcard {
+		var err error
+		clean, err = Sanitize(ev.Arg)
+		if err != nil {
+			return &httpapp.Error{Code: 400, Text: "Invalid path"}
+		}
+		trailing = strings.HasSuffix(clean, "/")
+		prefix = strings.TrimSuffix(req.Path[:len(req.Path)-len(ev.Arg)], "/")
+	} else {
+		clean, trailing = "/", strings.HasSuffix(req.Path, "/")
+		prefix = strings.TrimSuffix(req.Path, "/")
+	}
+	rel := clean
+	if len(rel) > 1 {
+		rel = strings.TrimSuffix(rel, "/")
+	}
+	inf, err := src.stat(ev.Ctx, rel)
+	if err != nil {
+		return statError(err)
+	}
+	setValidators(resp, inf)
+	if notModified(req, inf) {
+		return 304
+	}
+	if inf.isDir {
+		if !trailing {
+			resp.Headers["location"] = prefix + encodePath(rel) + "/"
+			if rel == "/" {
+				resp.Headers["location"] = prefix + "/"
+			}
+			return 301
+		}
+		return serveDir(ev, o, src, rel)
+	}
+	return serveFile(ev, src, rel, inf)
+}
+
+func statError(err error) any {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 404
+	case errors.Is(err, errForbidden):
+		return 403
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return &httpapp.Error{Code: 504, Text: "Timed out"}
+	}
+	return err
+}
+
+func setValidators(resp *httpapp.Response, inf info) {
+	resp.Headers["etag"] = inf.etag
+	if inf.lastModified != "" {
+		resp.Headers["last_modified"] = inf.lastModified
+	}
+	if inf.immutable {
+		resp.Headers["cache_control"] = "public, max-age=29030400, immutable"
+	}
+}
+
+// notModified is spec §6.2 step 4: byte-equal If-None-Match, or, without
+// one, byte-equal If-Modified-Since.
+func notModified(req *httpapp.Request, inf info) bool {
+	if inm, ok := req.Headers["if_none_match"]; ok {
+		return inm == inf.etag
+	}
+	ims, ok := req.Headers["if_modified_since"]
+	return ok && inf.lastModified != "" && ims == inf.lastModified
+}
+
+func serveDir(ev *httpapp.Event, o Options, src source, rel string) any {
+	for _, name := range o.IndexFiles {
+		p := strings.TrimSuffix(rel, "/") + "/" + name
+		inf, err := src.stat(ev.Ctx, p)
+		if err == nil && !inf.isDir {
+			setValidators(ev.Response, inf)
+			return serveFile(ev, src, p, inf)
+		}
+	}
+	if !o.DirectoryIndex {
+		return 403
+	}
+	entries, err := src.list(ev.Ctx, rel)
+	if err != nil {
+		return 403
+	}
+	full := src.full(rel)
+	if !strings.HasSuffix(full, "/") {
+		full += "/"
+	}
+	page, ok := o.Bus.Fire(modapi.EventDirectoryIndex, &modapi.DirectoryIndex{Path: ev.Request.Path, FullPath: full, Entries: entries}).(string)
+	if !ok {
+		return 403
+	}
+	ev.Response.Headers["content_type"] = "text/html; charset=utf-8"
+	return page
+}
+
+func serveFile(ev *httpapp.Event, src source, rel string, inf info) any {
+	r, err := src.open(ev.Ctx, rel, inf)
+	if err != nil {
+		return statError(err)
+	}
+	if ty := TypeOf(rel); ty != "" {
+		ev.Response.Headers["content_type"] = ty
+	}
+	if c, ok := r.(io.Closer); ok && ev.Request.Method == "HEAD" {
+		c.Close()
+	}
+	ev.Response.SendStream(r, int(inf.size))
+	return true
+}

@@ -1,0 +1,383 @@
+// host.go: loading modules and running the listeners.
+
+package modules
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"cairn/modules/httpapp"
+	"cairn/modules/lua"
+	"cairn/modules/modapi"
+	"cairn/node"
+
+	"github.com/alecthomas/units"
+
+	// Built-in modules register themselves.
+	_ "cairn/modules/files"
+	_ "cairn/modules/status"
+)
+
+// Options are the host's non-config inputs.
+type Options struct {
+	Repo    string       // repo directory (certificates, Lua modules)
+	Version string       // shown in page footers
+	Log     *slog.Logger // default slog.Default()
+}
+
+// Host runs the loaded modules and the http provider.
+type Host struct {
+	srv      *httpapp.Server
+	log      *slog.Logger
+	view     modapi.NodeView
+	cfg      node.ModulesConfig
+	settings *modapi.Settings
+	bus      *modapi.Bus
+
+	mu      sync.Mutex
+	loaded  map[string]modapi.Module
+	loading map[string]bool
+	order   []string
+	failed  map[string]error
+}
+
+// Start loads cfg.Enabled and serves their apps. With nothing enabled it
+// returns a host with no listener. It fails only when the config is
+// invalid or a listener cannot bind; module failures are logged.
+func Start(_ context.Context, v modapi.NodeView, cfg node.ModulesConfig, o Options) (*Host, error) {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	def := node.DefaultModules()
+	h := &Host{log: o.Log, view: v, cfg: cfg, bus: &modapi.Bus{},
+		loaded: map[string]modapi.Module{}, loading: map[string]bool{}, failed: map[string]error{}}
+	st, hopts, err := settings(cfg, def, o)
+	if err != nil {
+		return nil, err
+	}
+	h.settings = st
+	if len(cfg.Enabled) == 0 {
+		return h, nil
+	}
+	hopts.Log = o.Log
+	if h.srv, err = httpapp.NewServer(hopts); err != nil {
+		return nil, fmt.Errorf("modules: %w", err)
+	}
+	if err := h.listen(cfg, def, o.Repo); err != nil {
+		h.srv.Close()
+		return nil, err
+	}
+	for _, name := range cfg.Enabled {
+		if err := h.Load(name); err != nil {
+			h.log.Error("module failed to load", "module", name, "err", err)
+		}
+	}
+	return h, nil
+}
+
+func orDefault[T any](v, d []T) []T {
+	if v == nil {
+		return d
+	}
+	return v
+}
+
+func str(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+func parseSize(key, v, d string) (int64, error) {
+	b, err := units.ParseStrictBytes(str(v, d))
+	if err != nil {
+		return 0, fmt.Errorf("config Modules.%s %q: %w", key, v, err)
+	}
+	return b, nil
+}
+
+func parseDur(key, v, d string) (time.Duration, error) {
+	t, err := time.ParseDuration(str(v, d))
+	if err != nil {
+		return 0, fmt.Errorf("config Modules.%s %q: %w", key, v, err)
+	}
+	return t, nil
+}
+
+// settings turns the config into module settings and server options.
+func settings(cfg, def node.ModulesConfig, o Options) (*modapi.Settings, httpapp.Options, error) {
+	st := &modapi.Settings{Repo: o.Repo, Version: o.Version, FilesPath: cfg.Files.Path,
+		DirListing: cfg.Files.DirListing, IndexFiles: cfg.Files.IndexFiles, Options: cfg.Options}
+	st.ModulesDir = str(cfg.Dir, filepath.Join(o.Repo, "modules"))
+	if st.FilesPath != "" && !filepath.IsAbs(st.FilesPath) {
+		st.FilesPath = filepath.Join(o.Repo, st.FilesPath)
+	}
+	var ho httpapp.Options
+	var err error
+	errs := []error{}
+	add := func(e error) {
+		if e != nil {
+			errs = append(errs, e)
+		}
+	}
+	ho.MaxBodySize, err = parseSize("HTTP.MaxBodySize", cfg.HTTP.MaxBodySize, def.HTTP.MaxBodySize)
+	add(err)
+	st.MaxUploadSize, err = parseSize("HTTP.MaxUploadSize", cfg.HTTP.MaxUploadSize, def.HTTP.MaxUploadSize)
+	add(err)
+	st.LuaMaxMemory, err = parseSize("Lua.MaxMemory", cfg.Lua.MaxMemory, def.Lua.MaxMemory)
+	add(err)
+	st.LuaMaxRunTime, err = parseDur("Lua.MaxRunTime", cfg.Lua.MaxRunTime, def.Lua.MaxRunTime)
+	add(err)
+	ho.ReadTimeout, err = parseDur("HTTP.ReadTimeout", cfg.HTTP.ReadTimeout, def.HTTP.ReadTimeout)
+	add(err)
+	ho.WriteTimeout, err = parseDur("HTTP.WriteTimeout", cfg.HTTP.WriteTimeout, def.HTTP.WriteTimeout)
+	add(err)
+	ho.IdleTimeout, err = parseDur("HTTP.IdleTimeout", cfg.HTTP.IdleTimeout, def.HTTP.IdleTimeout)
+	add(err)
+	ho.HandlerTimeout, err = parseDur("HTTP.HandlerTimeout", cfg.HTTP.HandlerTimeout, def.HTTP.HandlerTimeout)
+	add(err)
+	ho.TrustedProxies = orDefault(cfg.HTTP.TrustedProxies, def.HTTP.TrustedProxies)
+	ho.CORS = cfg.HTTP.CORS
+	ho.Paths = cfg.HTTP.Paths
+	return st, ho, errors.Join(errs...)
+}
+
+// listen binds every configured port on every interface.
+func (h *Host) listen(cfg, def node.ModulesConfig, repo string) error {
+	for _, p := range orDefault(cfg.HTTP.Ports, def.HTTP.Ports) {
+		for _, iface := range orDefault(cfg.HTTP.Interfaces, def.HTTP.Interfaces) {
+			if _, err := h.srv.Listen(net.JoinHostPort(iface, strconv.Itoa(p)), nil); err != nil {
+				return fmt.Errorf("modules http listener: %w", err)
+			}
+		}
+	}
+	ports := orDefault(cfg.HTTPS.Ports, def.HTTPS.Ports)
+	if len(ports) == 0 {
+		return nil
+	}
+	if gen, err := EnsureCert(repo, cfg); err != nil {
+		return err
+	} else if gen {
+		h.log.Info("generated a self-signed certificate for the modules' HTTPS service")
+	}
+	tc, err := loadTLS(repo, cfg.HTTPS)
+	if err != nil {
+		return err
+	}
+	for _, p := range ports {
+		for _, iface := range orDefault(cfg.HTTPS.Interfaces, def.HTTPS.Interfaces) {
+			if _, err := h.srv.Listen(net.JoinHostPort(iface, strconv.Itoa(p)), tc); err != nil {
+				return fmt.Errorf("modules https listener: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// Load loads module name (and what it depends on). It is a no-op for a
+// loaded module.
+func (h *Host) Load(name string) error {
+	h.mu.Lock()
+	if _, ok := h.loaded[name]; ok {
+		h.mu.Unlock()
+		return nil
+	}
+	if h.loading[name] {
+		h.mu.Unlock()
+		return fmt.Errorf("module %s: circular dependency", name)
+	}
+	h.loading[name] = true
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.loading, name)
+		h.mu.Unlock()
+	}()
+
+	m, err := h.find(name)
+	if err != nil {
+		h.fail(name, err)
+		return err
+	}
+	v := h.view
+	if !slices.Contains(h.cfg.AllowWrite, name) {
+		v = modapi.ReadOnly(v)
+	}
+	ctx := &modapi.Context{
+		Name: name, Node: v, Settings: h.settings, Log: h.log.With("module", name), Bus: h.bus,
+		ProvideFunc: func(app *httpapp.App) (httpapp.AppInfo, error) {
+			info, err := h.srv.Add(app)
+			if err == nil {
+				h.log.Info("module app mounted", "module", name, "app", info.Name, "urls", h.appURLs(info.Base))
+			}
+			return info, err
+		},
+		DependsFunc: h.Load,
+		URLFunc:     h.baseURL,
+		AppsFunc:    h.srv.Apps,
+	}
+	if err := safeLoad(m, ctx); err != nil {
+		h.srv.Remove(name)
+		h.bus.Unhook(name)
+		if u, ok := m.(modapi.Unloader); ok {
+			_ = u.Unload()
+		}
+		h.fail(name, err)
+		return err
+	}
+	h.mu.Lock()
+	h.loaded[name] = m
+	h.order = append(h.order, name)
+	delete(h.failed, name)
+	h.mu.Unlock()
+	h.log.Info("module loaded", "module", name)
+	return nil
+}
+
+func safeLoad(m modapi.Module, ctx *modapi.Context) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic while loading: %v", p)
+		}
+	}()
+	return m.Load(ctx)
+}
+
+func (h *Host) fail(name string, err error) {
+	h.mu.Lock()
+	h.failed[name] = err
+	h.mu.Unlock()
+}
+
+// find returns a built-in module, else the Lua file mod_<name>.lua.
+func (h *Host) find(name string) (modapi.Module, error) {
+	if info, ok := modapi.Lookup(name); ok {
+		return info.New(), nil
+	}
+	p := filepath.Join(h.settings.ModulesDir, "mod_"+name+".lua")
+	if _, err := os.Stat(p); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("module %s not found (no built-in, no %s)", name, p)
+		}
+		return nil, err
+	}
+	return lua.New(name, p), nil
+}
+
+// Unload withdraws a module's apps and hooks and releases it.
+func (h *Host) Unload(name string) error {
+	h.mu.Lock()
+	m, ok := h.loaded[name]
+	delete(h.loaded, name)
+	h.order = slices.DeleteFunc(h.order, func(s string) bool { return s == name })
+	h.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("module %s is not loaded", name)
+	}
+	h.srv.Remove(name)
+	h.bus.Unhook(name)
+	var err error
+	if u, ok := m.(modapi.Unloader); ok {
+		err = u.Unload()
+	}
+	h.log.Info("module unloaded", "module", name)
+	return err
+}
+
+// Loaded lists the loaded modules in load order.
+func (h *Host) Loaded() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.order...)
+}
+
+// Failed returns the modules that failed to load and why.
+func (h *Host) Failed() map[string]error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := map[string]error{}
+	for k, v := range h.failed {
+		out[k] = v
+	}
+	return out
+}
+
+// Listeners returns the bound listeners (none with nothing enabled).
+func (h *Host) Listeners() []httpapp.Listener {
+	if h == nil || h.srv == nil {
+		return nil
+	}
+	return h.srv.Listeners()
+}
+
+// baseURL is the URL of base on the first listener (HTTPS preferred,
+// as Prosody's module:http_url does).
+func (h *Host) baseURL(base string) string {
+	ls := h.Listeners()
+	if len(ls) == 0 {
+		return "http://disabled.invalid/"
+	}
+	best := ls[0]
+	for _, l := range ls {
+		if l.Secure {
+			best = l
+			break
+		}
+	}
+	return best.URL() + base
+}
+
+func (h *Host) appURLs(base string) []string {
+	var out []string
+	for _, l := range h.Listeners() {
+		u := l.URL() + base
+		if base != "/" {
+			u += "/"
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// URLs lists "app: url" lines for every mounted app and listener.
+func (h *Host) URLs() []string {
+	if h == nil || h.srv == nil {
+		return nil
+	}
+	var out []string
+	for _, a := range h.srv.Apps() {
+		for _, u := range h.appURLs(a.Base) {
+			out = append(out, a.Name+": "+u)
+		}
+	}
+	return out
+}
+
+// Close stops the listeners and unloads every module, newest first.
+func (h *Host) Close() error {
+	if h == nil {
+		return nil
+	}
+	var errs []error
+	if h.srv != nil {
+		errs = append(errs, h.srv.Close())
+	}
+	loaded := h.Loaded()
+	for i := len(loaded) - 1; i >= 0; i-- {
+		if err := h.Unload(loaded[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

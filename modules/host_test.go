@@ -1,0 +1,125 @@
+package modules_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/internal/testutil"
+	"cairn/modules"
+	"cairn/node"
+)
+
+func TestEnsureCert_GeneratesOnce(t *testing.T) {
+	repo := t.TempDir()
+	cfg := node.DefaultModules()
+	gen, err := modules.EnsureCert(repo, cfg)
+	if err != nil || !gen {
+		t.Fatalf("first call: %v %v", gen, err)
+	}
+	b, err := os.ReadFile(filepath.Join(repo, "tls", "modules.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, _ := pem.Decode(b)
+	cert, err := x509.ParseCertificate(blk.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cert.VerifyHostname("127.0.0.1"); err != nil {
+		t.Errorf("certificate does not cover 127.0.0.1: %v", err)
+	}
+	if st, _ := os.Stat(filepath.Join(repo, "tls", "modules.key")); st.Mode().Perm() != 0o600 {
+		t.Errorf("key mode %v", st.Mode().Perm())
+	}
+	if gen, err := modules.EnsureCert(repo, cfg); err != nil || gen {
+		t.Errorf("second call: %v %v, want no new certificate", gen, err)
+	}
+}
+
+func TestHost_Start_HTTPSAndURLs(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.Enabled = []string{"http_status", "no_such_module"}
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{0}
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if got := h.Loaded(); len(got) != 1 || got[0] != "http_status" {
+		t.Errorf("loaded: %v", got)
+	}
+	if h.Failed()["no_such_module"] == nil {
+		t.Error("a missing module did not fail")
+	}
+	var httpsURL string
+	for _, l := range h.Listeners() {
+		if !strings.HasPrefix(l.Addr.String(), "127.0.0.1:") {
+			t.Errorf("listener on %s, want loopback", l.Addr)
+		}
+		if l.Secure {
+			httpsURL = l.URL()
+		}
+	}
+	urls := strings.Join(h.URLs(), "\n")
+	if httpsURL == "" || !strings.Contains(urls, "status: "+httpsURL+"/status/") {
+		t.Fatalf("URLs %q, https %q", urls, httpsURL)
+	}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := c.Get(httpsURL + "/status/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != "ok\n" || resp.TLS == nil {
+		t.Errorf("https: %d %q", resp.StatusCode, b)
+	}
+	if err := h.Unload("http_status"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = c.Get(httpsURL + "/status/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Errorf("after unload: %d, want 404", resp.StatusCode)
+	}
+}
+
+func TestHost_Start_NothingEnabled(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.Enabled = nil
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Listeners()) != 0 || len(h.URLs()) != 0 {
+		t.Errorf("listeners with nothing enabled: %v", h.Listeners())
+	}
+	if err := h.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestHost_Start_BadConfig(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.HTTP.Ports = []int{0}
+	cfg.Lua.MaxRunTime = "soon"
+	if _, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo}); err == nil || !strings.Contains(err.Error(), "Lua.MaxRunTime") {
+		t.Errorf("got %v, want an error naming Lua.MaxRunTime", err)
+	}
+}

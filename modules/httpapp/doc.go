@@ -1,0 +1,34 @@
+// Package httpapp is the "http" provider of cairn's module facility: the
+// Prosody-style web server on which modules publish apps (see
+// shared/spec/http-modules.md, the reference this package follows).
+//
+// Start from [App] (what a module publishes), [Server] (listeners, the
+// route table, dispatch) and [Event] (what a handler gets). It knows
+// nothing about the IPFS node or about Lua: modules/lua adapts Lua
+// handlers to [Handler], modules/files builds handlers on it.
+//
+// # Route keys
+//
+// A key is "METHOD", "METHOD /sub" or "METHOD /prefix/*" (§2.1). Keys are
+// parsed when an app is added and a bad key fails the whole app with an
+// error naming the app and the key (see route.go). Matching order (§2.3):
+// deeper patterns first, exact before wildcard at equal depth, then
+// priority (0 for handlers, -1 for the automatic trailing-slash
+// redirects), then the order in which apps were added. A handler that
+// returns nil passes the request to the next candidate; HEAD falls back
+// to GET routes; nothing left gives a 404 page.
+//
+// # Deliberate differences from Prosody
+//
+//   - No virtual hosts: every app is "global"; the Host header is not
+//     consulted.
+//   - A key whose path does not start with "/" ("GET x") is rejected, not
+//     appended to the base path.
+//   - Two keys of one app that mean the same event ("get /a", "GET /a")
+//     fail the app instead of one being ignored.
+//   - A body over the cap gets 413 (then the connection is closed) instead
+//     of a closed connection; timeouts exist (read, write, idle, handler).
+//   - A handler error gives a 500 page with Connection: close on the
+//     request's own HTTP version, never a dropped connection.
+//   - CORS is off unless configured (the status app can add files).
+package httpapp

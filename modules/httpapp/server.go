@@ -1,0 +1,674 @@
+// server.go: the Server: apps, listeners, and dispatch of one request
+// through the route candidates (spec §2.4, §3, §4).
+
+package httpapp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Options configure a Server; zero values mean the defaults in brackets.
+type Options struct {
+	// MaxBodySize caps a buffered request body (10 MiB). Larger bodies
+	// get 413 and the connection is closed. Streaming apps read any size.
+	MaxBodySize int64
+	// ReadTimeout bounds reading one request (30s), WriteTimeout writing
+	// one response (5m), IdleTimeout a kept-alive idle connection (2m),
+	// HandlerTimeout the context of one handler chain (60s).
+	ReadTimeout, WriteTimeout, IdleTimeout, HandlerTimeout time.Duration
+	// UploadTimeout replaces ReadTimeout and HandlerTimeout for requests
+	// to streaming apps (30m).
+	UploadTimeout time.Duration
+	// TrustedProxies are IPs or CIDRs whose X-Forwarded-For and
+	// X-Forwarded-Proto are believed (127.0.0.1, ::1). An empty non-nil
+	// slice trusts nobody.
+	TrustedProxies []string
+	// CORS adds Access-Control-* headers and answers OPTIONS preflights
+	// on route paths (off).
+	CORS bool
+	// Paths maps app names to base paths, overriding DefaultPath.
+	Paths map[string]string
+	// Concurrency caps simultaneous connections (64).
+	Concurrency int
+	// Log receives load errors and handler failures (slog.Default()).
+	Log *slog.Logger
+}
+
+func (o *Options) setDefaults() {
+	if o.MaxBodySize <= 0 {
+		o.MaxBodySize = 10 << 20
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = 30 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 5 * time.Minute
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 2 * time.Minute
+	}
+	if o.HandlerTimeout <= 0 {
+		o.HandlerTimeout = 60 * time.Second
+	}
+	if o.UploadTimeout <= 0 {
+		o.UploadTimeout = 30 * time.Minute
+	}
+	if o.TrustedProxies == nil {
+		o.TrustedProxies = []string{"127.0.0.1", "::1"}
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 64
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+}
+
+// AppInfo describes a mounted app.
+type AppInfo struct {
+	Name   string
+	Module string
+	Base   string
+}
+
+type appEntry struct {
+	AppInfo
+	streaming bool
+	routes    []*route
+}
+
+// Listener is one bound listener.
+type Listener struct {
+	Addr   net.Addr
+	Secure bool
+	l      net.Listener
+}
+
+// URL returns scheme://host:port.
+func (l Listener) URL() string {
+	scheme := "http"
+	if l.Secure {
+		scheme = "https"
+	}
+	return scheme + "://" + l.Addr.String()
+}
+
+// Server is the http provider. Apps can be added and removed while it
+// serves; each request sees one consistent route table.
+type Server struct {
+	opts    Options
+	log     *slog.Logger
+	trusted []netip.Prefix
+	srv     *fasthttp.Server
+	ctx     context.Context
+	cancel  context.CancelFunc
+
+	mu        sync.Mutex
+	apps      []*appEntry
+	seq       int
+	listeners []Listener
+	ix        atomic.Pointer[index]
+	wg        sync.WaitGroup
+}
+
+// NewServer prepares a server with no apps and no listeners.
+func NewServer(o Options) (*Server, error) {
+	o.setDefaults()
+	s := &Server{opts: o, log: o.Log}
+	for _, p := range o.TrustedProxies {
+		pfx, err := parsePrefix(p)
+		if err != nil {
+			return nil, fmt.Errorf("trusted proxy %q: %w", p, err)
+		}
+		s.trusted = append(s.trusted, pfx)
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.ix.Store(newIndex(nil))
+	s.srv = &fasthttp.Server{
+		Handler:                       s.handle,
+		Name:                          "",
+		NoDefaultServerHeader:         true,
+		NoDefaultContentType:          true,
+		DisableHeaderNamesNormalizing: false,
+		DisablePreParseMultipartForm:  true,
+		StreamRequestBody:             true,
+		MaxRequestBodySize:            64 << 10, // prefetched; the rest is a stream
+		ReadTimeout:                   o.ReadTimeout,
+		WriteTimeout:                  o.WriteTimeout,
+		IdleTimeout:                   o.IdleTimeout,
+		Concurrency:                   o.Concurrency,
+		ReadBufferSize:                16 << 10,
+		HeaderReceived:                s.headerReceived,
+		Logger:                        fasthttpLogger{o.Log},
+		ErrorHandler: func(c *fasthttp.RequestCtx, err error) {
+			c.SetStatusCode(400)
+			c.SetContentType("text/html; charset=utf-8")
+			c.SetBody(ErrorPage(400, ""))
+			c.SetConnectionClose()
+		},
+	}
+	return s, nil
+}
+
+// headerReceived gives requests to streaming apps the upload timeout.
+func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	t := splitTarget(string(h.RequestURI()))
+	p, err := CleanPath(t.rawPath)
+	if err != nil {
+		return fasthttp.RequestConfig{}
+	}
+	if anyStreaming(s.ix.Load().candidates(string(h.Method()), matchKey(p))) {
+		return fasthttp.RequestConfig{ReadTimeout: s.opts.UploadTimeout}
+	}
+	return fasthttp.RequestConfig{}
+}
+
+// fasthttpLogger sends fasthttp's connection errors to the debug log.
+type fasthttpLogger struct{ l *slog.Logger }
+
+func (f fasthttpLogger) Printf(format string, args ...any) {
+	f.l.Debug(fmt.Sprintf(format, args...))
+}
+
+func parsePrefix(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		return p.Masked(), err
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
+}
+
+func (s *Server) isTrusted(ip string) bool {
+	a, err := netip.ParseAddr(strings.TrimSpace(ip))
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	for _, p := range s.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// Listen binds addr (host:port) and serves on it; with tlsConf the
+// listener speaks TLS.
+func (s *Server) Listen(addr string, tlsConf *tls.Config) (Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return Listener{}, err
+	}
+	li := Listener{Addr: l.Addr(), Secure: tlsConf != nil, l: l}
+	if tlsConf != nil {
+		l = tls.NewListener(l, tlsConf)
+	}
+	s.mu.Lock()
+	s.listeners = append(s.listeners, li)
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := s.srv.Serve(l); err != nil && !errors.Is(err, net.ErrClosed) {
+			s.log.Warn("http listener stopped", "addr", li.Addr.String(), "err", err)
+		}
+	}()
+	return li, nil
+}
+
+// Listeners returns the bound listeners.
+func (s *Server) Listeners() []Listener {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Listener(nil), s.listeners...)
+}
+
+// Close stops the listeners, waits up to 5s for requests in flight and
+// cancels handler contexts.
+func (s *Server) Close() error {
+	err := s.srv.ShutdownWithContext(timeoutCtx(5 * time.Second))
+	s.cancel()
+	s.wg.Wait()
+	return err
+}
+
+func timeoutCtx(d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	time.AfterFunc(d, cancel)
+	return ctx
+}
+
+// Add mounts app. Every route key is parsed first; a bad key or two keys
+// meaning the same event fail the whole app and nothing is mounted.
+func (s *Server) Add(app *App) (AppInfo, error) {
+	if app == nil || app.Routes == nil {
+		return AppInfo{}, fmt.Errorf("module %s: http provider has no route table", app.Module)
+	}
+	name := app.Name
+	if name == "" {
+		name = AppName(app.Module)
+	}
+	base := app.DefaultPath
+	if p, ok := s.opts.Paths[name]; ok && p != "" {
+		base = p
+	}
+	if base == "" {
+		base = "/" + name
+	}
+	e := &appEntry{AppInfo: AppInfo{Name: name, Module: app.Module, Base: normalizeBase(base)}, streaming: app.StreamingUploads}
+
+	keys := make([]string, 0, len(app.Routes))
+	for k := range app.Routes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	seen := map[string]string{}
+	redirects := map[string]bool{}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seq := s.seq
+	for _, k := range keys {
+		rk, err := parseRouteKey(k)
+		if err != nil {
+			return AppInfo{}, fmt.Errorf("module %s: %w", app.Module, err)
+		}
+		r := &route{method: rk.method, path: joinBase(e.Base, rk.sub), wild: rk.wild, prio: prioHandler, app: e, key: k}
+		ev := r.method + " " + r.path
+		if r.wild {
+			ev += "*"
+		}
+		if prev, dup := seen[ev]; dup {
+			return AppInfo{}, fmt.Errorf("module %s: route keys %q and %q name the same route %s", app.Module, prev, k, ev)
+		}
+		seen[ev] = k
+		switch h := app.Routes[k].(type) {
+		case Handler:
+			r.h = h
+		case func(*Event) any:
+			r.h = h
+		case nil:
+			return AppInfo{}, fmt.Errorf("module %s: route %q has no handler", app.Module, k)
+		default:
+			r.value = h
+		}
+		seq++
+		r.seq = seq
+		r.depth = strings.Count(r.path, "/")
+		e.routes = append(e.routes, r)
+		// Function routes ending in "/" or "/*" also redirect the path
+		// without that slash (spec §2.5).
+		if r.h != nil && strings.HasSuffix(r.path, "/") && len(r.path) > 1 {
+			rp := r.path[:len(r.path)-1]
+			if !redirects[r.method+" "+rp] {
+				redirects[r.method+" "+rp] = true
+				seq++
+				e.routes = append(e.routes, &route{method: r.method, path: rp, prio: prioRedirect, seq: seq,
+					depth: strings.Count(rp, "/"), app: e, key: k + " (redirect)", h: redirectSlash, redirect: true})
+			}
+		}
+	}
+	s.seq = seq
+	s.apps = append(s.apps, e)
+	s.rebuild()
+	return e.AppInfo, nil
+}
+
+// redirectSlash answers "<path>" with 301 to "<path>/", keeping the query.
+func redirectSlash(ev *Event) any {
+	loc := ev.Request.Path + "/"
+	if ev.Request.URL.HasQuery {
+		loc += "?" + ev.Request.URL.Query
+	}
+	ev.Response.Headers["location"] = loc
+	ev.Response.Body = nil
+	return 301
+}
+
+// Remove unmounts every app of module; later requests fall through to
+// other apps or 404.
+func (s *Server) Remove(module string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kept := s.apps[:0]
+	for _, a := range s.apps {
+		if a.Module != module {
+			kept = append(kept, a)
+		}
+	}
+	s.apps = kept
+	s.rebuild()
+}
+
+// rebuild publishes a new index; s.mu is held.
+func (s *Server) rebuild() {
+	var all []*route
+	for _, a := range s.apps {
+		all = append(all, a.routes...)
+	}
+	s.ix.Store(newIndex(all))
+}
+
+// Apps lists the mounted apps in the order they were added.
+func (s *Server) Apps() []AppInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]AppInfo, len(s.apps))
+	for i, a := range s.apps {
+		out[i] = a.AppInfo
+	}
+	return out
+}
+
+var idEnc = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+func newID() string {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	return idEnc.EncodeToString(b[:])
+}
+
+// handle is the fasthttp handler.
+func (s *Server) handle(c *fasthttp.RequestCtx) {
+	id := newID()
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("http: panic while serving", "id", id, "panic", p)
+			s.writeFailure(c, id)
+		}
+	}()
+	t := splitTarget(string(c.Request.Header.RequestURI()))
+	p, err := CleanPath(t.rawPath)
+	if err != nil {
+		s.writePage(c, id, 400, "Invalid path")
+		return
+	}
+	key := matchKey(p)
+	method := string(c.Method())
+	ix := s.ix.Load()
+	cands := ix.candidates(method, key)
+	var getCands []*route
+	if method == "HEAD" {
+		getCands = ix.candidates("GET", key)
+	}
+	req := s.newRequest(c, t, p, id, method)
+	timeout := s.opts.HandlerTimeout
+	if anyStreaming(cands) || anyStreaming(getCands) {
+		timeout = s.opts.UploadTimeout
+		req.BodyStream = c.RequestBodyStream()
+		if req.BodyStream == nil {
+			req.BodyStream = bytes.NewReader(c.Request.Body())
+		}
+	} else {
+		body, ok := s.readBody(c)
+		if !ok {
+			s.writePage(c, id, 413, fmt.Sprintf("The body limit is %d bytes.", s.opts.MaxBodySize))
+			c.SetConnectionClose()
+			return
+		}
+		req.Body = body
+	}
+	hctx, cancel := context.WithTimeout(s.ctx, timeout)
+	defer cancel()
+	ev := &Event{Request: req, Response: &Response{StatusCode: 200, Headers: map[string]string{}}, Ctx: hctx}
+	res, done := s.run(cands, ev)
+	if !done && method == "HEAD" {
+		res, done = s.run(getCands, ev)
+	}
+	if !done && method == "OPTIONS" && s.opts.CORS && ix.hasPath(key) {
+		res, done = &Reply{StatusCode: 200}, true
+	}
+	if !done {
+		if key == "/" {
+			res = &Reply{StatusCode: 200, Headers: map[string]string{"content_type": "text/html; charset=utf-8"}, Body: rootPage(s.Apps())}
+		} else {
+			res = 404
+		}
+	}
+	s.finish(c, ev, res)
+	if req.BodyStream != nil {
+		// Unread body bytes would be parsed as the next request.
+		if _, err := io.CopyN(io.Discard, req.BodyStream, 64<<10+1); err != io.EOF {
+			c.SetConnectionClose()
+		}
+	}
+}
+
+func anyStreaming(rs []*route) bool {
+	for _, r := range rs {
+		if r.app.streaming {
+			return true
+		}
+	}
+	return false
+}
+
+// readBody reads the whole body up to MaxBodySize; false if it is larger.
+func (s *Server) readBody(c *fasthttp.RequestCtx) ([]byte, bool) {
+	max := s.opts.MaxBodySize
+	if cl := c.Request.Header.ContentLength(); cl > 0 && int64(cl) > max {
+		return nil, false
+	}
+	rd := c.RequestBodyStream()
+	if rd == nil {
+		b := c.Request.Body()
+		if int64(len(b)) > max {
+			return nil, false
+		}
+		return append([]byte(nil), b...), true
+	}
+	b, err := io.ReadAll(io.LimitReader(rd, max+1))
+	if err != nil || int64(len(b)) > max {
+		return nil, false
+	}
+	return b, true
+}
+
+func (s *Server) newRequest(c *fasthttp.RequestCtx, t target, p, id, method string) *Request {
+	req := &Request{
+		Method: method, Path: p, ID: id,
+		URL:     URL{Path: t.rawPath, Query: t.rawQuery, HasQuery: t.hasQuery},
+		Version: "1.1",
+		Headers: map[string]string{},
+		Conn:    ConnInfo{RemoteAddr: c.RemoteAddr().String(), LocalAddr: c.LocalAddr().String(), TLS: c.IsTLS()},
+	}
+	if !c.Request.Header.IsHTTP11() {
+		req.Version = "1.0"
+	}
+	for k, v := range c.Request.Header.All() {
+		hk := HeaderKey(string(k))
+		if old, ok := req.Headers[hk]; ok {
+			req.Headers[hk] = old + "," + string(v)
+		} else {
+			req.Headers[hk] = string(v)
+		}
+	}
+	if t.host != "" {
+		req.Headers["host"] = t.host
+	}
+	peer := c.RemoteIP().String()
+	req.IP, req.Secure = peer, c.IsTLS()
+	if s.isTrusted(peer) {
+		if xff := req.Headers["x_forwarded_for"]; xff != "" {
+			list := append(strings.Split(xff, ","), peer)
+			for i := len(list) - 1; i >= 0; i-- {
+				if e := strings.TrimSpace(list[i]); !s.isTrusted(e) {
+					if _, err := netip.ParseAddr(e); err == nil {
+						req.IP = e
+					}
+					break
+				}
+			}
+		}
+		if strings.EqualFold(strings.TrimSpace(req.Headers["x_forwarded_proto"]), "https") {
+			req.Secure = true
+		}
+	}
+	return req
+}
+
+// run calls the candidates in order until one answers.
+func (s *Server) run(cands []*route, ev *Event) (any, bool) {
+	for _, r := range cands {
+		if r.h == nil {
+			return r.value, true
+		}
+		ev.App, ev.Base = r.app.Name, r.app.Base
+		ev.Wildcard, ev.Arg = r.wild, ""
+		if r.wild {
+			ev.Arg = ev.Request.Path[len(r.path):]
+		}
+		res := s.call(r, ev)
+		if ev.Response.sent {
+			return true, true
+		}
+		if res != nil {
+			return res, true
+		}
+	}
+	return nil, false
+}
+
+// call runs one handler, turning a panic into an error.
+func (s *Server) call(r *route, ev *Event) (res any) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = fmt.Errorf("panic in %s route %q: %v", r.app.Module, r.key, p)
+		}
+	}()
+	return r.h(ev)
+}
+
+// finish applies a handler's return value (spec §4) and writes the
+// response.
+func (s *Server) finish(c *fasthttp.RequestCtx, ev *Event, res any) {
+	resp := ev.Response
+	switch v := res.(type) {
+	case bool:
+		if !v {
+			resp.StatusCode, resp.Status, resp.Body, resp.stream = 200, "", nil, nil
+		} else if !resp.sent {
+			s.log.Error("http: handler returned true without sending", "id", ev.Request.ID, "app", ev.App)
+			s.writeFailure(c, ev.Request.ID)
+			return
+		}
+	case string:
+		resp.Body = []byte(v)
+	case []byte:
+		resp.Body = v
+	case int:
+		s.statusResult(ev, v, "")
+	case *Reply:
+		if v.StatusCode != 0 {
+			resp.StatusCode = v.StatusCode
+		}
+		if v.Status != "" {
+			resp.Status = v.Status
+		}
+		for k, hv := range v.Headers {
+			resp.Headers[k] = hv
+		}
+		resp.Body = v.Body
+	case *Error:
+		code := v.Code
+		if code == 0 {
+			code = 500
+		}
+		s.statusResult(ev, code, v.Text)
+	case error:
+		s.log.Error("http: handler failed", "id", ev.Request.ID, "app", ev.App, "path", ev.Request.Path, "err", v)
+		s.writeFailure(c, ev.Request.ID)
+		return
+	default:
+		s.log.Error("http: handler returned an unsupported value", "id", ev.Request.ID, "app", ev.App, "type", fmt.Sprintf("%T", res))
+		s.writeFailure(c, ev.Request.ID)
+		return
+	}
+	s.write(c, ev)
+}
+
+// statusResult sets a numeric result: an error page at >= 400.
+func (s *Server) statusResult(ev *Event, code int, extra string) {
+	resp := ev.Response
+	resp.StatusCode = code
+	if code >= 400 {
+		resp.Headers["content_type"] = "text/html; charset=utf-8"
+		resp.Body = ErrorPage(code, extra)
+	}
+}
+
+// write sends ev.Response.
+func (s *Server) write(c *fasthttp.RequestCtx, ev *Event) {
+	resp := ev.Response
+	c.SetStatusCode(resp.StatusCode)
+	if resp.Status != "" {
+		msg := resp.Status
+		if code, rest, ok := strings.Cut(msg, " "); ok && code == strconv.Itoa(resp.StatusCode) {
+			msg = rest
+		}
+		c.Response.Header.SetStatusMessage([]byte(msg))
+	}
+	for k, v := range resp.Headers {
+		c.Response.Header.Set(HeaderName(k), v)
+	}
+	c.Response.Header.Set("X-Request-Id", ev.Request.ID)
+	s.cors(c, ev)
+	switch {
+	case resp.stream != nil:
+		c.SetBodyStream(resp.stream, resp.streamSize)
+	default:
+		c.SetBody(resp.Body)
+	}
+}
+
+func (s *Server) cors(c *fasthttp.RequestCtx, ev *Event) {
+	if !s.opts.CORS {
+		return
+	}
+	origin := ev.Request.Headers["origin"]
+	if origin == "" {
+		origin = "*"
+	}
+	c.Response.Header.Set("Access-Control-Allow-Origin", origin)
+	c.Response.Header.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
+	c.Response.Header.Set("Access-Control-Allow-Headers", "Content-Type")
+	c.Response.Header.Set("Access-Control-Max-Age", "7200")
+}
+
+// writePage sends an error page outside any handler.
+func (s *Server) writePage(c *fasthttp.RequestCtx, id string, code int, extra string) {
+	c.SetStatusCode(code)
+	c.Response.Header.Set("Content-Type", "text/html; charset=utf-8")
+	c.Response.Header.Set("X-Request-Id", id)
+	c.SetBody(ErrorPage(code, extra))
+}
+
+// writeFailure sends the 500 page of a failed handler and closes the
+// connection afterwards (never a dropped connection).
+func (s *Server) writeFailure(c *fasthttp.RequestCtx, id string) {
+	c.Response.Reset()
+	s.writePage(c, id, 500, "")
+	c.Response.Header.Set("X-Content-Type-Options", "nosniff")
+	c.SetConnectionClose()
+}

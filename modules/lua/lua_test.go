@@ -1,0 +1,226 @@
+package lua_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/internal/testutil"
+	"cairn/modules"
+	"cairn/node"
+)
+
+// startHost runs the module host on a fresh node with the Lua files of
+// testdata/ and the given enabled modules.
+func startHost(t *testing.T, enabled []string, edit func(*node.ModulesConfig)) (*modules.Host, string) {
+	t.Helper()
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.Enabled = enabled
+	cfg.Dir, _ = filepath.Abs("testdata")
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	if edit != nil {
+		edit(&cfg)
+	}
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h, h.Listeners()[0].URL()
+}
+
+var client = &http.Client{Timeout: 20 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+type result struct {
+	code int
+	body string
+	h    http.Header
+}
+
+func req(t *testing.T, method, url, body string, hdr ...string) result {
+	t.Helper()
+	r, _ := http.NewRequest(method, url, strings.NewReader(body))
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := client.Do(r)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return result{resp.StatusCode, string(b), resp.Header}
+}
+
+func TestLua_Returns_Conventions(t *testing.T) {
+	_, u := startHost(t, []string{"http_conv"}, func(c *node.ModulesConfig) {
+		c.Options = map[string]map[string]any{"http_conv": {"greeting": "hi there"}}
+	})
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		body         string // exact unless prefixed by "~"
+		ctype        string
+	}{
+		{"GET", "/conv", 200, "base", ""},
+		{"GET", "/conv/string", 200, "a string", ""},
+		{"GET", "/conv/404", 404, "~<title>404 Not Found</title>", "text/html; charset=utf-8"},
+		{"GET", "/conv/503", 503, "~That&#39;s all I know.", "text/html; charset=utf-8"},
+		{"GET", "/conv/201", 201, "made", ""},
+		{"GET", "/conv/send", 202, "sent", "text/plain"},
+		{"GET", "/conv/table", 418, "teapot", "text/plain"},
+		{"GET", "/conv/errobj", 409, "~conflict here", "text/html; charset=utf-8"},
+		{"GET", "/conv/nil", 404, "~Not Found", "text/html; charset=utf-8"},
+		{"GET", "/conv/false", 200, "", ""},
+		{"GET", "/conv/wild/a/b%20c", 200, "wild:a/b c", ""},
+		{"GET", "/conv/wild/", 200, "wild:", ""},
+		{"GET", "/conv/wild", 301, "", ""},
+		{"GET", "/conv/const", 200, "constant", ""},
+		{"POST", "/conv/echo", 200, "a b|application/x-www-form-urlencoded|2", ""},
+		{"GET", "/conv/req?x=1", 200, "GET /conv/req /conv/req x=1 nil 127.0.0.1", ""},
+		{"GET", "/conv/sandbox", 200, "nil nil nil nil nil nil number function", ""},
+		{"GET", "/conv/require", 500, "~500 Internal Server Error", "text/html; charset=utf-8"},
+		{"GET", "/conv/write", 200, "~refused: the node is read-only", ""},
+		{"GET", "/conv/option", 200, "hi there", ""},
+		{"HEAD", "/conv/string", 200, "", ""},
+	} {
+		var hdr []string
+		body := ""
+		if tc.method == "POST" {
+			body, hdr = "name=a+b&other=%21", []string{"Content-Type", "application/x-www-form-urlencoded"}
+		}
+		r := req(t, tc.method, u+tc.path, body, hdr...)
+		ok := r.code == tc.code && r.h.Get("Content-Type") == tc.ctype
+		if want, found := strings.CutPrefix(tc.body, "~"); found {
+			ok = ok && strings.Contains(r.body, want)
+		} else {
+			ok = ok && r.body == tc.body
+		}
+		if !ok {
+			t.Errorf("%s %s: got %d %q type %q, want %d %q type %q", tc.method, tc.path, r.code, r.body, r.h.Get("Content-Type"), tc.code, tc.body, tc.ctype)
+		}
+	}
+	if r := req(t, "GET", u+"/conv/string", ""); r.h.Get("X-Set") != "1" {
+		t.Errorf("header set before returning a string was lost: %v", r.h)
+	}
+	if r := req(t, "HEAD", u+"/conv/string", ""); r.h.Get("Content-Length") != "8" {
+		t.Errorf("HEAD Content-Length: %v", r.h)
+	}
+}
+
+func TestLua_Limits_Contained(t *testing.T) {
+	h, u := startHost(t, []string{"http_limits", "http_conv", "broken_syntax", "broken_loop", "broken_route", "missing_module"}, func(c *node.ModulesConfig) {
+		c.Lua.MaxRunTime = "2s"
+		c.Lua.MaxMemory = "32MiB"
+	})
+	failed := h.Failed()
+	for _, name := range []string{"broken_syntax", "broken_loop", "broken_route", "missing_module"} {
+		if failed[name] == nil {
+			t.Errorf("module %s: want a load failure, got none (failed: %v)", name, failed)
+		}
+	}
+	if !strings.Contains(failed["broken_loop"].Error(), "run time limit") {
+		t.Errorf("broken_loop: %v", failed["broken_loop"])
+	}
+	var ms runtime.MemStats
+	for _, tc := range []struct {
+		path    string
+		maxTime time.Duration
+	}{
+		{"/limits/loop", 3 * time.Second},
+		{"/limits/error", time.Second},
+		{"/limits/alloc", 1900 * time.Millisecond}, // the memory cap, not the 2s time cap
+		{"/limits/rep", time.Second},
+		{"/limits/concat", 5 * time.Second},
+		{"/limits/recurse", 2 * time.Second},
+		{"/limits/coroutine", 3 * time.Second},
+	} {
+		for round := 0; round < 2; round++ {
+			start := time.Now()
+			r := req(t, "GET", u+tc.path, "")
+			took := time.Since(start)
+			runtime.ReadMemStats(&ms)
+			t.Logf("%s (round %d): %d after %v, heap in use %d MiB", tc.path, round, r.code, took.Round(time.Millisecond), ms.HeapInuse>>20)
+			if r.code != 500 || !strings.Contains(r.body, "500 Internal Server Error") {
+				t.Errorf("%s: got %d %.80q, want the 500 page", tc.path, r.code, r.body)
+			}
+			if took > tc.maxTime {
+				t.Errorf("%s: took %v, want under %v", tc.path, took, tc.maxTime)
+			}
+		}
+		if tc.path == "/limits/alloc" {
+			// The memory stop threw the state (and its hoard) away.
+			if r := req(t, "GET", u+"/limits/count", ""); r.code != 200 || r.body != "0" {
+				t.Errorf("after the memory stop: got %d %q, want a fresh state with an empty hoard", r.code, r.body)
+			}
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	t.Logf("heap in use after GC: %d MiB", ms.HeapInuse>>20)
+	if ms.HeapInuse > 200<<20 {
+		t.Errorf("heap still holds %d MiB after the runaway modules", ms.HeapInuse>>20)
+	}
+	// The other module and the host are alive.
+	if r := req(t, "GET", u+"/conv/string", ""); r.code != 200 || r.body != "a string" {
+		t.Errorf("healthy module after the runaways: %d %q", r.code, r.body)
+	}
+}
+
+func TestLua_NodeAPI_WriteAllowed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.txt"), []byte("static"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, u := startHost(t, []string{"http_writer", "pastebin"}, func(c *node.ModulesConfig) {
+		c.AllowWrite = []string{"http_writer"}
+		c.Options = map[string]map[string]any{"http_writer": {"dir": dir}}
+	})
+	r := req(t, "POST", u+"/writer/add", "hello from lua\n")
+	if r.code != 200 || r.body != "QmVpMekySiV9XSMp6t8B9ncu6spfixVWJ6PsymrVTa5FAz hello from lua\n 15" {
+		t.Errorf("add/pin/cat/stat: got %d %q", r.code, r.body)
+	}
+	for _, p := range []string{"/writer/static/s.txt", "/writer/wrapped/s.txt"} {
+		if r := req(t, "GET", u+p, ""); r.code != 200 || r.body != "static" || r.h.Get("Etag") == "" {
+			t.Errorf("%s: got %d %q", p, r.code, r.body)
+		}
+	}
+	if r := req(t, "GET", u+"/writer/static/..%2F..%2Fetc/passwd", ""); r.code != 400 {
+		t.Errorf("traversal through a Lua serve: %d", r.code)
+	}
+	if r := req(t, "GET", u+"/pastebin/", ""); r.code != 200 || r.body != "paste" {
+		t.Errorf("provider from globals: got %d %q", r.code, r.body)
+	}
+}
+
+// BenchmarkLua_Handler measures one keep-alive GET answered by a Lua
+// handler (event tables, the call under limits, the result).
+func BenchmarkLua_Handler(b *testing.B) {
+	n := testutil.MustOpenNode(b)
+	cfg := node.DefaultModules()
+	cfg.Enabled = []string{"http_conv"}
+	cfg.Dir, _ = filepath.Abs("testdata")
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	u := h.Listeners()[0].URL() + "/conv/string"
+	for b.Loop() {
+		resp, err := client.Get(u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}

@@ -1,0 +1,1 @@
+module:provides("http", { route = { ["/nomethod"] = function() return "x" end } })

@@ -1,0 +1,1 @@
+module:provides("http", { route = { ["GET"] = function() return "x" end }

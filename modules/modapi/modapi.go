@@ -1,0 +1,268 @@
+// Package modapi is what a cairn module sees: the node view, the load
+// context, the registry of built-in modules and the module event bus.
+//
+// Built-in modules register from init with [MustRegister]; the module
+// host (package modules) loads the names listed in Modules.Enabled, calls
+// [Module.Load] with a [Context], and calls [Unloader.Unload] when one is
+// implemented. Lua modules (package modules/lua) are modules too.
+package modapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"cairn/modules/httpapp"
+)
+
+// NodeView is the narrow view of the IPFS node that modules get. Paths
+// are /ipfs/<cid>[/sub] (or <cid>[/sub]). Add and Pin fail with
+// ErrReadOnly unless the module is allowed to write (Modules.AllowWrite).
+type NodeView interface {
+	// ID is the node's peer ID.
+	ID() string
+	// Stat resolves p through UnixFS directories.
+	Stat(ctx context.Context, p string) (Entry, error)
+	// List returns the entries of the directory at p.
+	List(ctx context.Context, p string) ([]Entry, error)
+	// Cat writes the UnixFS file at p to w.
+	Cat(ctx context.Context, p string, w io.Writer) error
+	// Add imports r as one file (pinned, as Kubo's add does) and returns
+	// its CID.
+	Add(ctx context.Context, name string, r io.Reader) (string, error)
+	// Pin pins the DAG under p recursively.
+	Pin(ctx context.Context, p string) error
+	// Repo reports storage use.
+	Repo(ctx context.Context) (RepoStat, error)
+	// Peers is the number of connected peers (0 until the node has
+	// networking).
+	Peers() int
+	// Bandwidth returns per-minute traffic samples of the last hour,
+	// oldest first (empty until the node has networking).
+	Bandwidth() []BandwidthSample
+	// Networking reports whether the node has a network layer at all.
+	Networking() bool
+}
+
+// Entry is a resolved UnixFS node.
+type Entry struct {
+	Name  string
+	Cid   string
+	IsDir bool
+	Size  int64 // file size; 0 for directories
+}
+
+// RepoStat is the storage use the status app shows.
+type RepoStat struct {
+	UsedBytes  int64 // size of the store file
+	BlockBytes int64 // sum of block sizes
+	NumBlocks  int64
+	StorageMax int64 // 0: not set
+	Pins       int   // recursive + direct pins
+}
+
+// BandwidthSample is the traffic of one minute.
+type BandwidthSample struct {
+	Time     time.Time
+	BytesIn  int64
+	BytesOut int64
+}
+
+// ErrReadOnly is returned by Add and Pin on a read-only view.
+var ErrReadOnly = errors.New("the node is read-only for this module (see Modules.AllowWrite)")
+
+// ReadOnly wraps v so that Add and Pin fail with ErrReadOnly.
+func ReadOnly(v NodeView) NodeView { return readOnly{v} }
+
+type readOnly struct{ NodeView }
+
+func (readOnly) Add(context.Context, string, io.Reader) (string, error) { return "", ErrReadOnly }
+func (readOnly) Pin(context.Context, string) error                      { return ErrReadOnly }
+
+// Settings is the module section of the config as modules need it; the
+// host fills it from node.ModulesConfig.
+type Settings struct {
+	Repo       string // repo directory
+	ModulesDir string // where mod_<name>.lua files are looked up
+	Version    string // cairn version, for footers
+	// Files is the http_files app's folder or /ipfs/ path.
+	FilesPath  string
+	DirListing bool
+	IndexFiles []string
+	// Lua limits per handler call / module load.
+	LuaMaxRunTime time.Duration
+	LuaMaxMemory  int64
+	// MaxUploadSize caps streamed uploads (status app).
+	MaxUploadSize int64
+	// Options holds free-form options per module name.
+	Options map[string]map[string]any
+}
+
+// Module is a loadable module.
+type Module interface {
+	// Load publishes what the module provides. An error means the module
+	// failed: the host logs it, withdraws anything it provided, and goes
+	// on with the other modules.
+	Load(ctx *Context) error
+}
+
+// Unloader is implemented by modules that hold resources.
+type Unloader interface{ Unload() error }
+
+// Context is a module's handle on the host while it loads.
+type Context struct {
+	Name     string // internal module name, e.g. "http_files"
+	Node     NodeView
+	Settings *Settings
+	Log      *slog.Logger
+	Bus      *Bus
+	// provide mounts an http app; depends loads another module.
+	ProvideFunc func(app *httpapp.App) (httpapp.AppInfo, error)
+	DependsFunc func(name string) error
+	// URLFunc returns the external URL of a base path.
+	URLFunc func(base string) string
+	// AppsFunc lists the mounted apps.
+	AppsFunc func() []httpapp.AppInfo
+}
+
+// Provide publishes an http app of this module (Prosody's
+// module:provides("http", ...)). Module is set to the context's name.
+func (c *Context) Provide(app *httpapp.App) (httpapp.AppInfo, error) {
+	app.Module = c.Name
+	return c.ProvideFunc(app)
+}
+
+// Depends makes sure another module is loaded ("http" is always there).
+func (c *Context) Depends(name string) error {
+	if name == "http" {
+		return nil
+	}
+	return c.DependsFunc(name)
+}
+
+// Option returns the module's option key from Settings.Options.
+func (c *Context) Option(key string) (any, bool) {
+	v, ok := c.Settings.Options[c.Name][key]
+	return v, ok
+}
+
+// Info registers a built-in module.
+type Info struct {
+	Name string // internal name: "http_files"
+	New  func() Module
+}
+
+var (
+	regMu    sync.Mutex
+	registry = map[string]Info{}
+)
+
+// Register adds a built-in module; it fails on an empty or duplicate name.
+func Register(i Info) error {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if i.Name == "" || i.New == nil {
+		return errors.New("modapi: module needs a name and a constructor")
+	}
+	if _, dup := registry[i.Name]; dup {
+		return fmt.Errorf("modapi: module %s registered twice", i.Name)
+	}
+	registry[i.Name] = i
+	return nil
+}
+
+// MustRegister is Register for init functions.
+func MustRegister(i Info) {
+	if err := Register(i); err != nil {
+		panic(err)
+	}
+}
+
+// Lookup finds a built-in module.
+func Lookup(name string) (Info, bool) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	i, ok := registry[name]
+	return i, ok
+}
+
+// Builtins lists the registered names, sorted.
+func Builtins() []string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Bus is the module event bus: hooks by event name; Fire returns the
+// first non-nil answer (Prosody's module:hook / fire_event).
+type Bus struct {
+	mu    sync.RWMutex
+	hooks map[string][]hook
+}
+
+type hook struct {
+	owner string
+	fn    func(data any) any
+}
+
+// Hook adds fn for event, owned by module owner.
+func (b *Bus) Hook(owner, event string, fn func(data any) any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.hooks == nil {
+		b.hooks = map[string][]hook{}
+	}
+	b.hooks[event] = append(b.hooks[event], hook{owner, fn})
+}
+
+// Unhook removes every hook of owner.
+func (b *Bus) Unhook(owner string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ev, hs := range b.hooks {
+		kept := hs[:0]
+		for _, h := range hs {
+			if h.owner != owner {
+				kept = append(kept, h)
+			}
+		}
+		b.hooks[ev] = kept
+	}
+}
+
+// Fire calls the hooks of event in order until one returns non-nil.
+func (b *Bus) Fire(event string, data any) any {
+	if b == nil {
+		return nil
+	}
+	b.mu.RLock()
+	hs := append([]hook(nil), b.hooks[event]...)
+	b.mu.RUnlock()
+	for _, h := range hs {
+		if r := h.fn(data); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// DirectoryIndex is the data of the "directory-index" event (spec §6.3):
+// a hook that returns a string supplies the listing page.
+type DirectoryIndex struct {
+	Path     string // decoded URL path of the directory, ending in "/"
+	FullPath string // filesystem directory ending in "/", or its /ipfs/ path
+	Entries  []Entry
+}
+
+// EventDirectoryIndex is the name of that event.
+const EventDirectoryIndex = "directory-index"

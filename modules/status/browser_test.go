@@ -1,0 +1,240 @@
+package status_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/internal/testutil"
+	"cairn/modules"
+	"cairn/node"
+
+	"github.com/gorilla/websocket"
+	bfiles "github.com/ipfs/boxo/files"
+)
+
+// findChromium returns Debian's chromium (or $CAIRN_CHROMIUM).
+func findChromium() string {
+	if p := os.Getenv("CAIRN_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless_shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// cdp is a minimal Chrome DevTools Protocol client over one page target.
+type cdp struct {
+	t      *testing.T
+	ws     *websocket.Conn
+	id     int
+	events []map[string]any
+}
+
+func (c *cdp) call(method string, params map[string]any) map[string]any {
+	c.t.Helper()
+	c.id++
+	if params == nil {
+		params = map[string]any{}
+	}
+	if err := c.ws.WriteJSON(map[string]any{"id": c.id, "method": method, "params": params}); err != nil {
+		c.t.Fatalf("cdp %s: %v", method, err)
+	}
+	for {
+		var msg map[string]any
+		if err := c.ws.ReadJSON(&msg); err != nil {
+			c.t.Fatalf("cdp %s: %v", method, err)
+		}
+		if id, ok := msg["id"].(float64); ok && int(id) == c.id {
+			if e, ok := msg["error"]; ok {
+				c.t.Fatalf("cdp %s: %v", method, e)
+			}
+			r, _ := msg["result"].(map[string]any)
+			return r
+		}
+		c.events = append(c.events, msg)
+	}
+}
+
+// waitEvent waits for an event, including ones already received.
+func (c *cdp) waitEvent(method string) {
+	c.t.Helper()
+	for i, e := range c.events {
+		if e["method"] == method {
+			c.events = append(c.events[:i:i], c.events[i+1:]...)
+			return
+		}
+	}
+	for {
+		var msg map[string]any
+		if err := c.ws.ReadJSON(&msg); err != nil {
+			c.t.Fatalf("waiting for %s: %v", method, err)
+		}
+		if msg["method"] == method {
+			return
+		}
+	}
+}
+
+func (c *cdp) eval(expr string) any {
+	c.t.Helper()
+	r := c.call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
+	res, _ := r["result"].(map[string]any)
+	return res["value"]
+}
+
+func TestStatus_Browser_UploadShowsCID(t *testing.T) {
+	bin := findChromium()
+	if bin == "" {
+		t.Skip("chromium not found (install it with scripts/install-test-deps.sh, or set CAIRN_CHROMIUM)")
+	}
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.Enabled = []string{"http_status", "http_ipfs"}
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Version: "test", Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	base := h.Listeners()[0].URL()
+
+	content := []byte("hello from a headless browser\n")
+	upload := filepath.Join(t.TempDir(), "greeting.txt")
+	if err := os.WriteFile(upload, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := onlyHash(t, n, content)
+
+	profile := t.TempDir()
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+		"--user-data-dir="+profile, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "about:blank")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+
+	var port string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if b, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort")); err == nil {
+			if line, _, _ := strings.Cut(string(b), "\n"); line != "" {
+				port = line
+				break
+			}
+		}
+	}
+	if port == "" {
+		t.Fatalf("chromium did not open its DevTools port; stderr:\n%s", stderr.String())
+	}
+	resp, err := http.Get("http://127.0.0.1:" + port + "/json/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var targets []struct{ Type, WebSocketDebuggerURL string }
+	json.NewDecoder(resp.Body).Decode(&targets)
+	resp.Body.Close()
+	wsURL := ""
+	for _, tg := range targets {
+		if tg.Type == "page" {
+			wsURL = tg.WebSocketDebuggerURL
+		}
+	}
+	if wsURL == "" {
+		t.Fatalf("no page target in %+v", targets)
+	}
+	ws, _, err := websocket.DefaultDialer.Dial(wsURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ws.SetReadDeadline(time.Now().Add(60 * time.Second))
+	c := &cdp{t: t, ws: ws}
+
+	c.call("Page.enable", nil)
+	c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 820, "height": 900, "deviceScaleFactor": 1, "mobile": false})
+	start := time.Now()
+	c.call("Page.navigate", map[string]any{"url": base + "/status/"})
+	c.waitEvent("Page.loadEventFired")
+	t.Logf("status page loaded in %v", time.Since(start).Round(time.Millisecond))
+	if title := c.eval("document.title"); title != "cairn status" {
+		t.Fatalf("title: %v", title)
+	}
+	if peers := c.eval("document.getElementById('peers').textContent"); peers != "0" {
+		t.Errorf("peers: %v", peers)
+	}
+	if svg := c.eval("document.querySelectorAll('svg.chart polyline').length"); svg != float64(2) {
+		t.Errorf("chart lines: %v", svg)
+	}
+
+	doc := c.call("DOM.getDocument", nil)
+	root := doc["root"].(map[string]any)["nodeId"]
+	input := c.call("DOM.querySelector", map[string]any{"nodeId": root, "selector": "#file"})
+	c.call("DOM.setFileInputFiles", map[string]any{"nodeId": input["nodeId"], "files": []string{upload}})
+	start = time.Now()
+	c.eval("document.getElementById('add').click()")
+	c.waitEvent("Page.loadEventFired")
+	t.Logf("upload answered in %v", time.Since(start).Round(time.Millisecond))
+
+	got := c.eval("(document.getElementById('cid') || {}).textContent")
+	if got != want {
+		t.Fatalf("CID on the page: %v, want %s (page: %v)", got, want, c.eval("document.body.innerText"))
+	}
+	if pins := c.eval("document.getElementById('pins').textContent"); pins != "1" {
+		t.Errorf("pins after the upload: %v", pins)
+	}
+	shot := c.call("Page.captureScreenshot", map[string]any{"format": "png"})
+	png, err := base64.StdEncoding.DecodeString(shot["data"].(string))
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) || len(png) < 10000 {
+		t.Fatalf("screenshot: %d bytes, %v", len(png), err)
+	}
+	out := filepath.Join(t.TempDir(), "status-upload.png")
+	if p := os.Getenv("CAIRN_SCREENSHOT"); p != "" {
+		out = p
+	}
+	if err := os.WriteFile(out, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot with CID %s: %s (%d bytes)", want, out, len(png))
+
+	// The file is in the node: the gateway app serves it back.
+	r, err := http.Get(base + "/ipfs/" + want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	body.ReadFrom(r.Body)
+	r.Body.Close()
+	if r.StatusCode != 200 || body.String() != string(content) {
+		t.Errorf("gateway: %d %q", r.StatusCode, body.String())
+	}
+}
+
+// onlyHash computes the CID the upload must get.
+func onlyHash(t *testing.T, n *node.Node, b []byte) string {
+	t.Helper()
+	a, err := n.NewAdder(context.Background(), node.AddOptions{OnlyHash: true}, func(node.AddEvent) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, err := a.AddAll(bfiles.NewMapDirectory(map[string]bfiles.Node{"f": bfiles.NewBytesFile(b)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(roots[0])
+}

@@ -1,0 +1,161 @@
+// page.go: the HTML of the status page and its SVG chart.
+
+package status
+
+import (
+	"fmt"
+	"html/template"
+	"strings"
+	"time"
+
+	"cairn/modules/httpapp"
+	"cairn/modules/modapi"
+)
+
+type pageData struct {
+	ID         string
+	Peers      int
+	Networking bool
+	Repo       modapi.RepoStat
+	RepoErr    string
+	UsedPct    float64
+	Chart      template.HTML
+	Added      *added
+	IPFSBase   string // base path of the http_ipfs app, "" if not mounted
+	Base       string
+	Version    string
+	Now        string
+}
+
+func (m *Module) render(ev *httpapp.Event, res *added) any {
+	d := pageData{ID: m.ctx.Node.ID(), Peers: m.ctx.Node.Peers(), Networking: m.ctx.Node.Networking(),
+		Added: res, Base: ev.Base, Version: m.ctx.Settings.Version, Now: time.Now().UTC().Format("2006-01-02 15:04:05 UTC")}
+	rs, err := m.ctx.Node.Repo(ev.Ctx)
+	if err != nil {
+		d.RepoErr = err.Error()
+	}
+	d.Repo = rs
+	if rs.StorageMax > 0 {
+		d.UsedPct = min(100, float64(rs.UsedBytes)*100/float64(rs.StorageMax))
+	}
+	d.Chart = chart(m.ctx.Node.Bandwidth(), time.Now())
+	if m.ctx.AppsFunc != nil {
+		for _, a := range m.ctx.AppsFunc() {
+			if a.Module == "http_ipfs" {
+				d.IPFSBase = a.Base
+			}
+		}
+	}
+	var b strings.Builder
+	if err := pageTmpl.Execute(&b, d); err != nil {
+		return err
+	}
+	return b.String()
+}
+
+// chart draws bytes per second in and out over the last hour, one point
+// per minute; minutes without a sample are zero.
+func chart(samples []modapi.BandwidthSample, now time.Time) template.HTML {
+	const w, h, left, top, bottom = 600, 160, 48, 10, 22
+	in, out := make([]float64, 60), make([]float64, 60)
+	for _, s := range samples {
+		age := int(now.Sub(s.Time) / time.Minute)
+		if age < 0 || age >= 60 {
+			continue
+		}
+		in[59-age] += float64(s.BytesIn) / 60
+		out[59-age] += float64(s.BytesOut) / 60
+	}
+	peak := 1.0
+	for i := range in {
+		peak = max(peak, in[i], out[i])
+	}
+	plotH := float64(h - top - bottom)
+	plotW := float64(w - left - 8)
+	line := func(v []float64) string {
+		pts := make([]string, len(v))
+		for i, x := range v {
+			px := float64(left) + plotW*float64(i)/59
+			py := float64(top) + plotH*(1-x/peak)
+			pts[i] = fmt.Sprintf("%.1f,%.1f", px, py)
+		}
+		return strings.Join(pts, " ")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="bandwidth over the last hour">`, w, h, w, h)
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#ccc"/>`, left, top, plotW, plotH)
+	for i := 0; i <= 4; i++ {
+		y := float64(top) + plotH*float64(i)/4
+		fmt.Fprintf(&b, `<line x1="%d" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#eee"/>`, left, float64(left)+plotW, y, y)
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" text-anchor="end" fill="#777">%s/s</text>`, left-4, y+3, short(peak*float64(4-i)/4))
+	}
+	for i, lbl := range []string{"-60 min", "-45", "-30", "-15", "now"} {
+		x := float64(left) + plotW*float64(i)/4
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#777">%s</text>`, x, h-6, lbl)
+	}
+	fmt.Fprintf(&b, `<polyline fill="none" stroke="#2a7ae2" stroke-width="2" points="%s"/>`, line(in))
+	fmt.Fprintf(&b, `<polyline fill="none" stroke="#e2892a" stroke-width="2" points="%s"/>`, line(out))
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// short formats a byte count: 0 B, 1.5 KiB, 3.2 MiB.
+func short(n float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for n >= 1024 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.3g %s", n, units[i])
+	}
+	return fmt.Sprintf("%.1f %s", n, units[i])
+}
+
+var pageTmpl = template.Must(template.New("status").Funcs(template.FuncMap{
+	"bytes": func(n int64) string { return short(float64(n)) },
+	"pct":   func(f float64) string { return fmt.Sprintf("%.1f", f) },
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>cairn status</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:0;background:#f5f6f8;color:#1d2330}
+header{background:#1d2330;color:#fff;padding:14px 24px}header h1{margin:0;font-size:1.3em}
+header code{color:#9fc3ff;font-size:.85em;word-break:break-all}
+main{max-width:720px;margin:0 auto;padding:16px}
+section{background:#fff;border-radius:8px;box-shadow:0 1px 3px #0002;padding:14px 18px;margin:14px 0}
+h2{font-size:1em;margin:0 0 10px;color:#444;text-transform:uppercase;letter-spacing:.05em}
+.stats{display:flex;gap:12px;flex-wrap:wrap}.stat{flex:1;min-width:120px}
+.stat b{display:block;font-size:1.8em}.note{color:#777;font-size:.85em}
+.bar{height:14px;background:#e4e7ec;border-radius:7px;overflow:hidden}.bar div{height:100%;background:#2a7ae2}
+.added{border-left:5px solid #2bb673}.failed{border-left:5px solid #d64545}
+.cid{font-family:monospace;font-size:1.05em;word-break:break-all;background:#eef6ff;padding:4px 6px;border-radius:4px}
+.legend span{display:inline-block;width:12px;height:3px;margin:0 4px 3px 10px;vertical-align:middle}
+button{font-size:1em;padding:6px 14px}
+footer{color:#888;font-size:.8em;text-align:center;padding:10px}
+</style></head><body>
+<header><h1>cairn node</h1><code id="peer-id">{{.ID}}</code></header>
+<main>
+{{with .Added}}{{if .Err}}<section class="failed" id="upload-error"><h2>Upload failed</h2><p>{{.Err}}</p></section>
+{{else}}<section class="added" id="upload-result"><h2>Added</h2><p>{{.Name}} ({{bytes .Size}})</p>
+<p>CID: <span class="cid" id="cid">{{.Cid}}</span></p>
+{{if $.IPFSBase}}<p><a href="{{$.IPFSBase}}/{{.Cid}}">open it</a></p>{{end}}</section>
+{{end}}{{end}}
+<section><h2>Node</h2><div class="stats">
+<div class="stat"><b id="peers">{{.Peers}}</b>peers</div>
+<div class="stat"><b id="pins">{{.Repo.Pins}}</b>pins</div>
+<div class="stat"><b>{{.Repo.NumBlocks}}</b>blocks</div>
+</div>{{if not .Networking}}<p class="note">This node is offline (daemon --offline, or running without a daemon): peers and bandwidth stay at 0.</p>{{end}}</section>
+<section><h2>Repo</h2>{{if .RepoErr}}<p>{{.RepoErr}}</p>{{end}}
+<p id="repo-use">{{bytes .Repo.UsedBytes}} used{{if .Repo.StorageMax}} of {{bytes .Repo.StorageMax}} (StorageMax), {{pct .UsedPct}}%{{end}}; blocks hold {{bytes .Repo.BlockBytes}}</p>
+{{if .Repo.StorageMax}}<div class="bar"><div style="width:{{pct .UsedPct}}%"></div></div>{{end}}</section>
+<section><h2>Bandwidth, last hour</h2>{{.Chart}}
+<p class="legend"><span style="background:#2a7ae2"></span>in<span style="background:#e2892a"></span>out</p></section>
+<section><h2>Add a file</h2>
+<form id="upload" method="post" action="{{.Base}}/" enctype="multipart/form-data">
+<input type="file" name="file" id="file" required> <button type="submit" id="add">Add</button></form>
+<p class="note">The file is added and pinned, like <code>cairn add</code>.</p></section>
+</main><footer>cairn {{.Version}} · {{.Now}}</footer>
+</body></html>
+`))

@@ -1,0 +1,100 @@
+package status_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+
+	"cairn/internal/testutil"
+	"cairn/modules"
+	"cairn/node"
+)
+
+func startStatus(t *testing.T, allowWrite bool) string {
+	t.Helper()
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{0}
+	if !allowWrite {
+		cfg.AllowWrite = nil
+	}
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h.Listeners()[0].URL()
+}
+
+func form(t *testing.T, name string, content []byte) (*bytes.Buffer, string) {
+	t.Helper()
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	fw, _ := w.CreateFormFile("file", name)
+	fw.Write(content)
+	w.Close()
+	return &b, w.FormDataContentType()
+}
+
+func post(t *testing.T, url string, hdr ...string) (int, string) {
+	t.Helper()
+	body, ct := form(t, "hello.txt", []byte("hello world\n"))
+	req, _ := http.NewRequest("POST", url, body)
+	req.Header.Set("Content-Type", ct)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestStatus_Upload_AddsAndShowsCID(t *testing.T) {
+	u := startStatus(t, true)
+	code, body := post(t, u+"/status/")
+	// "hello world\n" is Kubo's well-known QmT78z... CID.
+	if code != 200 || !strings.Contains(body, `id="cid">QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o<`) || !strings.Contains(body, `id="pins">1<`) {
+		t.Errorf("upload: %d %.300q", code, body)
+	}
+	if code, body := post(t, u+"/status/", "Origin", "http://evil.example"); code != 403 || strings.Contains(body, "QmT78z") {
+		t.Errorf("cross-site upload: %d", code)
+	}
+	if code, _ := post(t, u+"/status/", "Sec-Fetch-Site", "cross-site"); code != 403 {
+		t.Errorf("cross-site (fetch metadata) upload: %d", code)
+	}
+}
+
+func TestStatus_Upload_ReadOnlyView(t *testing.T) {
+	u := startStatus(t, false)
+	code, body := post(t, u+"/status/")
+	if code != 400 || !strings.Contains(body, "read-only") {
+		t.Errorf("upload without AllowWrite: %d %.200q", code, body)
+	}
+}
+
+func TestStatus_Page_Contents(t *testing.T) {
+	u := startStatus(t, true)
+	resp, err := http.Get(u + "/status/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"<svg class=\"chart\"", "StorageMax", "This node is offline", `enctype="multipart/form-data"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(string(b), "<script") {
+		t.Error("the page has a script")
+	}
+}

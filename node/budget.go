@@ -1,0 +1,107 @@
+// budget.go: the network limits derived from the memory budget
+// (Budget.MemoryMiB) and the Swarm section of the config.
+
+package node
+
+import (
+	"fmt"
+	"time"
+
+	humanize "github.com/dustin/go-humanize"
+)
+
+// DefaultMemoryMiB is the budget assumed when Budget.MemoryMiB is unset.
+const DefaultMemoryMiB = 1024
+
+// NetLimits are the numbers the network layer runs with.
+type NetLimits struct {
+	MemoryMiB int
+	// LibP2PMemory is the resource manager's system memory limit (bytes).
+	LibP2PMemory int64
+	// ConnsInbound, ConnsOutbound, Streams cap the resource manager's
+	// system scope.
+	ConnsInbound, ConnsOutbound, Streams int
+	// Connection manager water marks and grace period.
+	LowWater, HighWater int
+	GracePeriod         time.Duration
+	// Bitswap: engine workers, bytes queued per peer, want-list entries
+	// accepted per peer, blocks prefetched ahead of a reader.
+	EngineTaskWorkers       int
+	EngineBlockstoreWorkers int
+	TaskWorkers             int
+	MaxOutstandingBytes     int
+	MaxWantlistPerPeer      uint
+	PrefetchWindow          int
+	// Bandwidth caps in bytes per second (0: none).
+	LANIn, LANOut, WANIn, WANOut int64
+}
+
+// NetLimits derives the network limits from the config.
+func (c *Config) NetLimits() (NetLimits, error) {
+	l := NetLimits{MemoryMiB: c.Budget.MemoryMiB}
+	if l.MemoryMiB <= 0 {
+		l.MemoryMiB = DefaultMemoryMiB
+	}
+	small := l.MemoryMiB <= 512
+	// A quarter of the budget for libp2p's buffers (at least 32 MiB).
+	l.LibP2PMemory = int64(l.MemoryMiB) << 20 / 4
+	if l.LibP2PMemory < 32<<20 {
+		l.LibP2PMemory = 32 << 20
+	}
+	l.LowWater, l.HighWater = 20, 40
+	if small {
+		l.LowWater, l.HighWater = 10, 20
+	}
+	cm := c.Swarm.ConnMgr
+	if cm.LowWater > 0 {
+		l.LowWater = cm.LowWater
+	}
+	if cm.HighWater > 0 {
+		l.HighWater = cm.HighWater
+	}
+	if l.HighWater < l.LowWater {
+		return l, fmt.Errorf("config Swarm.ConnMgr: HighWater %d below LowWater %d", l.HighWater, l.LowWater)
+	}
+	l.GracePeriod = time.Minute
+	if cm.GracePeriod != "" {
+		d, err := time.ParseDuration(cm.GracePeriod)
+		if err != nil || d < 0 {
+			return l, fmt.Errorf("config Swarm.ConnMgr.GracePeriod %q: want a duration", cm.GracePeriod)
+		}
+		l.GracePeriod = d
+	}
+	// The resource manager refuses connections well past the high water
+	// mark; the connection manager trims back to the low one.
+	l.ConnsInbound = 2 * l.HighWater
+	if l.ConnsInbound < 64 {
+		l.ConnsInbound = 64
+	}
+	l.ConnsOutbound = l.ConnsInbound
+	l.Streams = 16 * l.ConnsInbound
+	l.EngineTaskWorkers, l.EngineBlockstoreWorkers, l.TaskWorkers = 4, 16, 4
+	l.MaxOutstandingBytes = 1 << 20
+	l.MaxWantlistPerPeer = 1024
+	l.PrefetchWindow = 32
+	if small {
+		l.EngineTaskWorkers, l.EngineBlockstoreWorkers, l.TaskWorkers = 2, 4, 2
+		l.MaxOutstandingBytes = 256 << 10
+		l.MaxWantlistPerPeer = 256
+		l.PrefetchWindow = 16
+	}
+	bw := c.Swarm.Bandwidth
+	for _, f := range []struct {
+		key string
+		s   string
+		dst *int64
+	}{{"LANIn", bw.LANIn, &l.LANIn}, {"LANOut", bw.LANOut, &l.LANOut}, {"WANIn", bw.WANIn, &l.WANIn}, {"WANOut", bw.WANOut, &l.WANOut}} {
+		if f.s == "" {
+			continue
+		}
+		v, err := humanize.ParseBytes(f.s)
+		if err != nil || v == 0 || v > 1<<40 {
+			return l, fmt.Errorf("config Swarm.Bandwidth.%s %q: want a byte rate such as 512KiB", f.key, f.s)
+		}
+		*f.dst = int64(v)
+	}
+	return l, nil
+}

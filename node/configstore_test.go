@@ -1,0 +1,111 @@
+package node_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"cairn/internal/testutil"
+	"cairn/node"
+)
+
+func TestNode_ReplaceConfig_KeepsPrivKey(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	priv := n.Config.Identity.PrivKey
+	doc, err := n.ConfigDoc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := node.NewIdentity()
+	doc["Identity"] = map[string]any{"PrivKey": other.PrivKey, "privkey": other.PrivKey}
+	doc["Datastore"].(map[string]any)["StorageMax"] = "1GB"
+	if err := n.ReplaceConfig(doc); err != nil {
+		t.Fatal(err)
+	}
+	disk, _ := node.ReadConfigDoc(n.Repo)
+	id := disk["Identity"].(map[string]any)
+	if id["PrivKey"] != priv || id["PeerID"] != n.PeerID.String() || len(id) != 2 {
+		t.Fatalf("Identity on disk: %v", id)
+	}
+	if c := n.Cfg(); c.Identity.PrivKey != priv || c.Datastore.StorageMax != "1GB" {
+		t.Fatalf("config in memory: %+v", c)
+	}
+}
+
+func TestNode_ReplaceConfig_Rejects(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	other, _ := node.NewIdentity()
+	for _, tc := range []struct {
+		doc map[string]any
+		msg string
+	}{
+		{map[string]any{"Identity": map[string]any{"PeerID": other.PeerID}}, "does not match the node's private key"},
+		{map[string]any{"identity": map[string]any{}}, `key "identity" must be spelled "Identity"`},
+		{map[string]any{"Identity": "x"}, "Identity is not a map"},
+		{map[string]any{"Bootstrap": 3}, "failure to decode config: "},
+	} {
+		err := n.ReplaceConfig(tc.doc)
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Fatalf("%v: error %v, want %q", tc.doc, err, tc.msg)
+		}
+	}
+	if n.Cfg().Datastore.StorageMax != "10GB" {
+		t.Fatal("config changed by a rejected replace")
+	}
+}
+
+func TestNode_UpdateConfig_Concurrent(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := n.UpdateConfig(func(doc map[string]any) error {
+				return node.SetKeyExact(doc, fmt.Sprintf("API.HTTPHeaders.X-%d", i), []any{"v"})
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			_ = n.Cfg().API
+		}()
+	}
+	wg.Wait()
+	if got := len(n.Cfg().API.HTTPHeaders); got != 16 {
+		t.Fatalf("%d headers, want 16 (lost updates)", got)
+	}
+}
+
+func TestNode_CheckConfigKey_Cases(t *testing.T) {
+	for key, want := range map[string]string{
+		"Datastore.StorageMax":            "",
+		"API.HTTPHeaders.Anything":        "",
+		"API.Authorizations.x.AuthSecret": "",
+		"Routing.Type":                    "",
+		"Discovery.MDNS.Enabled":          "",
+		"Gateway":                         "Gateway not found",
+		"Datastore.storagemax":            "Datastore.storagemax not found",
+		"Bootstrap.x":                     "Bootstrap key is not a map",
+		"Datastore.StorageMax.x":          "Datastore.StorageMax key is not a map",
+		"API.Authorizations.x.Nope":       "API.Authorizations.x.Nope not found",
+	} {
+		err := node.CheckConfigKey(key)
+		if (want == "" && err != nil) || (want != "" && (err == nil || err.Error() != want)) {
+			t.Errorf("%s: %v, want %q", key, err, want)
+		}
+	}
+}
+
+func TestNode_MergeConfigDocs_Deep(t *testing.T) {
+	left := map[string]any{"A": map[string]any{"x": 1, "y": 2}, "B": 1}
+	right := map[string]any{"A": map[string]any{"y": 3}, "C": []any{1}}
+	got := node.MergeConfigDocs(left, right)
+	a := got["A"].(map[string]any)
+	if a["x"] != 1 || a["y"] != 3 || got["B"] != 1 || got["C"] == nil {
+		t.Fatalf("%v", got)
+	}
+	if left["A"].(map[string]any)["y"] != 2 {
+		t.Fatal("left was modified")
+	}
+}

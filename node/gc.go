@@ -1,0 +1,213 @@
+// gc.go: garbage collection that neither stops the node nor needs memory
+// for every CID.
+//
+// Mark: a Bloom filter (about 14 bits per stored block, rounded up to a
+// power of two: at most 4 bytes a block, 4 MiB per million blocks) takes
+// every block reachable from recursive pins (whole DAGs), direct pins
+// (roots), and the MFS root; walks remember only inner nodes (walk.go). A
+// false positive keeps a garbage block (0.1% of them); it never deletes a
+// pinned one. Writes during the run: every block a write session stores
+// (session.go) and every block a pin reads is marked as well, so nothing
+// added or pinned during GC is collected.
+//
+// Sweep: keys are read 1024 at a time in short read transactions, and each
+// batch of deletes is one write transaction taken under the mark lock, so
+// that a mark and a delete of the same block can never cross. Adds, cats
+// and pins go on between batches. Filestore references (filestore.go) are
+// swept the same way after the blocks.
+
+package node
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ipfs/bbloom"
+	"github.com/ipfs/go-cid"
+	ds "github.com/ipfs/go-datastore"
+	mh "github.com/multiformats/go-multihash"
+)
+
+// ErrGCRunning is returned when a collection is already under way.
+var ErrGCRunning = errors.New("garbage collection is already running")
+
+// mfsRootKey is where Kubo (and cairn's MFS) keeps the MFS root CID.
+var mfsRootKey = ds.NewKey("/local/filesroot")
+
+type gcState struct {
+	mu      sync.Mutex
+	active  bool
+	bloom   *bbloom.Bloom
+	running atomic.Bool
+}
+
+// mark adds key to the live set of a running collection.
+func (g *gcState) mark(key []byte) {
+	g.mu.Lock()
+	if g.active {
+		g.bloom.Add(key)
+	}
+	g.mu.Unlock()
+}
+
+// GCResult sums up a collection.
+type GCResult struct {
+	Removed    int
+	FreedBytes uint64
+}
+
+func newBloom(n uint64) (*bbloom.Bloom, error) {
+	var k [16]byte
+	if _, err := rand.Read(k[:]); err != nil {
+		return nil, err
+	}
+	return bbloom.NewWithKeys(binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:]), float64(n), 0.001)
+}
+
+// CollectGarbage removes every block not reachable from a pin or the MFS
+// root. removed, if set, is called for each block removed (with the block
+// as a raw CIDv1, as Kubo reports them); if it returns an error the sweep
+// stops.
+func (n *Node) CollectGarbage(ctx context.Context, removed func(c cid.Cid) error) (GCResult, error) {
+	var res GCResult
+	g := &n.gc
+	if !g.running.CompareAndSwap(false, true) {
+		return res, ErrGCRunning
+	}
+	defer g.running.Store(false)
+
+	st, err := n.Store.Stat()
+	if err != nil {
+		return res, err
+	}
+	bloom, err := newBloom(st.NumBlocks + st.NumBlocks/4 + 4096)
+	if err != nil {
+		return res, err
+	}
+	// Activate marking, then take the blocks of writes in progress.
+	g.mu.Lock()
+	g.bloom, g.active = bloom, true
+	n.sess.mu.Lock()
+	for s := range n.sess.set {
+		s.mu.Lock()
+		for _, k := range s.touched {
+			bloom.Add([]byte(k))
+		}
+		s.mu.Unlock()
+	}
+	n.sess.mu.Unlock()
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.active, g.bloom = false, nil
+		g.mu.Unlock()
+	}()
+
+	if err := n.markRoots(ctx); err != nil {
+		return res, fmt.Errorf("gc: marking live blocks: %w (nothing was removed)", err)
+	}
+	count := func(key []byte, size int) error {
+		res.Removed++
+		res.FreedBytes += uint64(size)
+		if removed != nil {
+			return removed(cid.NewCidV1(cid.Raw, key))
+		}
+		return nil
+	}
+	err = n.sweep(ctx, count)
+	if err == nil {
+		err = n.sweepReferences(ctx, count)
+	}
+	return res, err
+}
+
+func (n *Node) markRoots(ctx context.Context) error {
+	g := &n.gc
+	mark := func(c cid.Cid) error { g.mark(c.Hash()); return nil }
+	ws := newWalkSet()
+	pins, err := n.Pins(ctx, "")
+	if err != nil {
+		return err
+	}
+	for _, p := range pins {
+		if p.Type == PinDirectType {
+			g.mark(p.Cid.Hash())
+			continue
+		}
+		if err := n.WalkDAG(ctx, p.Cid, ws, mark); err != nil {
+			return fmt.Errorf("pin %s: %w", p.Cid, err)
+		}
+	}
+	if v, err := n.Store.Datastore().Get(ctx, mfsRootKey); err == nil {
+		c, err := cid.Cast(v)
+		if err != nil {
+			return fmt.Errorf("MFS root record: %w", err)
+		}
+		if err := n.WalkDAG(ctx, c, ws, mark); err != nil {
+			return fmt.Errorf("MFS root %s: %w", c, err)
+		}
+	} else if !errors.Is(err, ds.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// sweep deletes unmarked blocks in batches of up to 1024.
+func (n *Node) sweep(ctx context.Context, fn func(key []byte, size int) error) error {
+	g := &n.gc
+	var chunk [][]byte
+	flush := func() error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		var dead [][]byte
+		var sizes []int
+		g.mu.Lock()
+		for _, k := range chunk {
+			if !g.bloom.Has(k) {
+				dead = append(dead, k)
+			}
+		}
+		for _, k := range dead {
+			sz, _ := n.Blocks.GetSize(ctx, cid.NewCidV1(cid.Raw, k))
+			sizes = append(sizes, sz)
+		}
+		err := n.Blocks.DeleteMany(dead)
+		g.mu.Unlock()
+		chunk = chunk[:0]
+		if err != nil {
+			return err
+		}
+		for i, k := range dead {
+			if err := fn(k, sizes[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := n.Blocks.ForEachKey(ctx, func(h mh.Multihash) error {
+		chunk = append(chunk, h)
+		if len(chunk) == 1024 {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
+}
+
+// deleteBlocks removes blocks outright (a failed write's own blocks).
+func (n *Node) deleteBlocks(ctx context.Context, cs []cid.Cid) error {
+	keys := make([][]byte, 0, len(cs))
+	for _, c := range cs {
+		keys = append(keys, c.Hash())
+	}
+	return n.Blocks.DeleteMany(keys)
+}

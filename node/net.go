@@ -1,0 +1,685 @@
+// net.go: the network layer: a libp2p host (TCP and QUIC, Noise and TLS,
+// yamux) with a resource manager and a connection manager sized from the
+// memory budget, the DHT (client mode by default), bitswap over the
+// node's blockstore, mDNS when enabled, and the provide queue.
+//
+// Nothing here runs unless StartNet is called (cairn daemon without
+// --offline); in-process CLI runs and most tests stay offline.
+
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ipfs/boxo/bitswap"
+	bsnet "github.com/ipfs/boxo/bitswap/network/bsnet"
+	"github.com/ipfs/boxo/blockservice"
+	"github.com/ipfs/boxo/ipld/merkledag"
+	"github.com/ipfs/boxo/ipns"
+	blocks "github.com/ipfs/go-block-format"
+	"github.com/ipfs/go-cid"
+	ds "github.com/ipfs/go-datastore"
+	"github.com/ipfs/go-datastore/namespace"
+	ipld "github.com/ipfs/go-ipld-format"
+	"github.com/libp2p/go-libp2p"
+	dht "github.com/libp2p/go-libp2p-kad-dht"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/metrics"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/routing"
+	"github.com/libp2p/go-libp2p/p2p/discovery/mdns"
+	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
+	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
+	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
+	"github.com/libp2p/go-libp2p/p2p/security/noise"
+	libp2ptls "github.com/libp2p/go-libp2p/p2p/security/tls"
+	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
+	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
+	ma "github.com/multiformats/go-multiaddr"
+	"golang.org/x/time/rate"
+)
+
+// ErrOffline is returned by network operations on an offline node.
+var ErrOffline = errors.New("this command must be run in online mode. Try running 'cairn daemon' first")
+
+// Net is the running network layer of an online node.
+type Net struct {
+	Host    host.Host
+	DHT     *dht.IpfsDHT // nil when Routing.Type is none
+	Bitswap *bitswap.Bitswap
+	ConnMgr *connmgr.BasicConnMgr
+	BW      *metrics.BandwidthCounter
+	Limits  NetLimits
+	Filters *AddrFilters
+	Caps    *BandwidthLimiter
+	// RoutingType is the effective Routing.Type.
+	RoutingType string
+
+	bserv  blockservice.BlockService
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mdns   mdns.Service
+
+	provideQ chan cid.Cid
+	prov     ProvideStats
+	provMu   sync.Mutex
+	// reprovide announces the pinned roots (set by StartNet).
+	reprovide func()
+	bwHist    bwHistory
+}
+
+// ProvideStats are the counters of stats/provide.
+type ProvideStats struct {
+	TotalProvides          int64
+	AvgProvideDuration     time.Duration
+	LastReprovideBatchSize int
+	LastReprovideDuration  time.Duration
+	Queued                 int
+	Dropped                int64
+}
+
+// NetOptions tune StartNet.
+type NetOptions struct {
+	// UserAgent is announced by identify (AgentVersion).
+	UserAgent string
+}
+
+// Online reports whether the network layer runs.
+func (n *Node) Online() bool { return n.Net != nil }
+
+// StartNet starts the network layer from the config. Close stops it.
+func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
+	if n.Net != nil {
+		return errors.New("network already started")
+	}
+	cfg := n.Cfg()
+	lim, err := cfg.NetLimits()
+	if err != nil {
+		return err
+	}
+	filters, err := NewAddrFilters(cfg.Swarm.AddrFilters)
+	if err != nil {
+		return err
+	}
+	caps := NewBandwidthLimiter(lim)
+	rtype := "dhtclient"
+	if cfg.Routing.Type != nil && *cfg.Routing.Type != "" && *cfg.Routing.Type != "auto" && *cfg.Routing.Type != "default" {
+		rtype = *cfg.Routing.Type
+	}
+	var mode dht.ModeOpt
+	switch rtype {
+	case "dhtclient":
+		mode = dht.ModeClient
+	case "dht":
+		mode = dht.ModeAutoServer
+	case "dhtserver":
+		mode = dht.ModeServer
+	case "none":
+	default:
+		return fmt.Errorf("config Routing.Type %q: want dhtclient, dht, dhtserver or none", rtype)
+	}
+	var boot []peer.AddrInfo
+	for _, s := range cfg.Bootstrap {
+		ai, err := parseBootstrap(s)
+		if err != nil {
+			return fmt.Errorf("config Bootstrap: %w", err)
+		}
+		boot = append(boot, ai)
+	}
+
+	// Resource manager: libp2p's scaled defaults, then our system caps.
+	scaling := rcmgr.DefaultLimits
+	libp2p.SetDefaultServiceLimits(&scaling)
+	concrete := scaling.Scale(lim.LibP2PMemory, 1024)
+	partial := concrete.ToPartialLimitConfig()
+	partial.System.Memory = rcmgr.LimitVal64(lim.LibP2PMemory)
+	partial.System.ConnsInbound = rcmgr.LimitVal(lim.ConnsInbound)
+	partial.System.ConnsOutbound = rcmgr.LimitVal(lim.ConnsOutbound)
+	partial.System.Conns = rcmgr.LimitVal(lim.ConnsInbound + lim.ConnsOutbound)
+	partial.System.Streams = rcmgr.LimitVal(lim.Streams)
+	partial.Transient.Memory = rcmgr.LimitVal64(lim.LibP2PMemory / 4)
+	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(partial.Build(concrete)))
+	if err != nil {
+		return err
+	}
+	cm, err := connmgr.NewConnManager(lim.LowWater, lim.HighWater, connmgr.WithGracePeriod(lim.GracePeriod))
+	if err != nil {
+		rm.Close()
+		return err
+	}
+	bw := metrics.NewBandwidthCounter()
+	opts := []libp2p.Option{
+		libp2p.Identity(n.PrivKey),
+		libp2p.ListenAddrStrings(cfg.Addresses.Swarm...),
+		libp2p.Transport(tcp.NewTCPTransport),
+		libp2p.Transport(quic.NewTransport),
+		libp2p.Security(noise.ID, noise.New),
+		libp2p.Security(libp2ptls.ID, libp2ptls.New),
+		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
+		libp2p.ResourceManager(rm),
+		libp2p.ConnectionManager(cm),
+		libp2p.ConnectionGater(filters),
+		libp2p.BandwidthReporter(bw),
+		libp2p.DisableRelay(),
+		libp2p.DisableMetrics(),
+		libp2p.Ping(true),
+	}
+	if o.UserAgent != "" {
+		opts = append(opts, libp2p.UserAgent(o.UserAgent))
+	}
+	if !cfg.Swarm.DisableNatPortMap {
+		opts = append(opts, libp2p.NATPortMap())
+	}
+	if af := announceFactory(cfg.Addresses); af != nil {
+		opts = append(opts, libp2p.AddrsFactory(af))
+	}
+	h, err := libp2p.New(opts...)
+	if err != nil {
+		cm.Close()
+		rm.Close()
+		return fmt.Errorf("starting libp2p host: %w", err)
+	}
+	nctx, cancel := context.WithCancel(context.Background())
+	nt := &Net{Host: h, ConnMgr: cm, BW: bw, Limits: lim, Filters: filters, Caps: caps,
+		RoutingType: rtype, ctx: nctx, cancel: cancel, provideQ: make(chan cid.Cid, 1024)}
+	// Bitswap and the DHT see streams through the bandwidth caps.
+	var capped host.Host = h
+	if caps.Enabled() {
+		capped = &cappedHost{Host: h, caps: caps}
+	}
+	fail := func(err error) error {
+		nt.close()
+		return err
+	}
+	if rtype != "none" {
+		dopts := []dht.Option{dht.Mode(mode), dht.Datastore(namespace.Wrap(n.Store.Datastore(), ds.NewKey("/dht"))),
+			dht.BootstrapPeers(boot...), dht.NamespacedValidator("ipns", ipns.Validator{KeyBook: h.Peerstore()})}
+		d, err := dht.New(nctx, capped, dopts...)
+		if err != nil {
+			return fail(fmt.Errorf("starting the DHT: %w", err))
+		}
+		nt.DHT = d
+	}
+	bstore := &netBlockstore{Blockstore: n.Blocks, n: n}
+	bsopts := []bitswap.Option{
+		bitswap.EngineTaskWorkerCount(lim.EngineTaskWorkers),
+		bitswap.EngineBlockstoreWorkerCount(lim.EngineBlockstoreWorkers),
+		bitswap.TaskWorkerCount(lim.TaskWorkers),
+		bitswap.MaxOutstandingBytesPerPeer(lim.MaxOutstandingBytes),
+		bitswap.MaxQueuedWantlistEntriesPerPeer(lim.MaxWantlistPerPeer),
+		bitswap.ProviderSearchDelay(500 * time.Millisecond),
+	}
+	bsn := bsnet.NewFromIpfsHost(capped)
+	if nt.DHT != nil {
+		nt.Bitswap = bitswap.New(nctx, bsn, nt.DHT, bstore, bsopts...)
+	} else {
+		nt.Bitswap = bitswap.New(nctx, bsn, nil, bstore, bsopts...)
+	}
+	nt.bserv = blockservice.New(bstore, netExchange{nt.Bitswap})
+	if cfg.Discovery.MDNS.Enabled {
+		nt.mdns = mdns.NewMdnsService(h, mdns.ServiceName, &mdnsNotifee{nt: nt})
+		if err := nt.mdns.Start(); err != nil {
+			return fail(fmt.Errorf("starting mDNS: %w", err))
+		}
+	}
+	n.Net = nt
+	n.DAG = merkledag.NewDAGService(nt.bserv)
+	n.OnClose(func() error {
+		n.DAG = merkledag.NewDAGService(blockservice.New(n.Blocks, nil))
+		n.Net = nil
+		return nt.close()
+	})
+	nt.reprovide = func() { _, _ = n.Reprovide(nt.ctx) }
+	nt.wg.Add(1)
+	go nt.provider()
+	nt.wg.Add(1)
+	go nt.sampleBW()
+	if len(boot) > 0 {
+		nt.wg.Add(1)
+		go nt.bootstrap(boot)
+	}
+	return nil
+}
+
+func (nt *Net) close() error {
+	nt.cancel()
+	var errs []error
+	if nt.mdns != nil {
+		errs = append(errs, nt.mdns.Close())
+	}
+	if nt.Bitswap != nil {
+		errs = append(errs, nt.Bitswap.Close())
+	}
+	if nt.DHT != nil {
+		errs = append(errs, nt.DHT.Close())
+	}
+	errs = append(errs, nt.Host.Close())
+	nt.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Ctx is cancelled when the network layer stops.
+func (nt *Net) Ctx() context.Context { return nt.ctx }
+
+// bootstrap dials the bootstrap peers (a few at a time) and refreshes
+// the DHT's routing table.
+func (nt *Net) bootstrap(peers []peer.AddrInfo) {
+	defer nt.wg.Done()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for _, ai := range peers {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(ai peer.AddrInfo) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ctx, cancel := context.WithTimeout(nt.ctx, 30*time.Second)
+			defer cancel()
+			_ = nt.Host.Connect(ctx, ai)
+		}(ai)
+	}
+	wg.Wait()
+	if nt.DHT != nil && nt.ctx.Err() == nil {
+		_ = nt.DHT.Bootstrap(nt.ctx)
+	}
+}
+
+type mdnsNotifee struct{ nt *Net }
+
+func (m *mdnsNotifee) HandlePeerFound(ai peer.AddrInfo) {
+	if ai.ID == m.nt.Host.ID() {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(m.nt.ctx, 10*time.Second)
+		defer cancel()
+		_ = m.nt.Host.Connect(ctx, ai)
+	}()
+}
+
+// parseBootstrap parses a /.../p2p/<id> address.
+func parseBootstrap(s string) (peer.AddrInfo, error) {
+	m, err := ma.NewMultiaddr(s)
+	if err != nil {
+		return peer.AddrInfo{}, fmt.Errorf("%q: %w", s, err)
+	}
+	ai, err := peer.AddrInfoFromP2pAddr(m)
+	if err != nil {
+		return peer.AddrInfo{}, fmt.Errorf("%q: %w", s, err)
+	}
+	return *ai, nil
+}
+
+// announceFactory applies Addresses.Announce, AppendAnnounce and
+// NoAnnounce (exact matches) to the addresses the host advertises.
+func announceFactory(a Addresses) func([]ma.Multiaddr) []ma.Multiaddr {
+	if len(a.Announce) == 0 && len(a.AppendAnnounce) == 0 && len(a.NoAnnounce) == 0 {
+		return nil
+	}
+	parse := func(list []string) []ma.Multiaddr {
+		var out []ma.Multiaddr
+		for _, s := range list {
+			if m, err := ma.NewMultiaddr(s); err == nil {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	announce, appendA, no := parse(a.Announce), parse(a.AppendAnnounce), parse(a.NoAnnounce)
+	return func(in []ma.Multiaddr) []ma.Multiaddr {
+		out := in
+		if len(announce) > 0 {
+			out = announce
+		}
+		out = append(append([]ma.Multiaddr{}, out...), appendA...)
+		kept := out[:0]
+		for _, m := range out {
+			drop := false
+			for _, x := range no {
+				if m.Equal(x) {
+					drop = true
+				}
+			}
+			if !drop {
+				kept = append(kept, m)
+			}
+		}
+		return kept
+	}
+}
+
+// Connect dials a peer, looking its addresses up in the DHT when the
+// peerstore has none.
+func (nt *Net) Connect(ctx context.Context, ai peer.AddrInfo) error {
+	if ai.ID == nt.Host.ID() {
+		return errors.New("cannot connect to self")
+	}
+	if len(ai.Addrs) == 0 && len(nt.Host.Peerstore().Addrs(ai.ID)) == 0 {
+		found, err := nt.FindPeer(ctx, ai.ID)
+		if err != nil {
+			return err
+		}
+		ai = found
+	}
+	return nt.Host.Connect(ctx, ai)
+}
+
+// FindPeer looks a peer's addresses up (peerstore, then DHT).
+func (nt *Net) FindPeer(ctx context.Context, p peer.ID) (peer.AddrInfo, error) {
+	if addrs := nt.Host.Peerstore().Addrs(p); len(addrs) > 0 {
+		return peer.AddrInfo{ID: p, Addrs: addrs}, nil
+	}
+	if nt.DHT == nil {
+		return peer.AddrInfo{}, routing.ErrNotSupported
+	}
+	return nt.DHT.FindPeer(ctx, p)
+}
+
+// netBlockstore is the blockstore bitswap and the block service see:
+// reads come straight from the store, writes (blocks fetched from peers)
+// go through a write session so GC and the StorageMax cap see them.
+type netBlockstore struct {
+	*Blockstore
+	n *Node
+}
+
+func (b *netBlockstore) Put(ctx context.Context, blk blocks.Block) error {
+	return b.n.PutBlocks(ctx, false, blk)
+}
+
+func (b *netBlockstore) PutMany(ctx context.Context, blks []blocks.Block) error {
+	return b.n.PutBlocks(ctx, false, blks...)
+}
+
+// netExchange is bitswap, except for requests marked offline.
+type netExchange struct{ *bitswap.Bitswap }
+
+func (x netExchange) GetBlock(ctx context.Context, c cid.Cid) (blocks.Block, error) {
+	if isOffline(ctx) {
+		return nil, ipld.ErrNotFound{Cid: c}
+	}
+	return x.Bitswap.GetBlock(ctx, c)
+}
+
+func (x netExchange) GetBlocks(ctx context.Context, ks []cid.Cid) (<-chan blocks.Block, error) {
+	if isOffline(ctx) {
+		ch := make(chan blocks.Block)
+		close(ch)
+		return ch, nil
+	}
+	return x.Bitswap.GetBlocks(ctx, ks)
+}
+
+type offlineKey struct{}
+
+// OfflineContext marks ctx so reads do not fetch missing blocks from the
+// network (a request with --offline on a running daemon).
+func OfflineContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, offlineKey{}, true)
+}
+
+func isOffline(ctx context.Context) bool { return ctx.Value(offlineKey{}) != nil }
+
+// view is n.Blocks.View that, on an online node, fetches a missing block
+// from the network first (and prefetches the children of a dag-pb node
+// so a reader walking a file does not wait one round trip per block).
+func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error {
+	err := n.Blocks.View(ctx, c, fn)
+	nt := n.Net
+	if err == nil || nt == nil || !ipld.IsNotFound(err) || isOffline(ctx) {
+		return err
+	}
+	blk, ferr := nt.bserv.GetBlock(ctx, c)
+	if ferr != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return ferr
+	}
+	if c.Type() == cid.DagProtobuf {
+		if f, perr := decodePB(blk.RawData()); perr == nil && len(f.links) > 0 {
+			ks := make([]cid.Cid, len(f.links))
+			for i, l := range f.links {
+				ks[i] = l.c
+			}
+			go n.prefetch(ctx, nt, ks)
+		}
+	}
+	return n.Blocks.View(ctx, c, fn)
+}
+
+// maxPrefetchQueue bounds the CIDs a prefetch keeps ahead of a reader.
+const maxPrefetchQueue = 1 << 16
+
+// prefetch fetches the DAG below ks (breadth first, in link order, so
+// roughly in the order a reader walks it), PrefetchWindow blocks per
+// request with two requests in flight, until ctx ends. Blocks that arrive
+// together are stored together (one commit), not one commit each as the
+// block service would.
+func (n *Node) prefetch(ctx context.Context, nt *Net, ks []cid.Cid) {
+	type window struct {
+		ch      <-chan blocks.Block
+		missing []cid.Cid
+	}
+	var inflight []window
+	for (len(ks) > 0 || len(inflight) > 0) && ctx.Err() == nil && nt.ctx.Err() == nil {
+		for len(inflight) < 2 && len(ks) > 0 {
+			k := min(nt.Limits.PrefetchWindow, len(ks))
+			var missing []cid.Cid
+			for _, c := range ks[:k] {
+				has, err := n.Blocks.Has(ctx, c)
+				if err != nil {
+					return
+				}
+				if !has {
+					missing = append(missing, c)
+				}
+			}
+			ks = ks[k:]
+			if len(missing) == 0 {
+				continue
+			}
+			ch, err := nt.Bitswap.GetBlocks(ctx, missing)
+			if err != nil {
+				return
+			}
+			inflight = append(inflight, window{ch, missing})
+		}
+		if len(inflight) == 0 {
+			continue
+		}
+		w := inflight[0]
+		inflight = inflight[1:]
+		children, ok := n.storeArriving(ctx, nt, w.ch)
+		if !ok {
+			return
+		}
+		var next []cid.Cid
+		for _, c := range w.missing {
+			next = append(next, children[c]...)
+		}
+		if len(next) > 0 && len(ks)+len(next) <= maxPrefetchQueue {
+			ks = append(next, ks...)
+		}
+	}
+}
+
+// storeArriving stores the blocks of ch as they come, in batches, and
+// returns the links of the dag-pb ones.
+func (n *Node) storeArriving(ctx context.Context, nt *Net, ch <-chan blocks.Block) (map[cid.Cid][]cid.Cid, bool) {
+	children := map[cid.Cid][]cid.Cid{}
+	for blk := range ch {
+		batch := []blocks.Block{blk}
+	drain:
+		for len(batch) < 64 {
+			select {
+			case b, ok := <-ch:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, b)
+			default:
+				break drain
+			}
+		}
+		if err := n.PutBlocks(ctx, false, batch...); err != nil {
+			return nil, false
+		}
+		_ = nt.Bitswap.NotifyNewBlocks(ctx, batch...)
+		for _, b := range batch {
+			if b.Cid().Type() != cid.DagProtobuf {
+				continue
+			}
+			if f, err := decodePB(b.RawData()); err == nil {
+				for _, l := range f.links {
+					children[b.Cid()] = append(children[b.Cid()], l.c)
+				}
+			}
+		}
+	}
+	return children, true
+}
+
+// Provide queues c for announcement to the DHT (dropped when the queue
+// is full; the periodic reprovide catches up).
+func (n *Node) Provide(c cid.Cid) {
+	nt := n.Net
+	if nt == nil || nt.DHT == nil {
+		return
+	}
+	select {
+	case nt.provideQ <- c:
+	default:
+		nt.provMu.Lock()
+		nt.prov.Dropped++
+		nt.provMu.Unlock()
+	}
+}
+
+// ProvideNow announces c and waits for the DHT to accept it.
+func (nt *Net) ProvideNow(ctx context.Context, c cid.Cid) error {
+	if nt.DHT == nil {
+		return routing.ErrNotSupported
+	}
+	start := time.Now()
+	err := nt.DHT.Provide(ctx, c, true)
+	if err == nil {
+		nt.provMu.Lock()
+		d := time.Since(start)
+		tot := nt.prov.TotalProvides
+		nt.prov.AvgProvideDuration = time.Duration((int64(nt.prov.AvgProvideDuration)*tot + int64(d)) / (tot + 1))
+		nt.prov.TotalProvides++
+		nt.provMu.Unlock()
+	}
+	return err
+}
+
+// ProvideStats returns the provide counters.
+func (nt *Net) ProvideStats() ProvideStats {
+	nt.provMu.Lock()
+	defer nt.provMu.Unlock()
+	s := nt.prov
+	s.Queued = len(nt.provideQ)
+	return s
+}
+
+// Reprovide schedule of the pinned roots.
+const (
+	reprovideFirst = time.Minute
+	reprovideEvery = 22 * time.Hour
+)
+
+// provideRate bounds announcements: a board should not flood the DHT.
+var provideRate = rate.Limit(2)
+
+// provider drains the provide queue at provideRate, and reprovides the
+// pinned roots a minute after start, then every 22 hours.
+func (nt *Net) provider() {
+	defer nt.wg.Done()
+	lim := rate.NewLimiter(provideRate, 4)
+	// The first reprovide comes a minute after start (the bootstrap
+	// peers are connected by then), the next ones every 22 hours.
+	tick := time.NewTicker(reprovideFirst)
+	defer tick.Stop()
+	first := true
+	for {
+		select {
+		case <-nt.ctx.Done():
+			return
+		case c := <-nt.provideQ:
+			if lim.Wait(nt.ctx) != nil {
+				return
+			}
+			ctx, cancel := context.WithTimeout(nt.ctx, time.Minute)
+			_ = nt.ProvideNow(ctx, c)
+			cancel()
+		case <-tick.C:
+			if first {
+				tick.Reset(reprovideEvery)
+				first = false
+			}
+			nt.reprovideTick()
+		}
+	}
+}
+
+func (nt *Net) reprovideTick() {
+	if nt.reprovide != nil {
+		nt.reprovide()
+	}
+}
+
+// Reprovide announces every recursively pinned root now (bitswap
+// reprovide) and returns how many it announced.
+func (n *Node) Reprovide(ctx context.Context) (int, error) {
+	nt := n.Net
+	if nt == nil {
+		return 0, ErrOffline
+	}
+	if nt.DHT == nil {
+		return 0, errors.New("reprovide: Routing.Type is none")
+	}
+	start := time.Now()
+	pins, err := n.Pins(ctx, PinRecursiveType)
+	if err != nil {
+		return 0, err
+	}
+	roots := make([]cid.Cid, 0, len(pins))
+	for _, p := range pins {
+		roots = append(roots, p.Cid)
+	}
+	var errs []string
+	for _, c := range roots {
+		if err := nt.ProvideNow(ctx, c); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", c, err))
+			if ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	nt.provMu.Lock()
+	nt.prov.LastReprovideBatchSize = len(roots)
+	nt.prov.LastReprovideDuration = time.Since(start)
+	nt.provMu.Unlock()
+	if len(errs) > 0 {
+		return len(roots) - len(errs), fmt.Errorf("reprovide: %s", strings.Join(errs, "; "))
+	}
+	return len(roots), nil
+}
+
+// blockSize is n.Blocks.GetSize that fetches a missing block first on an
+// online node.
+func (n *Node) blockSize(ctx context.Context, c cid.Cid) (int, error) {
+	size, err := n.Blocks.GetSize(ctx, c)
+	if err == nil || n.Net == nil || !ipld.IsNotFound(err) {
+		return size, err
+	}
+	err = n.view(ctx, c, func(b []byte) error { size = len(b); return nil })
+	return size, err
+}

@@ -1,0 +1,293 @@
+// pins.go: local pins, kept as records in the store's datastore view.
+//
+// A pin is one key, /pins/recursive/<cid> or /pins/direct/<cid>, whose
+// value is the pin's name (empty by default). Indirect pins are not
+// stored: they are the blocks reachable from recursive pins. Pinning a
+// DAG that is already stored only writes its record (the DAG is read, not
+// rewritten). This is leaner than boxo's dspinner, which keeps CBOR pin
+// objects plus secondary indexes: cairn needs one small key per pin and
+// reads its pins with one prefix scan.
+
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ipfs/go-cid"
+	ds "github.com/ipfs/go-datastore"
+	dsq "github.com/ipfs/go-datastore/query"
+)
+
+// Pin types, as Kubo names them.
+const (
+	PinRecursiveType = "recursive"
+	PinDirectType    = "direct"
+	PinIndirectType  = "indirect"
+)
+
+// Datastore key prefixes of pins.
+const (
+	pinRecursivePrefix = "/pins/recursive/"
+	pinDirectPrefix    = "/pins/direct/"
+)
+
+// ErrNotPinned is Kubo's error for removing what is not pinned.
+var ErrNotPinned = errors.New("not pinned or pinned indirectly")
+
+// PinEntry is one stored pin.
+type PinEntry struct {
+	Cid  cid.Cid
+	Type string // recursive or direct
+	Name string
+}
+
+func pinKey(prefix string, c cid.Cid) ds.Key { return ds.NewKey(prefix + c.String()) }
+
+// PinRecursive records a recursive pin of c, whose DAG the caller has just
+// stored (add, dag put); it does not walk the DAG.
+func (n *Node) PinRecursive(ctx context.Context, c cid.Cid, name ...string) error {
+	v := ""
+	if len(name) > 0 {
+		v = name[0]
+	}
+	b, err := n.Store.Datastore().Batch(ctx)
+	if err != nil {
+		return err
+	}
+	b.Put(ctx, pinKey(pinRecursivePrefix, c), []byte(v))
+	b.Delete(ctx, pinKey(pinDirectPrefix, c))
+	if err := b.Commit(ctx); err != nil {
+		return err
+	}
+	n.Provide(c) // online with a DHT: announce the new root (queued)
+	return nil
+}
+
+// IsPinnedRecursive reports whether c has a recursive pin.
+func (n *Node) IsPinnedRecursive(ctx context.Context, c cid.Cid) (bool, error) {
+	return n.Store.Datastore().Has(ctx, pinKey(pinRecursivePrefix, c))
+}
+
+// AddPin pins c. A recursive pin needs every block of the DAG stored
+// (they are all read, and each is marked for a running GC before it is
+// read); progress, if set, gets the count of blocks seen. A direct pin
+// needs the root block only. Pinning directly what is pinned recursively
+// is Kubo's error; pinning recursively what is pinned directly upgrades.
+func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name string, progress func(int)) error {
+	d := n.Store.Datastore()
+	isRec, err := d.Has(ctx, pinKey(pinRecursivePrefix, c))
+	if err != nil {
+		return err
+	}
+	// The session protects what the pin reads from a GC that starts
+	// before the pin is recorded.
+	sess := n.BeginWrite()
+	defer sess.End()
+	if !recursive {
+		if isRec {
+			return fmt.Errorf("pin: %s already pinned recursively", c)
+		}
+		sess.record(c.Hash())
+		if _, err := n.Links(ctx, c); err != nil {
+			return err
+		}
+		return d.Put(ctx, pinKey(pinDirectPrefix, c), []byte(name))
+	}
+	if isRec {
+		if name != "" {
+			return d.Put(ctx, pinKey(pinRecursivePrefix, c), []byte(name))
+		}
+		return nil
+	}
+	seen := 0
+	err = n.WalkDAG(ctx, c, nil, func(x cid.Cid) error {
+		sess.record(x.Hash())
+		seen++
+		if progress != nil {
+			progress(seen)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return n.PinRecursive(ctx, c, name)
+}
+
+// RemovePin removes the pin of c. With recursive false, a recursive pin
+// is an error, as in Kubo.
+func (n *Node) RemovePin(ctx context.Context, c cid.Cid, recursive bool) error {
+	d := n.Store.Datastore()
+	isRec, err := d.Has(ctx, pinKey(pinRecursivePrefix, c))
+	if err != nil {
+		return err
+	}
+	if isRec {
+		if !recursive {
+			return fmt.Errorf("%s is pinned recursively", c)
+		}
+		return d.Delete(ctx, pinKey(pinRecursivePrefix, c))
+	}
+	isDirect, err := d.Has(ctx, pinKey(pinDirectPrefix, c))
+	if err != nil {
+		return err
+	}
+	if !isDirect {
+		return ErrNotPinned
+	}
+	return d.Delete(ctx, pinKey(pinDirectPrefix, c))
+}
+
+// UpdatePin moves a recursive pin from one root to another, reading only
+// the new DAG (shared blocks are simply reached again); with unpin false
+// the old pin stays.
+func (n *Node) UpdatePin(ctx context.Context, from, to cid.Cid, unpin bool) error {
+	d := n.Store.Datastore()
+	ok, err := d.Has(ctx, pinKey(pinRecursivePrefix, from))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("'from' cid was not recursively pinned already")
+	}
+	if from.Equals(to) {
+		return nil
+	}
+	name, err := d.Get(ctx, pinKey(pinRecursivePrefix, from))
+	if err != nil {
+		return err
+	}
+	sess := n.BeginWrite()
+	defer sess.End()
+	err = n.WalkDAG(ctx, to, nil, func(x cid.Cid) error { sess.record(x.Hash()); return nil })
+	if err != nil {
+		return err
+	}
+	b, err := d.Batch(ctx)
+	if err != nil {
+		return err
+	}
+	b.Put(ctx, pinKey(pinRecursivePrefix, to), name)
+	b.Delete(ctx, pinKey(pinDirectPrefix, to))
+	if unpin {
+		b.Delete(ctx, pinKey(pinRecursivePrefix, from))
+	}
+	// One transaction: a crash leaves either the old pin or the new one.
+	return b.Commit(ctx)
+}
+
+// Pins lists the stored pins of one type ("recursive" or "direct"), or of
+// both ("").
+func (n *Node) Pins(ctx context.Context, typ string) ([]PinEntry, error) {
+	var out []PinEntry
+	for _, k := range []struct{ typ, prefix string }{{PinRecursiveType, pinRecursivePrefix}, {PinDirectType, pinDirectPrefix}} {
+		if typ != "" && typ != k.typ {
+			continue
+		}
+		res, err := n.Store.Datastore().Query(ctx, dsq.Query{Prefix: strings.TrimSuffix(k.prefix, "/")})
+		if err != nil {
+			return nil, err
+		}
+		for e := range res.Next() {
+			if e.Error != nil {
+				return nil, e.Error
+			}
+			c, err := cid.Decode(strings.TrimPrefix(e.Key, k.prefix))
+			if err != nil {
+				return nil, fmt.Errorf("pin record %q: %w", e.Key, err)
+			}
+			out = append(out, PinEntry{Cid: c, Type: k.typ, Name: string(e.Value)})
+		}
+	}
+	return out, nil
+}
+
+// ForEachIndirect calls fn once for every block reachable from a
+// recursive pin that is not itself a root of a pin, with the root it was
+// reached through. Memory: one map entry per block listed.
+func (n *Node) ForEachIndirect(ctx context.Context, fn func(c, via cid.Cid) error) error {
+	pins, err := n.Pins(ctx, "")
+	if err != nil {
+		return err
+	}
+	roots := map[string]bool{}
+	for _, p := range pins {
+		roots[p.Cid.KeyString()] = true
+	}
+	seen := map[string]struct{}{}
+	ws := newWalkSet()
+	for _, p := range pins {
+		if p.Type != PinRecursiveType {
+			continue
+		}
+		err := n.WalkDAG(ctx, p.Cid, ws, func(c cid.Cid) error {
+			if c.Equals(p.Cid) {
+				return nil
+			}
+			k := c.KeyString()
+			if _, dup := seen[k]; dup || roots[k] {
+				return nil
+			}
+			seen[k] = struct{}{}
+			return fn(c, p.Cid)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PinnedReason reports whether c is pinned and how: "pinned: recursive",
+// "pinned: direct", or "pinned via <root>" when c is inside the DAG of a
+// recursive pin (the walks stop at the first hit).
+func (n *Node) PinnedReason(ctx context.Context, c cid.Cid) (string, bool, error) {
+	kind, via, err := n.PinState(ctx, c)
+	switch {
+	case err != nil:
+		return "", false, err
+	case kind == PinRecursiveType || kind == PinDirectType:
+		return "pinned: " + kind, true, nil
+	case kind == PinIndirectType:
+		return "pinned via " + via.String(), true, nil
+	}
+	return "", false, nil
+}
+
+// errFound stops a walk early.
+var errFound = errors.New("found")
+
+// PinState says how c is pinned: "recursive", "direct", "indirect" (with
+// the recursive root it is reached from) or "" when it is not pinned.
+func (n *Node) PinState(ctx context.Context, c cid.Cid) (string, cid.Cid, error) {
+	d := n.Store.Datastore()
+	if ok, err := d.Has(ctx, pinKey(pinRecursivePrefix, c)); err != nil || ok {
+		return PinRecursiveType, cid.Undef, err
+	}
+	if ok, err := d.Has(ctx, pinKey(pinDirectPrefix, c)); err != nil || ok {
+		return PinDirectType, cid.Undef, err
+	}
+	pins, err := n.Pins(ctx, PinRecursiveType)
+	if err != nil {
+		return "", cid.Undef, err
+	}
+	ws := newWalkSet()
+	for _, p := range pins {
+		err := n.WalkDAG(ctx, p.Cid, ws, func(x cid.Cid) error {
+			if x.Equals(c) {
+				return errFound
+			}
+			return nil
+		})
+		if errors.Is(err, errFound) {
+			return PinIndirectType, p.Cid, nil
+		}
+		if err != nil {
+			return "", cid.Undef, err
+		}
+	}
+	return "", cid.Undef, nil
+}

@@ -1,0 +1,238 @@
+// session.go: write sessions. Every command that writes blocks does so in
+// a session, which (1) tells a running GC which blocks are new, so that it
+// never collects them, and (2) enforces Datastore.StorageMax as a hard cap.
+
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"cairn/storage"
+
+	humanize "github.com/dustin/go-humanize"
+	blocks "github.com/ipfs/go-block-format"
+	"github.com/ipfs/go-cid"
+)
+
+// ErrStorageFull is wrapped by writes refused by the StorageMax cap.
+var ErrStorageFull = errors.New("storage limit reached")
+
+// WriteSession groups the writes of one command.
+type WriteSession struct {
+	n       *Node
+	mu      sync.Mutex
+	touched []string // multihashes this session stored or found stored
+	created []string // those it stored that were not there before
+	batch   *storage.Batch
+	done    bool
+}
+
+// sessions is the node's registry of open write sessions.
+type sessions struct {
+	mu  sync.Mutex
+	set map[*WriteSession]struct{}
+	// capMu makes "check the cap, then queue the block" atomic, and
+	// serialises "over the cap: collect garbage" decisions.
+	capMu sync.Mutex
+}
+
+// BeginWrite opens a write session; End must follow.
+func (n *Node) BeginWrite() *WriteSession {
+	s := &WriteSession{n: n, batch: n.Store.NewBatch()}
+	n.sess.mu.Lock()
+	if n.sess.set == nil {
+		n.sess.set = map[*WriteSession]struct{}{}
+	}
+	n.sess.set[s] = struct{}{}
+	n.sess.mu.Unlock()
+	return s
+}
+
+// End closes the session once its writes are durable. After End the
+// session's blocks are protected only by pins.
+func (s *WriteSession) End() error {
+	err := s.batch.Sync()
+	s.mu.Lock()
+	s.done = true
+	s.mu.Unlock()
+	s.n.sess.mu.Lock()
+	delete(s.n.sess.set, s)
+	s.n.sess.mu.Unlock()
+	return err
+}
+
+// Sync waits until every block put in the session so far is durable.
+func (s *WriteSession) Sync() error { return s.batch.Sync() }
+
+// StorageMax returns the cap in bytes (0: none).
+func (n *Node) StorageMax() uint64 {
+	v, err := ParseStorageMax(n.Cfg().Datastore.StorageMax)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// ParseStorageMax reads Datastore.StorageMax as Kubo does ("10GB" is 10^10
+// bytes; "" means no cap).
+func ParseStorageMax(s string) (uint64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	v, err := humanize.ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("Datastore.StorageMax %q: %w", s, err)
+	}
+	return v, nil
+}
+
+// Usage is the bytes of stored blocks plus the bytes queued for writing.
+func (n *Node) Usage() (uint64, error) {
+	return n.Store.BlockBytes() + n.Store.PendingBytes(), nil
+}
+
+// admit checks that size more bytes fit under the cap. Over the cap it
+// first runs a garbage collection, then fails naming the cap and the
+// usage. It returns with the cap lock held (release it once the block is
+// queued), so that concurrent writers cannot overshoot together.
+func (s *WriteSession) admit(ctx context.Context, size int) (release func(), err error) {
+	max := s.n.StorageMax()
+	if max == 0 {
+		return func() {}, nil
+	}
+	mu := &s.n.sess.capMu
+	mu.Lock()
+	used, err := s.n.Usage()
+	if err == nil && used+uint64(size) > max {
+		// The collection keeps this session's blocks (it is open).
+		if _, gerr := s.n.CollectGarbage(ctx, nil); gerr != nil && !errors.Is(gerr, ErrGCRunning) {
+			mu.Unlock()
+			return nil, gerr
+		}
+		used, err = s.n.Usage()
+	}
+	if err != nil {
+		mu.Unlock()
+		return nil, err
+	}
+	if used+uint64(size) > max {
+		mu.Unlock()
+		return nil, fmt.Errorf("%w: Datastore.StorageMax is %s and the repo holds %s (after garbage collection); %s more do not fit",
+			ErrStorageFull, humanize.Bytes(max), humanize.Bytes(used), humanize.Bytes(uint64(size)))
+	}
+	return mu.Unlock, nil
+}
+
+// The key joins the session first and is marked second, so a collection
+// starting in between sees it one way or the other.
+func (s *WriteSession) record(key []byte) {
+	s.mu.Lock()
+	s.touched = append(s.touched, string(key))
+	s.mu.Unlock()
+	s.n.gc.mark(key)
+}
+
+// PutAsync queues blk in the session (durable at Sync or End).
+func (s *WriteSession) PutAsync(ctx context.Context, blk blocks.Block) error {
+	key := blk.Cid().Hash()
+	if _, ok := identityData(blk.Cid()); ok {
+		return nil
+	}
+	// Mark before looking: a sweep either deleted the block before the
+	// mark (then it is absent and stored again here) or keeps it.
+	s.record(key)
+	has, err := s.n.Blocks.Has(ctx, blk.Cid())
+	if err != nil || has {
+		return err
+	}
+	s.mu.Lock()
+	s.created = append(s.created, string(key))
+	s.mu.Unlock()
+	release, err := s.admit(ctx, len(blk.RawData()))
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.n.Blocks.PutAsync(s.batch, blk)
+}
+
+// Put stores blocks and waits until they are durable.
+func (s *WriteSession) Put(ctx context.Context, blks ...blocks.Block) error {
+	for _, b := range blks {
+		if err := s.PutAsync(ctx, b); err != nil {
+			return err
+		}
+	}
+	return s.batch.Sync()
+}
+
+// Rollback deletes the blocks this session stored that no other open
+// session also stored, after a failed write ("nothing partial"). They were
+// absent before the session, so no earlier pin needs them.
+func (s *WriteSession) Rollback(ctx context.Context) error {
+	_ = s.batch.Sync()
+	s.mu.Lock()
+	keys := s.created
+	s.created = nil
+	s.mu.Unlock()
+	if len(keys) == 0 {
+		return nil
+	}
+	others := map[string]bool{}
+	s.n.sess.mu.Lock()
+	for o := range s.n.sess.set {
+		if o == s {
+			continue
+		}
+		o.mu.Lock()
+		for _, k := range o.touched {
+			others[k] = true
+		}
+		o.mu.Unlock()
+	}
+	s.n.sess.mu.Unlock()
+	var del []cid.Cid
+	for _, k := range keys {
+		if !others[k] {
+			del = append(del, cid.NewCidV1(cid.Raw, []byte(k)))
+		}
+	}
+	return s.n.deleteBlocks(ctx, del)
+}
+
+func identityData(c cid.Cid) ([]byte, bool) {
+	if c.Prefix().MhType == 0 {
+		return c.Hash(), true
+	}
+	return nil, false
+}
+
+// PutBlocks stores blocks in one write session, durably, and pins each
+// recursively when pin is set (without reading the blocks they link to,
+// as Kubo's block put --pin and dag put --pin do). On failure the blocks
+// it stored are removed again.
+func (n *Node) PutBlocks(ctx context.Context, pin bool, blks ...blocks.Block) (err error) {
+	s := n.BeginWrite()
+	defer func() {
+		if err != nil {
+			_ = s.Rollback(context.WithoutCancel(ctx))
+		}
+		if eerr := s.End(); err == nil {
+			err = eerr
+		}
+	}()
+	if err := s.Put(ctx, blks...); err != nil {
+		return err
+	}
+	if pin {
+		for _, b := range blks {
+			if err := n.PinRecursive(ctx, b.Cid()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

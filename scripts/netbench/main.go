@@ -1,0 +1,339 @@
+// Command netbench measures a transfer between two cairn daemons on
+// loopback: daemon A adds a random file, daemon B (memory budget
+// -budget MiB, with -peers extra libp2p peers connected to it) cats it
+// through bitswap. It prints B's peak RssAnon during the transfer against
+// the budget, and the transfer speed as a ratio to cat from A's local
+// store. Both daemons use the test profile (loopback only, no bootstrap,
+// no mDNS). Exit status 1 if the peak passes the budget.
+//
+//	go run ./scripts/netbench [-size 256] [-peers 50] [-budget 256] [-bin bin/cairn]
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/libp2p/go-libp2p"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
+	ma "github.com/multiformats/go-multiaddr"
+)
+
+func main() {
+	sizeMiB := flag.Int("size", 256, "file size in MiB")
+	peers := flag.Int("peers", 50, "extra peers connected to the receiving daemon")
+	budget := flag.Int("budget", 256, "Budget.MemoryMiB of the receiving daemon")
+	bin := flag.String("bin", "bin/cairn", "cairn binary")
+	flag.Parse()
+	ok, err := run(*bin, int64(*sizeMiB)<<20, *peers, *budget)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "netbench:", err)
+		os.Exit(1)
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+type daemon struct {
+	repo string
+	url  string
+	cmd  *exec.Cmd
+}
+
+func cli(bin, repo string, args ...string) error {
+	c := exec.Command(bin, args...)
+	c.Env = append(os.Environ(), "CAIRN_PATH="+repo)
+	if out, err := c.CombinedOutput(); err != nil {
+		return fmt.Errorf("cairn %s: %v %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func startDaemon(bin, repo string, config map[string]string) (*daemon, error) {
+	if err := cli(bin, repo, "init", "--profile=test"); err != nil {
+		return nil, err
+	}
+	for k, v := range config {
+		if err := cli(bin, repo, "config", "--json", k, v); err != nil {
+			return nil, err
+		}
+	}
+	c := exec.Command(bin, "daemon")
+	c.Env = append(os.Environ(), "CAIRN_PATH="+repo)
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	d := &daemon{repo: repo, cmd: c}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(filepath.Join(repo, "api")); err == nil && len(b) > 0 {
+			a := string(b)
+			d.url = "http://127.0.0.1:" + a[strings.LastIndex(a, "/")+1:]
+			if resp, err := http.Post(d.url+"/api/v0/version", "", nil); err == nil {
+				resp.Body.Close()
+				return d, nil
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	d.stop()
+	return nil, fmt.Errorf("daemon not ready after 20s")
+}
+
+func (d *daemon) stop() {
+	d.cmd.Process.Kill()
+	d.cmd.Wait()
+}
+
+// addr is the daemon's first announced address (loopback, /p2p/ included).
+func (d *daemon) addr() (string, error) {
+	resp, err := http.Post(d.url+"/api/v0/id", "", nil)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out struct{ Addresses []string }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return "", err
+	}
+	for _, a := range out.Addresses {
+		if strings.HasPrefix(a, "/ip4/127.0.0.1/tcp/") {
+			return a, nil
+		}
+	}
+	return "", fmt.Errorf("no loopback address in %q", out.Addresses)
+}
+
+func procStatus(pid int, key string) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), key+":") {
+			fs := strings.Fields(sc.Text())
+			v, _ := strconv.ParseInt(fs[1], 10, 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// peakRSS samples RssAnon (kB) of pid until stop is closed.
+func peakRSS(pid int, stop chan struct{}, wg *sync.WaitGroup, peak *atomic.Int64) {
+	defer wg.Done()
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if v := procStatus(pid, "RssAnon"); v > peak.Load() {
+			peak.Store(v)
+		}
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func run(bin string, size int64, npeers, budget int) (bool, error) {
+	if _, err := os.Stat(bin); err != nil {
+		return false, fmt.Errorf("%s: %w (run make build first)", bin, err)
+	}
+	work, err := os.MkdirTemp("", "cairn-netbench-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(work)
+	none := `"none"`
+	a, err := startDaemon(bin, filepath.Join(work, "a"), map[string]string{"Routing.Type": none})
+	if err != nil {
+		return false, err
+	}
+	defer a.stop()
+	hw := max(npeers+10, 20)
+	b, err := startDaemon(bin, filepath.Join(work, "b"), map[string]string{
+		"Routing.Type":     none,
+		"Budget.MemoryMiB": strconv.Itoa(budget),
+		"Swarm.ConnMgr":    fmt.Sprintf(`{"LowWater":%d,"HighWater":%d,"GracePeriod":"1m"}`, hw-5, hw),
+	})
+	if err != nil {
+		return false, err
+	}
+	defer b.stop()
+	idle := float64(procStatus(b.cmd.Process.Pid, "RssAnon")) / 1024
+
+	// The extra peers: bare libp2p hosts dialling B over loopback.
+	bAddr, err := b.addr()
+	if err != nil {
+		return false, err
+	}
+	m, err := ma.NewMultiaddr(bAddr)
+	if err != nil {
+		return false, err
+	}
+	bInfo, err := peer.AddrInfoFromP2pAddr(m)
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for i := 0; i < npeers; i++ {
+		h, err := libp2p.New(libp2p.NoListenAddrs, libp2p.Transport(tcp.NewTCPTransport), libp2p.DisableRelay(),
+			libp2p.DisableMetrics(), libp2p.ResourceManager(&network.NullResourceManager{}))
+		if err != nil {
+			return false, err
+		}
+		defer h.Close()
+		if err := h.Connect(ctx, *bInfo); err != nil {
+			return false, fmt.Errorf("extra peer %d: %w", i, err)
+		}
+	}
+
+	c, err := addRandom(a.url, size)
+	if err != nil {
+		return false, err
+	}
+	t0 := time.Now()
+	if n, err := cat(a.url, c); err != nil || n != size {
+		return false, fmt.Errorf("local cat on A: %d bytes, %v", n, err)
+	}
+	local := time.Since(t0)
+
+	aAddr, err := a.addr()
+	if err != nil {
+		return false, err
+	}
+	if err := post(b.url, "/api/v0/swarm/connect?arg="+aAddr); err != nil {
+		return false, err
+	}
+	connected, err := peerCount(b.url)
+	if err != nil {
+		return false, err
+	}
+	var peak atomic.Int64
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Add(1)
+	go peakRSS(b.cmd.Process.Pid, stop, &wg, &peak)
+	t0 = time.Now()
+	n, err := cat(b.url, c)
+	netDur := time.Since(t0)
+	close(stop)
+	wg.Wait()
+	if err != nil || n != size {
+		return false, fmt.Errorf("cat on B: %d bytes, %v", n, err)
+	}
+	mb := float64(size) / 1e6
+	peakMiB := float64(peak.Load()) / 1024
+	fmt.Printf("cairn network benchmark: %d MiB between two daemons on loopback\n", size>>20)
+	fmt.Printf("  receiver: Budget.MemoryMiB %d, %d peers connected during the transfer\n", budget, connected)
+	fmt.Printf("  cat from A's store: %7.1f MB/s\n", mb/local.Seconds())
+	fmt.Printf("  cat on B via bitswap: %7.1f MB/s = %.3f x local cat\n", mb/netDur.Seconds(), local.Seconds()/netDur.Seconds())
+	fmt.Printf("  receiver RssAnon: idle %.1f MiB, peak %.1f MiB during the transfer (budget %d MiB)\n", idle, peakMiB, budget)
+	if peakMiB >= float64(budget) {
+		fmt.Printf("  FAIL: peak RssAnon over the budget\n")
+		return false, nil
+	}
+	fmt.Printf("  ok: peak RssAnon under the budget\n")
+	return true, nil
+}
+
+func peerCount(url string) (int, error) {
+	resp, err := http.Post(url+"/api/v0/swarm/peers", "", nil)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var out struct{ Peers []json.RawMessage }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return 0, err
+	}
+	return len(out.Peers), nil
+}
+
+// addRandom streams size random bytes as a multipart add.
+func addRandom(url string, size int64) (string, error) {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		w, err := mw.CreateFormFile("file", "random.bin")
+		buf := make([]byte, 1<<20)
+		for n := int64(0); err == nil && n < size; n += int64(len(buf)) {
+			rand.Read(buf)
+			_, err = w.Write(buf)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	resp, err := http.Post(url+"/api/v0/add?pin=true", mw.FormDataContentType(), pr)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var last string
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var ev struct{ Hash string }
+		if err := dec.Decode(&ev); err != nil {
+			break
+		}
+		if ev.Hash != "" {
+			last = ev.Hash
+		}
+	}
+	if e := resp.Trailer.Get("X-Stream-Error"); e != "" || last == "" {
+		return "", fmt.Errorf("add failed: status %d %s", resp.StatusCode, e)
+	}
+	return last, nil
+}
+
+func cat(url, c string) (int64, error) {
+	resp, err := http.Post(url+"/api/v0/cat?arg="+c, "", nil)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil {
+		return n, err
+	}
+	if e := resp.Trailer.Get("X-Stream-Error"); e != "" {
+		return n, fmt.Errorf("cat: %s", e)
+	}
+	return n, nil
+}
+
+func post(url, path string) error {
+	resp, err := http.Post(url+path, "", nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || resp.Trailer.Get("X-Stream-Error") != "" {
+		return fmt.Errorf("%s: status %d %s %s", path, resp.StatusCode, body, resp.Trailer.Get("X-Stream-Error"))
+	}
+	return nil
+}
