@@ -142,13 +142,14 @@ func TestDaemon_Authorizations_CLIApiAuth(t *testing.T) {
 
 // Ensure a LAN (non-loopback) RPC address is refused without
 // API.Authorizations before anything listens: the loopback address listed
-// first is not bound either, and no api file appears. Only 192.0.2.1
-// (TEST-NET-1) appears, as a config value; nothing listens on it.
+// first is not bound either, and no api file appears. Only 2001:db8::1
+// (the IPv6 documentation prefix) appears, as a config value; nothing
+// listens on it or dials it.
 func TestDaemon_LANAddress_RefusedBeforeListen(t *testing.T) {
 	repo := initRepo(t)
-	setConfig(t, repo, map[string]any{"Addresses.API": []any{"/ip4/127.0.0.1/tcp/0", "/ip4/192.0.2.1/tcp/0"}})
+	setConfig(t, repo, map[string]any{"Addresses.API": []any{"/ip4/127.0.0.1/tcp/0", "/ip6/2001:db8::1/tcp/0"}})
 	_, errs, code := cli(t, repo, nil, "daemon")
-	if code != 1 || !strings.Contains(errs, "refusing to serve the RPC on /ip4/192.0.2.1/tcp/0 without protection: set API.Authorizations") {
+	if code != 1 || !strings.Contains(errs, "refusing to serve the RPC on /ip6/2001:db8::1/tcp/0 without protection: set API.Authorizations") {
 		t.Fatalf("code %d %q", code, errs)
 	}
 	if strings.Contains(errs, "listening") {
@@ -172,11 +173,10 @@ func TestCheckAPIExposure_Rules(t *testing.T) {
 		{"/ip4/127.0.0.1/tcp/5001", node.APIConfig{}, true},
 		{"/ip6/::1/tcp/5001", node.APIConfig{}, true},
 		{"/unix/tmp/cairn.sock", node.APIConfig{}, true},
-		{"/ip4/192.0.2.1/tcp/5001", node.APIConfig{}, false},
-		{"/ip4/0.0.0.0/tcp/5001", node.APIConfig{}, false},
+		{"/ip6/2001:db8::1/tcp/5001", node.APIConfig{}, false},
 		{"/ip6/::/tcp/5001", node.APIConfig{}, false},
-		{"/ip4/192.0.2.1/tcp/5001", withAuth, true},
-		{"/ip4/0.0.0.0/tcp/5001", open, true},
+		{"/ip6/2001:db8::1/tcp/5001", withAuth, true},
+		{"/ip6/::/tcp/5001", open, true},
 	} {
 		err := checkAPIExposure(ma.StringCast(tc.addr), tc.api)
 		if (err == nil) != tc.ok {
