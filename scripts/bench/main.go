@@ -8,23 +8,19 @@
 package main
 
 import (
-	"bufio"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"mime/multipart"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"cairn/scripts/internal/benchutil"
 )
 
 func main() {
@@ -50,58 +46,6 @@ func sha256Speed(size int64) float64 {
 	return float64(size) / 1e6 / time.Since(start).Seconds()
 }
 
-// rssSampler records the peak RssAnon (kB) of pid while running.
-type rssSampler struct {
-	pid  int
-	peak atomic.Int64
-	stop chan struct{}
-	wg   sync.WaitGroup
-}
-
-func procStatus(pid int, key string) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), key+":") {
-			fs := strings.Fields(sc.Text())
-			v, _ := strconv.ParseInt(fs[1], 10, 64)
-			return v
-		}
-	}
-	return 0
-}
-
-func sample(pid int) *rssSampler {
-	s := &rssSampler{pid: pid, stop: make(chan struct{})}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(20 * time.Millisecond)
-		defer t.Stop()
-		for {
-			if v := procStatus(pid, "RssAnon"); v > s.peak.Load() {
-				s.peak.Store(v)
-			}
-			select {
-			case <-s.stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return s
-}
-
-func (s *rssSampler) done() float64 {
-	close(s.stop)
-	s.wg.Wait()
-	return float64(s.peak.Load()) / 1024
-}
-
 func run(bin string, size int64) error {
 	st, err := os.Stat(bin)
 	if err != nil {
@@ -118,7 +62,7 @@ func run(bin string, size int64) error {
 	shaMBs := sha256Speed(size)
 
 	input := filepath.Join(work, "input.bin")
-	if err := writeRandom(input, size); err != nil {
+	if _, err := benchutil.WriteRandom(input, size); err != nil {
 		return err
 	}
 	cpStart := time.Now()
@@ -140,34 +84,34 @@ func run(bin string, size int64) error {
 		return err
 	}
 	defer func() { daemon.Process.Kill(); daemon.Wait() }()
-	url, err := waitReady(repo)
+	url, err := benchutil.WaitReady(repo)
 	if err != nil {
 		return err
 	}
 	ready := time.Since(start)
-	idleRSS := float64(procStatus(daemon.Process.Pid, "RssAnon")) / 1024
+	idleRSS := float64(benchutil.ProcStatus(daemon.Process.Pid, "RssAnon")) / 1024
 
 	// add
-	s := sample(daemon.Process.Pid)
+	s := benchutil.Sample(daemon.Process.Pid, 20*time.Millisecond, "RssAnon")
 	wBefore := ioWrite(daemon.Process.Pid)
 	t0 := time.Now()
-	c, err := add(url, input)
+	c, err := benchutil.AddFile(url, "pin=true", input)
 	if err != nil {
 		return err
 	}
 	addDur := time.Since(t0)
 	addWrite := ioWrite(daemon.Process.Pid) - wBefore
-	addRSS := s.done()
+	addRSS := float64(s.Done()[0]) / 1024
 
 	// cat
-	s = sample(daemon.Process.Pid)
+	s = benchutil.Sample(daemon.Process.Pid, 20*time.Millisecond, "RssAnon")
 	t0 = time.Now()
-	n, err := cat(url, c)
+	n, err := benchutil.Cat(url, c, io.Discard)
 	if err != nil {
 		return err
 	}
 	catDur := time.Since(t0)
-	catRSS := s.done()
+	catRSS := float64(s.Done()[0]) / 1024
 	if n != size {
 		return fmt.Errorf("cat returned %d bytes, want %d", n, size)
 	}
@@ -178,22 +122,22 @@ func run(bin string, size int64) error {
 	// grown).
 	pid := daemon.Process.Pid
 	w0 := ioWrite(pid)
-	if err := post(url, "/api/v0/pin/rm?arg="+c); err != nil {
+	if err := benchutil.Post(url, "/api/v0/pin/rm?arg="+c); err != nil {
 		return err
 	}
 	gcStart := time.Now()
-	if err := post(url, "/api/v0/repo/gc"); err != nil {
+	if err := benchutil.Post(url, "/api/v0/repo/gc"); err != nil {
 		return err
 	}
 	gcDur := time.Since(gcStart)
 	w1 := ioWrite(pid)
 	fileAfterGC := fileSize(filepath.Join(repo, "blocks.db"))
 	input2 := filepath.Join(work, "input2.bin")
-	if err := writeRandom(input2, size); err != nil {
+	if _, err := benchutil.WriteRandom(input2, size); err != nil {
 		return err
 	}
 	w2 := ioWrite(pid)
-	if _, err := add(url, input2); err != nil {
+	if _, err := benchutil.AddFile(url, "pin=true", input2); err != nil {
 		return err
 	}
 	w3 := ioWrite(pid)
@@ -212,94 +156,6 @@ func run(bin string, size int64) error {
 		size>>20, float64(w3-w2)/float64(size), float64(fileAfterGC)/(1<<20), float64(fileAfterReadd)/(1<<20))
 	fmt.Printf("  binary %s: %.1f MiB\n", bin, float64(st.Size())/(1<<20))
 	return nil
-}
-
-func writeRandom(path string, size int64) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	buf := make([]byte, 1<<20)
-	for n := int64(0); n < size; n += int64(len(buf)) {
-		rand.Read(buf)
-		if _, err := f.Write(buf); err != nil {
-			return err
-		}
-	}
-	return f.Sync()
-}
-
-func waitReady(repo string) (string, error) {
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(filepath.Join(repo, "api")); err == nil && len(b) > 0 {
-			a := string(b)
-			url := "http://127.0.0.1:" + a[strings.LastIndex(a, "/")+1:]
-			if resp, err := http.Post(url+"/api/v0/version", "", nil); err == nil {
-				resp.Body.Close()
-				return url, nil
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return "", fmt.Errorf("daemon not ready after 20s")
-}
-
-// add streams the file as multipart, never holding it in memory.
-func add(url, path string) (string, error) {
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		w, err := mw.CreateFormFile("file", filepath.Base(path))
-		if err == nil {
-			var f *os.File
-			if f, err = os.Open(path); err == nil {
-				_, err = io.Copy(w, f)
-				f.Close()
-			}
-		}
-		if err == nil {
-			err = mw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	resp, err := http.Post(url+"/api/v0/add?pin=true", mw.FormDataContentType(), pr)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	var last struct{ Hash string }
-	dec := json.NewDecoder(resp.Body)
-	for {
-		var ev struct{ Hash string }
-		if err := dec.Decode(&ev); err != nil {
-			break
-		}
-		if ev.Hash != "" {
-			last = ev
-		}
-	}
-	if e := resp.Trailer.Get("X-Stream-Error"); e != "" || last.Hash == "" {
-		return "", fmt.Errorf("add failed: status %d %s", resp.StatusCode, e)
-	}
-	return last.Hash, nil
-}
-
-func cat(url, c string) (int64, error) {
-	resp, err := http.Post(url+"/api/v0/cat?arg="+c, "", nil)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	n, err := io.Copy(io.Discard, resp.Body)
-	if err != nil {
-		return n, err
-	}
-	if e := resp.Trailer.Get("X-Stream-Error"); e != "" {
-		return n, fmt.Errorf("cat: %s", e)
-	}
-	return n, nil
 }
 
 // ioWrite is write_bytes of /proc/<pid>/io: bytes the process caused to be
@@ -324,17 +180,4 @@ func fileSize(p string) int64 {
 		return 0
 	}
 	return fi.Size()
-}
-
-func post(url, path string) error {
-	resp, err := http.Post(url+path, "", nil)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	io.Copy(io.Discard, resp.Body)
-	if resp.StatusCode != 200 || resp.Trailer.Get("X-Stream-Error") != "" {
-		return fmt.Errorf("%s: status %d %s", path, resp.StatusCode, resp.Trailer.Get("X-Stream-Error"))
-	}
-	return nil
 }

@@ -14,7 +14,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
 	"flag"
@@ -25,11 +24,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"cairn/scripts/internal/benchutil"
 )
 
 func main() {
@@ -58,7 +57,7 @@ func run(bin string, size int64, pins int, boards []string, dir string) error {
 		defer os.RemoveAll(work)
 	}
 	input := filepath.Join(work, "input.bin")
-	sum, err := writeRandom(input, size)
+	sum, err := benchutil.WriteRandom(input, size)
 	if err != nil {
 		return err
 	}
@@ -169,20 +168,21 @@ func measure(bin, work, board, input string, size int64, sum [32]byte, pins int)
 			daemon.Wait()
 		}
 	}()
-	url, err := waitReady(repo)
+	url, err := benchutil.WaitReady(repo)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", err, log.String())
 	}
 	pid := daemon.Process.Pid
 	r := &result{board: board, budgetMiB: cfg.Budget.MemoryMiB, goMemMiB: cfg.Budget.GoMemLimitMiB,
-		idleAnon: procStatus(pid, "RssAnon")}
+		idleAnon: benchutil.ProcStatus(pid, "RssAnon")}
 
 	step := func(name string, bytes int64, fn func() (string, error)) error {
-		s := sample(pid)
+		s := benchutil.Sample(pid, 10*time.Millisecond, "RssAnon", "RssFile")
 		t0 := time.Now()
 		note, err := fn()
 		d := time.Since(t0)
-		anon, file := s.done()
+		peaks := s.Done()
+		anon, file := peaks[0], peaks[1]
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -193,13 +193,16 @@ func measure(bin, work, board, input string, size int64, sum [32]byte, pins int)
 	var root string
 	if err := step(fmt.Sprintf("add %d MiB", size>>20), size, func() (string, error) {
 		var err error
-		root, err = add(url, input)
+		root, err = benchutil.AddFile(url, "pin=true&quieter=true", input)
 		return "", err
 	}); err != nil {
 		return nil, err
 	}
 	if err := step(fmt.Sprintf("cat %d MiB", size>>20), size, func() (string, error) {
-		got, n, err := cat(url, root)
+		h := sha256.New()
+		n, err := benchutil.Cat(url, root, h)
+		var got [32]byte
+		copy(got[:], h.Sum(nil))
 		if err == nil && (n != size || got != sum) {
 			err = fmt.Errorf("cat returned %d bytes, SHA-256 %x; want %d bytes, %x", n, got, size, sum)
 		}
@@ -223,7 +226,7 @@ func measure(bin, work, board, input string, size int64, sum [32]byte, pins int)
 	}); err != nil {
 		return nil, err
 	}
-	r.vmHWM = procStatus(pid, "VmHWM")
+	r.vmHWM = benchutil.ProcStatus(pid, "VmHWM")
 	resp, err := http.Post(url+"/api/v0/shutdown", "", nil)
 	if err == nil {
 		resp.Body.Close()
@@ -239,155 +242,6 @@ func measure(bin, work, board, input string, size int64, sum [32]byte, pins int)
 		return nil, fmt.Errorf("daemon did not stop after shutdown")
 	}
 	return r, nil
-}
-
-// procStatus reads one kB field of /proc/<pid>/status.
-func procStatus(pid int, key string) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), key+":") {
-			fs := strings.Fields(sc.Text())
-			v, _ := strconv.ParseInt(fs[1], 10, 64)
-			return v
-		}
-	}
-	return 0
-}
-
-type sampler struct {
-	anon, file atomic.Int64
-	stop       chan struct{}
-	wg         sync.WaitGroup
-}
-
-func sample(pid int) *sampler {
-	s := &sampler{stop: make(chan struct{})}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(10 * time.Millisecond)
-		defer t.Stop()
-		for {
-			if v := procStatus(pid, "RssAnon"); v > s.anon.Load() {
-				s.anon.Store(v)
-			}
-			if v := procStatus(pid, "RssFile"); v > s.file.Load() {
-				s.file.Store(v)
-			}
-			select {
-			case <-s.stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return s
-}
-
-func (s *sampler) done() (anon, file int64) {
-	close(s.stop)
-	s.wg.Wait()
-	return s.anon.Load(), s.file.Load()
-}
-
-func writeRandom(path string, size int64) ([32]byte, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return [32]byte{}, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	buf := make([]byte, 1<<20)
-	for n := int64(0); n < size; n += int64(len(buf)) {
-		rand.Read(buf)
-		h.Write(buf)
-		if _, err := f.Write(buf); err != nil {
-			return [32]byte{}, err
-		}
-	}
-	var sum [32]byte
-	copy(sum[:], h.Sum(nil))
-	return sum, f.Sync()
-}
-
-func waitReady(repo string) (string, error) {
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(filepath.Join(repo, "api")); err == nil && len(b) > 0 {
-			a := string(b)
-			url := "http://127.0.0.1:" + a[strings.LastIndex(a, "/")+1:]
-			if resp, err := http.Post(url+"/api/v0/version", "", nil); err == nil {
-				resp.Body.Close()
-				return url, nil
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return "", fmt.Errorf("daemon not ready after 20s")
-}
-
-// add streams the file as multipart, never holding it in memory.
-func add(url, path string) (string, error) {
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		w, err := mw.CreateFormFile("file", filepath.Base(path))
-		if err == nil {
-			var f *os.File
-			if f, err = os.Open(path); err == nil {
-				_, err = io.Copy(w, f)
-				f.Close()
-			}
-		}
-		if err == nil {
-			err = mw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	resp, err := http.Post(url+"/api/v0/add?pin=true&quieter=true", mw.FormDataContentType(), pr)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	var last string
-	dec := json.NewDecoder(resp.Body)
-	for {
-		var ev struct{ Hash string }
-		if err := dec.Decode(&ev); err != nil {
-			break
-		}
-		if ev.Hash != "" {
-			last = ev.Hash
-		}
-	}
-	if e := resp.Trailer.Get("X-Stream-Error"); e != "" || last == "" {
-		return "", fmt.Errorf("add failed: status %d %s", resp.StatusCode, e)
-	}
-	return last, nil
-}
-
-func cat(url, c string) ([32]byte, int64, error) {
-	var sum [32]byte
-	resp, err := http.Post(url+"/api/v0/cat?arg="+c, "", nil)
-	if err != nil {
-		return sum, 0, err
-	}
-	defer resp.Body.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, resp.Body)
-	if err != nil {
-		return sum, n, err
-	}
-	if e := resp.Trailer.Get("X-Stream-Error"); e != "" {
-		return sum, n, fmt.Errorf("cat: %s", e)
-	}
-	copy(sum[:], h.Sum(nil))
-	return sum, n, nil
 }
 
 // putPinned stores n distinct small blocks with block put --pin from 8

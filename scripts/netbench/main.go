@@ -10,22 +10,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p"
@@ -33,6 +28,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 	ma "github.com/multiformats/go-multiaddr"
+
+	"cairn/scripts/internal/benchutil"
 )
 
 func main() {
@@ -121,40 +118,6 @@ func (d *daemon) addr() (string, error) {
 	return "", fmt.Errorf("no loopback address in %q", out.Addresses)
 }
 
-func procStatus(pid int, key string) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), key+":") {
-			fs := strings.Fields(sc.Text())
-			v, _ := strconv.ParseInt(fs[1], 10, 64)
-			return v
-		}
-	}
-	return 0
-}
-
-// peakRSS samples RssAnon (kB) of pid until stop is closed.
-func peakRSS(pid int, stop chan struct{}, wg *sync.WaitGroup, peak *atomic.Int64) {
-	defer wg.Done()
-	t := time.NewTicker(20 * time.Millisecond)
-	defer t.Stop()
-	for {
-		if v := procStatus(pid, "RssAnon"); v > peak.Load() {
-			peak.Store(v)
-		}
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		}
-	}
-}
-
 func run(bin string, size int64, npeers, budget int) (bool, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return false, fmt.Errorf("%s: %w (run make build first)", bin, err)
@@ -180,7 +143,7 @@ func run(bin string, size int64, npeers, budget int) (bool, error) {
 		return false, err
 	}
 	defer b.stop()
-	idle := float64(procStatus(b.cmd.Process.Pid, "RssAnon")) / 1024
+	idle := float64(benchutil.ProcStatus(b.cmd.Process.Pid, "RssAnon")) / 1024
 
 	// The extra peers: bare libp2p hosts dialling B over loopback.
 	bAddr, err := b.addr()
@@ -209,12 +172,12 @@ func run(bin string, size int64, npeers, budget int) (bool, error) {
 		}
 	}
 
-	c, err := addRandom(a.url, size)
+	c, err := benchutil.AddRandom(a.url, "pin=true", size)
 	if err != nil {
 		return false, err
 	}
 	t0 := time.Now()
-	if n, err := cat(a.url, c); err != nil || n != size {
+	if n, err := benchutil.Cat(a.url, c, io.Discard); err != nil || n != size {
 		return false, fmt.Errorf("local cat on A: %d bytes, %v", n, err)
 	}
 	local := time.Since(t0)
@@ -223,28 +186,23 @@ func run(bin string, size int64, npeers, budget int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := post(b.url, "/api/v0/swarm/connect?arg="+aAddr); err != nil {
+	if err := benchutil.Post(b.url, "/api/v0/swarm/connect?arg="+aAddr); err != nil {
 		return false, err
 	}
 	connected, err := peerCount(b.url)
 	if err != nil {
 		return false, err
 	}
-	var peak atomic.Int64
-	var wg sync.WaitGroup
-	stop := make(chan struct{})
-	wg.Add(1)
-	go peakRSS(b.cmd.Process.Pid, stop, &wg, &peak)
+	sampler := benchutil.Sample(b.cmd.Process.Pid, 20*time.Millisecond, "RssAnon")
 	t0 = time.Now()
-	n, err := cat(b.url, c)
+	n, err := benchutil.Cat(b.url, c, io.Discard)
 	netDur := time.Since(t0)
-	close(stop)
-	wg.Wait()
+	peak := sampler.Done()[0]
 	if err != nil || n != size {
 		return false, fmt.Errorf("cat on B: %d bytes, %v", n, err)
 	}
 	mb := float64(size) / 1e6
-	peakMiB := float64(peak.Load()) / 1024
+	peakMiB := float64(peak) / 1024
 	fmt.Printf("cairn network benchmark: %d MiB between two daemons on loopback\n", size>>20)
 	fmt.Printf("  receiver: Budget.MemoryMiB %d, %d peers connected during the transfer\n", budget, connected)
 	fmt.Printf("  cat from A's store: %7.1f MB/s\n", mb/local.Seconds())
@@ -269,71 +227,4 @@ func peerCount(url string) (int, error) {
 		return 0, err
 	}
 	return len(out.Peers), nil
-}
-
-// addRandom streams size random bytes as a multipart add.
-func addRandom(url string, size int64) (string, error) {
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		w, err := mw.CreateFormFile("file", "random.bin")
-		buf := make([]byte, 1<<20)
-		for n := int64(0); err == nil && n < size; n += int64(len(buf)) {
-			rand.Read(buf)
-			_, err = w.Write(buf)
-		}
-		if err == nil {
-			err = mw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	resp, err := http.Post(url+"/api/v0/add?pin=true", mw.FormDataContentType(), pr)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	var last string
-	dec := json.NewDecoder(resp.Body)
-	for {
-		var ev struct{ Hash string }
-		if err := dec.Decode(&ev); err != nil {
-			break
-		}
-		if ev.Hash != "" {
-			last = ev.Hash
-		}
-	}
-	if e := resp.Trailer.Get("X-Stream-Error"); e != "" || last == "" {
-		return "", fmt.Errorf("add failed: status %d %s", resp.StatusCode, e)
-	}
-	return last, nil
-}
-
-func cat(url, c string) (int64, error) {
-	resp, err := http.Post(url+"/api/v0/cat?arg="+c, "", nil)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	n, err := io.Copy(io.Discard, resp.Body)
-	if err != nil {
-		return n, err
-	}
-	if e := resp.Trailer.Get("X-Stream-Error"); e != "" {
-		return n, fmt.Errorf("cat: %s", e)
-	}
-	return n, nil
-}
-
-func post(url, path string) error {
-	resp, err := http.Post(url+path, "", nil)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || resp.Trailer.Get("X-Stream-Error") != "" {
-		return fmt.Errorf("%s: status %d %s %s", path, resp.StatusCode, body, resp.Trailer.Get("X-Stream-Error"))
-	}
-	return nil
 }

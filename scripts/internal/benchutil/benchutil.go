@@ -1,0 +1,221 @@
+// Package benchutil holds what the benchmark commands in scripts/ share:
+// reading a daemon's memory from /proc, waiting for its RPC, and streaming
+// add and cat through it. Everything talks to 127.0.0.1 only.
+package benchutil
+
+import (
+	"bufio"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ProcStatus reads one kB field (RssAnon, RssFile, VmHWM, ...) of
+// /proc/<pid>/status; 0 if it cannot.
+func ProcStatus(pid int, key string) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), key+":") {
+			fs := strings.Fields(sc.Text())
+			v, _ := strconv.ParseInt(fs[1], 10, 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// Sampler records the peak of some /proc/<pid>/status fields.
+type Sampler struct {
+	peaks []atomic.Int64
+	stop  chan struct{}
+	wg    sync.WaitGroup
+}
+
+// Sample reads keys of pid every interval until Done.
+func Sample(pid int, every time.Duration, keys ...string) *Sampler {
+	s := &Sampler{peaks: make([]atomic.Int64, len(keys)), stop: make(chan struct{})}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			for i, k := range keys {
+				if v := ProcStatus(pid, k); v > s.peaks[i].Load() {
+					s.peaks[i].Store(v)
+				}
+			}
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+// Done stops sampling and returns the peaks (kB), in the keys' order.
+func (s *Sampler) Done() []int64 {
+	close(s.stop)
+	s.wg.Wait()
+	out := make([]int64, len(s.peaks))
+	for i := range s.peaks {
+		out[i] = s.peaks[i].Load()
+	}
+	return out
+}
+
+// WriteRandom writes size random bytes to path, fsynced, and returns
+// their SHA-256.
+func WriteRandom(path string, size int64) ([32]byte, error) {
+	var sum [32]byte
+	f, err := os.Create(path)
+	if err != nil {
+		return sum, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	buf := make([]byte, 1<<20)
+	for n := int64(0); n < size; n += int64(len(buf)) {
+		rand.Read(buf)
+		h.Write(buf)
+		if _, err := f.Write(buf); err != nil {
+			return sum, err
+		}
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, f.Sync()
+}
+
+// WaitReady waits for the daemon of repo to answer /api/v0/version and
+// returns its RPC base URL.
+func WaitReady(repo string) (string, error) {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(filepath.Join(repo, "api")); err == nil && len(b) > 0 {
+			a := string(b)
+			url := "http://127.0.0.1:" + a[strings.LastIndex(a, "/")+1:]
+			if resp, err := http.Post(url+"/api/v0/version", "", nil); err == nil {
+				resp.Body.Close()
+				return url, nil
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return "", fmt.Errorf("daemon not ready after 20s")
+}
+
+// Add streams one file named name, whose bytes write produces, as a
+// multipart add with the given query ("pin=true"), never holding it in
+// memory, and returns the last hash of the events.
+func Add(url, query, name string, write func(io.Writer) error) (string, error) {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		w, err := mw.CreateFormFile("file", name)
+		if err == nil {
+			err = write(w)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	resp, err := http.Post(url+"/api/v0/add?"+query, mw.FormDataContentType(), pr)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var last string
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var ev struct{ Hash string }
+		if err := dec.Decode(&ev); err != nil {
+			break
+		}
+		if ev.Hash != "" {
+			last = ev.Hash
+		}
+	}
+	if e := resp.Trailer.Get("X-Stream-Error"); e != "" || last == "" {
+		return "", fmt.Errorf("add failed: status %d %s", resp.StatusCode, e)
+	}
+	return last, nil
+}
+
+// AddFile adds the file at path (see Add).
+func AddFile(url, query, path string) (string, error) {
+	return Add(url, query, filepath.Base(path), func(w io.Writer) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	})
+}
+
+// AddRandom adds size random bytes (see Add).
+func AddRandom(url, query string, size int64) (string, error) {
+	return Add(url, query, "random.bin", func(w io.Writer) error {
+		buf := make([]byte, 1<<20)
+		for n := int64(0); n < size; n += int64(len(buf)) {
+			rand.Read(buf)
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Cat copies the bytes of c to w and returns their count; a trailer error
+// is an error.
+func Cat(url, c string, w io.Writer) (int64, error) {
+	resp, err := http.Post(url+"/api/v0/cat?arg="+c, "", nil)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return n, err
+	}
+	if e := resp.Trailer.Get("X-Stream-Error"); e != "" {
+		return n, fmt.Errorf("cat: %s", e)
+	}
+	return n, nil
+}
+
+// Post calls an RPC path (with its query) and fails on a non-200 answer or
+// a trailer error.
+func Post(url, path string) error {
+	resp, err := http.Post(url+path, "", nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || resp.Trailer.Get("X-Stream-Error") != "" {
+		return fmt.Errorf("%s: status %d %s %s", path, resp.StatusCode, body, resp.Trailer.Get("X-Stream-Error"))
+	}
+	return nil
+}
