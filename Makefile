@@ -28,7 +28,7 @@ run: build
 # install qemu-user-static, systemd and dpkg-dev with apt-get when missing
 # and need root for the install test).
 test:
-	$(GO) vet $(PKGS)
+	$(MAKE) lint
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /tests)
 	CAIRN_SLOW=1 $(GO) test -count=1 -timeout 30m ./tests/...
 	$(MAKE) board-check
@@ -44,6 +44,7 @@ fmt:
 
 lint: fmt
 	$(GO) vet $(PKGS)
+	scripts/tracked-files-check.sh
 
 clean:
 	rm -rf bin dist

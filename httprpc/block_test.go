@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -167,7 +166,7 @@ func blkVectorInput(t *testing.T, v blkVector) []byte {
 }
 
 func TestBlockPut_Vectors(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(testutil.SharedDir(t), "vectors", "kubo-cids.json"))
+	raw, err := os.ReadFile(testutil.KuboVectors(t))
 	if err != nil {
 		t.Fatal(err)
 	}

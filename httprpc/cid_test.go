@@ -23,7 +23,7 @@ import (
 	mh "github.com/multiformats/go-multihash"
 )
 
-// cidVector is one cid/* entry of shared/vectors/kubo-cids.json.
+// cidVector is one cid/* entry of tests/testdata/kubo/kubo-cids.json.
 type cidVector struct {
 	Kind    string   `json:"kind"`
 	Input   string   `json:"input"`
@@ -69,7 +69,7 @@ func runCidText(t *testing.T, path string, args []string, opts map[string]string
 
 func loadCidVectors(t *testing.T) []cidVector {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testutil.SharedDir(t), "vectors", "kubo-cids.json"))
+	b, err := os.ReadFile(testutil.KuboVectors(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -190,7 +190,7 @@ type dagVector struct {
 }
 
 func TestDagGet_Vectors_DagJSON(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(testutil.SharedDir(t), "vectors", "kubo-cids.json"))
+	b, err := os.ReadFile(testutil.KuboVectors(t))
 	if err != nil {
 		t.Fatal(err)
 	}

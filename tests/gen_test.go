@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// The input generator of shared/vectors/gen_inputs.py, in Go, so that
+// The input generator of tests/testdata/kubo/gen_inputs.py, in Go, so that
 // the parity test needs no Python.
 
 func pattern(n int) []byte {

@@ -73,7 +73,7 @@ type vectorFile struct {
 
 func loadVectors(t *testing.T) *vectorFile {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testutil.SharedDir(t), "vectors", "kubo-cids.json"))
+	b, err := os.ReadFile(testutil.KuboVectors(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestVectors_Inputs(t *testing.T) {
 	}
 }
 
-// Ensure every CID of shared/vectors matches Kubo's, through the RPC and
+// Ensure every CID of tests/testdata/kubo matches Kubo's, through the RPC and
 // through the CLI (talking to the daemon). Without CAIRN_SLOW=1 the inputs
 // larger than 2 MiB are left to the slow run (make test runs both).
 func TestVectors_CIDParity(t *testing.T) {

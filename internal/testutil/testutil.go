@@ -62,12 +62,14 @@ func StartServer(t testing.TB, n *node.Node) *Server {
 	return &Server{URL: "http://" + l.Addr().String(), Addr: l.Addr().String(), Node: n, Srv: srv}
 }
 
-// SharedDir finds the project's shared/ folder (vectors, specs): $CAIRN_SHARED,
-// else ../shared beside the repository root. It fails the test if absent.
-func SharedDir(t testing.TB) string {
+// KuboVectors returns the path of the Kubo 0.42 reference CIDs
+// (kubo-cids.json): $CAIRN_SHARED/vectors/kubo-cids.json when CAIRN_SHARED
+// is set, else tests/testdata/kubo/kubo-cids.json in this repository (see
+// the README there for where they came from).
+func KuboVectors(t testing.TB) string {
 	t.Helper()
 	if d := os.Getenv("CAIRN_SHARED"); d != "" {
-		return d
+		return filepath.Join(d, "vectors", "kubo-cids.json")
 	}
 	dir, err := os.Getwd()
 	if err != nil {
@@ -83,11 +85,7 @@ func SharedDir(t testing.TB) string {
 		}
 		dir = parent
 	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(filepath.Join(shared, "vectors")); err != nil {
-		t.Fatalf("testutil: shared/ not found at %s (set CAIRN_SHARED)", shared)
-	}
-	return shared
+	return filepath.Join(dir, "tests", "testdata", "kubo", "kubo-cids.json")
 }
 
 // OverwriteBlock replaces the stored bytes of the block with multihash key
