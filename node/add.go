@@ -81,9 +81,6 @@ type AddEvent struct {
 	MtimeNsecs int    `json:",omitempty"`
 }
 
-// ErrDirEntryExists is Kubo's error for two parts with one name.
-var ErrDirEntryExists = errors.New("directory already has entry by that name")
-
 // importSettings are AddOptions resolved against config and defaults.
 type importSettings struct {
 	builder     cid.Builder

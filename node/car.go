@@ -357,9 +357,6 @@ func (n *Node) NewCarImporter() *CarImporter {
 // MaxBlockSize is the block size limit of the network (2 MiB).
 const MaxBlockSize = 2 << 20
 
-// ErrBigBlock is Kubo's error for blocks over MaxBlockSize.
-var ErrBigBlock = errors.New("produced block is over 2MiB: big blocks can't be exchanged with other peers. consider using UnixFS for automatic chunking of bigger files, or pass --allow-big-block to override")
-
 // countingReader counts the bytes read through it.
 type countingReader struct {
 	r io.Reader

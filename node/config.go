@@ -5,7 +5,6 @@ package node
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -480,9 +479,6 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
-
-// ErrNoKey is returned by GetKey for a missing key.
-var ErrNoKey = errors.New("key not found")
 
 // GetKey looks up a dotted key in a config document.
 func GetKey(doc map[string]any, key string) (any, error) {

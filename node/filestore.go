@@ -4,97 +4,26 @@
 // A reference is one datastore record under /filestore/<multihash key>
 // (boxo's filestore.FileManager format: path relative to the parent of the
 // repo directory, offset, size). Reads of a block the block store lacks
-// fall back to its reference (Blockstore below), and the bytes read are
-// checked against the CID, so a changed file is an error, never wrong
-// data. References are garbage collected like blocks (gc.go).
+// fall back to its reference (Blockstore, blockstore.go), and the bytes
+// read are checked against the CID, so a changed file is an error, never
+// wrong data. References are garbage collected like blocks (gc.go).
 
 package node
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
-
-	"cairn/storage"
 
 	dshelp "github.com/ipfs/boxo/datastore/dshelp"
 	"github.com/ipfs/boxo/filestore"
 	"github.com/ipfs/boxo/filestore/posinfo"
-	blocks "github.com/ipfs/go-block-format"
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
 	dsq "github.com/ipfs/go-datastore/query"
 	ipld "github.com/ipfs/go-ipld-format"
 	mh "github.com/multiformats/go-multihash"
 )
-
-// ErrFilestoreNotEnabled is boxo's (and Kubo's) error for filestore
-// commands while Experimental.FilestoreEnabled is off.
-var ErrFilestoreNotEnabled = filestore.ErrFilestoreNotEnabled
-
-// errNoCopyDisabled is Kubo's error for add --nocopy with both the
-// filestore and the urlstore off.
-var errNoCopyDisabled = errors.New("either the filestore or the urlstore must be enabled to use nocopy, see: https://github.com/ipfs/kubo/blob/master/docs/experimental-features.md#ipfs-filestore")
-
-// Blockstore is the node's block store: the store's blocks, then filestore
-// references for blocks the store lacks. Has, puts, deletes and key
-// listings are the store's only.
-type Blockstore struct {
-	*storage.Blockstore
-	n *Node
-}
-
-// missing reports whether err is the not-found error for c itself.
-func missing(err error, c cid.Cid) bool {
-	var nf ipld.ErrNotFound
-	return errors.As(err, &nf) && nf.Cid.Defined() && bytes.Equal(nf.Cid.Hash(), c.Hash())
-}
-
-// View is storage's View, falling back to a filestore reference.
-func (b *Blockstore) View(ctx context.Context, c cid.Cid, fn func([]byte) error) error {
-	err := b.Blockstore.View(ctx, c, fn)
-	if err == nil || !missing(err, c) {
-		return err
-	}
-	data, ok, ferr := b.n.filestoreGet(ctx, c)
-	if !ok {
-		return err
-	}
-	if ferr != nil {
-		return ferr
-	}
-	return fn(data)
-}
-
-// Get is storage's Get, falling back to a filestore reference.
-func (b *Blockstore) Get(ctx context.Context, c cid.Cid) (blocks.Block, error) {
-	blk, err := b.Blockstore.Get(ctx, c)
-	if err == nil || !missing(err, c) {
-		return blk, err
-	}
-	data, ok, ferr := b.n.filestoreGet(ctx, c)
-	if !ok {
-		return nil, err
-	}
-	if ferr != nil {
-		return nil, ferr
-	}
-	return blocks.NewBlockWithCid(data, c)
-}
-
-// GetSize is storage's GetSize, falling back to a reference's size.
-func (b *Blockstore) GetSize(ctx context.Context, c cid.Cid) (int, error) {
-	size, err := b.Blockstore.GetSize(ctx, c)
-	if err == nil || !missing(err, c) {
-		return size, err
-	}
-	if fsize, ferr := b.n.FileManager().GetSize(ctx, c); ferr == nil {
-		return fsize, nil
-	}
-	return size, err
-}
 
 // FilestoreRoot is the directory nocopy files must be under: the parent
 // of the repo directory, as in Kubo.

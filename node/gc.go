@@ -33,9 +33,6 @@ import (
 	mh "github.com/multiformats/go-multihash"
 )
 
-// ErrGCRunning is returned when a collection is already under way.
-var ErrGCRunning = errors.New("garbage collection is already running")
-
 // mfsRootKey is where Kubo (and cairn's MFS) keeps the MFS root CID.
 var mfsRootKey = ds.NewKey("/local/filesroot")
 

@@ -1,7 +1,9 @@
-// net.go: the network layer: a libp2p host (TCP and QUIC, Noise and TLS,
-// yamux) with a resource manager and a connection manager sized from the
-// memory budget, the DHT (client mode by default), bitswap over the
-// node's blockstore, mDNS when enabled, and the provide queue.
+// net.go: the network layer's setup: a libp2p host (TCP and QUIC, Noise
+// and TLS, yamux) with a resource manager and a connection manager sized
+// from the memory budget, the DHT (client mode by default), bitswap over
+// the node's blockstore, mDNS when enabled; bootstrap, connect and peer
+// lookup. Reads that fetch from peers are in fetch.go, announcements in
+// provide.go.
 //
 // Nothing here runs unless StartNet is called (cairn daemon without
 // --offline); in-process CLI runs and most tests stay offline.
@@ -12,7 +14,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,11 +22,9 @@ import (
 	"github.com/ipfs/boxo/blockservice"
 	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/ipfs/boxo/ipns"
-	blocks "github.com/ipfs/go-block-format"
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/namespace"
-	ipld "github.com/ipfs/go-ipld-format"
 	"github.com/libp2p/go-libp2p"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p/core/host"
@@ -41,11 +40,7 @@ import (
 	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 	ma "github.com/multiformats/go-multiaddr"
-	"golang.org/x/time/rate"
 )
-
-// ErrOffline is returned by network operations on an offline node.
-var ErrOffline = errors.New("this command must be run in online mode. Try running 'cairn daemon' first")
 
 // Net is the running network layer of an online node.
 type Net struct {
@@ -72,16 +67,6 @@ type Net struct {
 	// reprovide announces the pinned roots (set by StartNet).
 	reprovide func()
 	bwHist    bwHistory
-}
-
-// ProvideStats are the counters of stats/provide.
-type ProvideStats struct {
-	TotalProvides          int64
-	AvgProvideDuration     time.Duration
-	LastReprovideBatchSize int
-	LastReprovideDuration  time.Duration
-	Queued                 int
-	Dropped                int64
 }
 
 // NetOptions tune StartNet.
@@ -379,307 +364,4 @@ func (nt *Net) FindPeer(ctx context.Context, p peer.ID) (peer.AddrInfo, error) {
 		return peer.AddrInfo{}, routing.ErrNotSupported
 	}
 	return nt.DHT.FindPeer(ctx, p)
-}
-
-// netBlockstore is the blockstore bitswap and the block service see:
-// reads come straight from the store, writes (blocks fetched from peers)
-// go through a write session so GC and the StorageMax cap see them.
-type netBlockstore struct {
-	*Blockstore
-	n *Node
-}
-
-func (b *netBlockstore) Put(ctx context.Context, blk blocks.Block) error {
-	return b.n.PutBlocks(ctx, false, blk)
-}
-
-func (b *netBlockstore) PutMany(ctx context.Context, blks []blocks.Block) error {
-	return b.n.PutBlocks(ctx, false, blks...)
-}
-
-// netExchange is bitswap, except for requests marked offline.
-type netExchange struct{ *bitswap.Bitswap }
-
-func (x netExchange) GetBlock(ctx context.Context, c cid.Cid) (blocks.Block, error) {
-	if isOffline(ctx) {
-		return nil, ipld.ErrNotFound{Cid: c}
-	}
-	return x.Bitswap.GetBlock(ctx, c)
-}
-
-func (x netExchange) GetBlocks(ctx context.Context, ks []cid.Cid) (<-chan blocks.Block, error) {
-	if isOffline(ctx) {
-		ch := make(chan blocks.Block)
-		close(ch)
-		return ch, nil
-	}
-	return x.Bitswap.GetBlocks(ctx, ks)
-}
-
-type offlineKey struct{}
-
-// OfflineContext marks ctx so reads do not fetch missing blocks from the
-// network (a request with --offline on a running daemon).
-func OfflineContext(ctx context.Context) context.Context {
-	return context.WithValue(ctx, offlineKey{}, true)
-}
-
-func isOffline(ctx context.Context) bool { return ctx.Value(offlineKey{}) != nil }
-
-// view is n.Blocks.View that, on an online node, fetches a missing block
-// from the network first (and prefetches the children of a dag-pb node
-// so a reader walking a file does not wait one round trip per block).
-func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error {
-	err := n.Blocks.View(ctx, c, fn)
-	nt := n.Net
-	if err == nil || nt == nil || !ipld.IsNotFound(err) || isOffline(ctx) {
-		return err
-	}
-	blk, ferr := nt.bserv.GetBlock(ctx, c)
-	if ferr != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return ferr
-	}
-	if c.Type() == cid.DagProtobuf {
-		if f, perr := decodePB(blk.RawData()); perr == nil && len(f.links) > 0 {
-			ks := make([]cid.Cid, len(f.links))
-			for i, l := range f.links {
-				ks[i] = l.c
-			}
-			go n.prefetch(ctx, nt, ks)
-		}
-	}
-	return n.Blocks.View(ctx, c, fn)
-}
-
-// maxPrefetchQueue bounds the CIDs a prefetch keeps ahead of a reader.
-const maxPrefetchQueue = 1 << 16
-
-// prefetch fetches the DAG below ks (breadth first, in link order, so
-// roughly in the order a reader walks it), PrefetchWindow blocks per
-// request with two requests in flight, until ctx ends. Blocks that arrive
-// together are stored together (one commit), not one commit each as the
-// block service would.
-func (n *Node) prefetch(ctx context.Context, nt *Net, ks []cid.Cid) {
-	type window struct {
-		ch      <-chan blocks.Block
-		missing []cid.Cid
-	}
-	var inflight []window
-	for (len(ks) > 0 || len(inflight) > 0) && ctx.Err() == nil && nt.ctx.Err() == nil {
-		for len(inflight) < 2 && len(ks) > 0 {
-			k := min(nt.Limits.PrefetchWindow, len(ks))
-			var missing []cid.Cid
-			for _, c := range ks[:k] {
-				has, err := n.Blocks.Has(ctx, c)
-				if err != nil {
-					return
-				}
-				if !has {
-					missing = append(missing, c)
-				}
-			}
-			ks = ks[k:]
-			if len(missing) == 0 {
-				continue
-			}
-			ch, err := nt.Bitswap.GetBlocks(ctx, missing)
-			if err != nil {
-				return
-			}
-			inflight = append(inflight, window{ch, missing})
-		}
-		if len(inflight) == 0 {
-			continue
-		}
-		w := inflight[0]
-		inflight = inflight[1:]
-		children, ok := n.storeArriving(ctx, nt, w.ch)
-		if !ok {
-			return
-		}
-		var next []cid.Cid
-		for _, c := range w.missing {
-			next = append(next, children[c]...)
-		}
-		if len(next) > 0 && len(ks)+len(next) <= maxPrefetchQueue {
-			ks = append(next, ks...)
-		}
-	}
-}
-
-// storeArriving stores the blocks of ch as they come, in batches, and
-// returns the links of the dag-pb ones.
-func (n *Node) storeArriving(ctx context.Context, nt *Net, ch <-chan blocks.Block) (map[cid.Cid][]cid.Cid, bool) {
-	children := map[cid.Cid][]cid.Cid{}
-	for blk := range ch {
-		batch := []blocks.Block{blk}
-	drain:
-		for len(batch) < 64 {
-			select {
-			case b, ok := <-ch:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, b)
-			default:
-				break drain
-			}
-		}
-		if err := n.PutBlocks(ctx, false, batch...); err != nil {
-			return nil, false
-		}
-		_ = nt.Bitswap.NotifyNewBlocks(ctx, batch...)
-		for _, b := range batch {
-			if b.Cid().Type() != cid.DagProtobuf {
-				continue
-			}
-			if f, err := decodePB(b.RawData()); err == nil {
-				for _, l := range f.links {
-					children[b.Cid()] = append(children[b.Cid()], l.c)
-				}
-			}
-		}
-	}
-	return children, true
-}
-
-// Provide queues c for announcement to the DHT (dropped when the queue
-// is full; the periodic reprovide catches up).
-func (n *Node) Provide(c cid.Cid) {
-	nt := n.Net
-	if nt == nil || nt.DHT == nil {
-		return
-	}
-	select {
-	case nt.provideQ <- c:
-	default:
-		nt.provMu.Lock()
-		nt.prov.Dropped++
-		nt.provMu.Unlock()
-	}
-}
-
-// ProvideNow announces c and waits for the DHT to accept it.
-func (nt *Net) ProvideNow(ctx context.Context, c cid.Cid) error {
-	if nt.DHT == nil {
-		return routing.ErrNotSupported
-	}
-	start := time.Now()
-	err := nt.DHT.Provide(ctx, c, true)
-	if err == nil {
-		nt.provMu.Lock()
-		d := time.Since(start)
-		tot := nt.prov.TotalProvides
-		nt.prov.AvgProvideDuration = time.Duration((int64(nt.prov.AvgProvideDuration)*tot + int64(d)) / (tot + 1))
-		nt.prov.TotalProvides++
-		nt.provMu.Unlock()
-	}
-	return err
-}
-
-// ProvideStats returns the provide counters.
-func (nt *Net) ProvideStats() ProvideStats {
-	nt.provMu.Lock()
-	defer nt.provMu.Unlock()
-	s := nt.prov
-	s.Queued = len(nt.provideQ)
-	return s
-}
-
-// Reprovide schedule of the pinned roots.
-const (
-	reprovideFirst = time.Minute
-	reprovideEvery = 22 * time.Hour
-)
-
-// provideRate bounds announcements: a board should not flood the DHT.
-var provideRate = rate.Limit(2)
-
-// provider drains the provide queue at provideRate, and reprovides the
-// pinned roots a minute after start, then every 22 hours.
-func (nt *Net) provider() {
-	defer nt.wg.Done()
-	lim := rate.NewLimiter(provideRate, 4)
-	// The first reprovide comes a minute after start (the bootstrap
-	// peers are connected by then), the next ones every 22 hours.
-	tick := time.NewTicker(reprovideFirst)
-	defer tick.Stop()
-	first := true
-	for {
-		select {
-		case <-nt.ctx.Done():
-			return
-		case c := <-nt.provideQ:
-			if lim.Wait(nt.ctx) != nil {
-				return
-			}
-			ctx, cancel := context.WithTimeout(nt.ctx, time.Minute)
-			_ = nt.ProvideNow(ctx, c)
-			cancel()
-		case <-tick.C:
-			if first {
-				tick.Reset(reprovideEvery)
-				first = false
-			}
-			nt.reprovideTick()
-		}
-	}
-}
-
-func (nt *Net) reprovideTick() {
-	if nt.reprovide != nil {
-		nt.reprovide()
-	}
-}
-
-// Reprovide announces every recursively pinned root now (bitswap
-// reprovide) and returns how many it announced.
-func (n *Node) Reprovide(ctx context.Context) (int, error) {
-	nt := n.Net
-	if nt == nil {
-		return 0, ErrOffline
-	}
-	if nt.DHT == nil {
-		return 0, errors.New("reprovide: Routing.Type is none")
-	}
-	start := time.Now()
-	pins, err := n.Pins(ctx, PinRecursiveType)
-	if err != nil {
-		return 0, err
-	}
-	roots := make([]cid.Cid, 0, len(pins))
-	for _, p := range pins {
-		roots = append(roots, p.Cid)
-	}
-	var errs []string
-	for _, c := range roots {
-		if err := nt.ProvideNow(ctx, c); err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", c, err))
-			if ctx.Err() != nil {
-				break
-			}
-		}
-	}
-	nt.provMu.Lock()
-	nt.prov.LastReprovideBatchSize = len(roots)
-	nt.prov.LastReprovideDuration = time.Since(start)
-	nt.provMu.Unlock()
-	if len(errs) > 0 {
-		return len(roots) - len(errs), fmt.Errorf("reprovide: %s", strings.Join(errs, "; "))
-	}
-	return len(roots), nil
-}
-
-// blockSize is n.Blocks.GetSize that fetches a missing block first on an
-// online node.
-func (n *Node) blockSize(ctx context.Context, c cid.Cid) (int, error) {
-	size, err := n.Blocks.GetSize(ctx, c)
-	if err == nil || n.Net == nil || !ipld.IsNotFound(err) {
-		return size, err
-	}
-	err = n.view(ctx, c, func(b []byte) error { size = len(b); return nil })
-	return size, err
 }

@@ -30,7 +30,7 @@ type Node struct {
 
 	Store *storage.Store
 	// Blocks is the store's blocks, with reads falling back to filestore
-	// references (filestore.go).
+	// references (blockstore.go).
 	Blocks *Blockstore
 	// DAG reads and writes IPLD nodes through the local blockstore and,
 	// once StartNet ran, bitswap.

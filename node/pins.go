@@ -34,9 +34,6 @@ const (
 	pinDirectPrefix    = "/pins/direct/"
 )
 
-// ErrNotPinned is Kubo's error for removing what is not pinned.
-var ErrNotPinned = errors.New("not pinned or pinned indirectly")
-
 // PinEntry is one stored pin.
 type PinEntry struct {
 	Cid  cid.Cid

@@ -27,13 +27,6 @@ const (
 	RepoVersion = "1"
 )
 
-// ErrRepoLocked means another process (normally a running daemon) holds
-// the repo.
-var ErrRepoLocked = errors.New("someone else has the lock")
-
-// ErrNoRepo means the directory holds no initialised repo.
-var ErrNoRepo = errors.New("no cairn repo found")
-
 // DefaultRepoPath returns $CAIRN_PATH, else ~/.cairn.
 func DefaultRepoPath() string {
 	if p := os.Getenv("CAIRN_PATH"); p != "" {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/ipfs/boxo/ipld/merkledag"
@@ -49,9 +50,6 @@ type Resolved struct {
 	Node ipld.Node // decoded last node (nil for identity of unknown codec)
 }
 
-// ErrNoLink is the error for a path segment that names no entry.
-var ErrNoLink = errors.New("no link named")
-
 // Resolve walks p from its root CID through UnixFS directories.
 func (n *Node) Resolve(ctx context.Context, s string) (Resolved, error) {
 	p, err := ParsePath(s)
@@ -90,7 +88,7 @@ func (n *Node) child(ctx context.Context, nd ipld.Node, name string) (ipld.Node,
 	if dir, err := uio.NewDirectoryFromNode(n.DAG, pn); err == nil {
 		ch, err := dir.Find(ctx, name)
 		if err != nil {
-			if errors.Is(err, errNotExist) || strings.Contains(err.Error(), "not exist") || errors.Is(err, merkledag.ErrLinkNotFound) {
+			if errors.Is(err, os.ErrNotExist) || strings.Contains(err.Error(), "not exist") || errors.Is(err, merkledag.ErrLinkNotFound) {
 				return nil, ErrNoLink
 			}
 			return nil, err

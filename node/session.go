@@ -17,9 +17,6 @@ import (
 	"github.com/ipfs/go-cid"
 )
 
-// ErrStorageFull is wrapped by writes refused by the StorageMax cap.
-var ErrStorageFull = errors.New("storage limit reached")
-
 // WriteSession groups the writes of one command.
 type WriteSession struct {
 	n       *Node

@@ -22,10 +22,6 @@ import (
 	ipld "github.com/ipfs/go-ipld-format"
 )
 
-// ErrPathOutsideRoot is Kubo's error for entry names that would leave the
-// archive's top entry.
-var ErrPathOutsideRoot = errors.New("relative UnixFS paths outside the root are not allowed, use CAR instead")
-
 // EntryKind is what a UnixFS node is, for get.
 type EntryKind int
 

@@ -27,9 +27,6 @@ import (
 // tarRootData marks the root of an imported tar.
 const tarRootData = "ipfs/tar"
 
-// ErrNotTarchive is Kubo's error for tar cat of another DAG.
-var ErrNotTarchive = errors.New("not an IPFS tarchive")
-
 // tarHeaderBytes is h as archive/tar writes it (512-byte blocks, with
 // PAX or GNU extension blocks when needed).
 func tarHeaderBytes(h *tar.Header) ([]byte, error) {
@@ -102,9 +99,6 @@ func (n *Node) ImportTar(ctx context.Context, r io.Reader) (cid.Cid, error) {
 	})
 	return root, err
 }
-
-// errTarTruncated reports a tar that ends inside an entry's content.
-var errTarTruncated = errors.New("tar: archive ends inside an entry (truncated)")
 
 // tarContent reads an entry's content. archive/tar reports a cut archive
 // as io.ErrUnexpectedEOF, which the rabin chunker takes for a short read

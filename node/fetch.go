@@ -1,0 +1,190 @@
+// fetch.go: reads that reach the network: the blockstore and exchange
+// bitswap and the block service see, offline-marked requests, and the
+// fetch of a missing block with the prefetch of the DAG below it.
+
+package node
+
+import (
+	"context"
+
+	"github.com/ipfs/boxo/bitswap"
+	blocks "github.com/ipfs/go-block-format"
+	"github.com/ipfs/go-cid"
+	ipld "github.com/ipfs/go-ipld-format"
+)
+
+// netBlockstore is the blockstore bitswap and the block service see:
+// reads come straight from the store, writes (blocks fetched from peers)
+// go through a write session so GC and the StorageMax cap see them.
+type netBlockstore struct {
+	*Blockstore
+	n *Node
+}
+
+func (b *netBlockstore) Put(ctx context.Context, blk blocks.Block) error {
+	return b.n.PutBlocks(ctx, false, blk)
+}
+
+func (b *netBlockstore) PutMany(ctx context.Context, blks []blocks.Block) error {
+	return b.n.PutBlocks(ctx, false, blks...)
+}
+
+// netExchange is bitswap, except for requests marked offline.
+type netExchange struct{ *bitswap.Bitswap }
+
+func (x netExchange) GetBlock(ctx context.Context, c cid.Cid) (blocks.Block, error) {
+	if isOffline(ctx) {
+		return nil, ipld.ErrNotFound{Cid: c}
+	}
+	return x.Bitswap.GetBlock(ctx, c)
+}
+
+func (x netExchange) GetBlocks(ctx context.Context, ks []cid.Cid) (<-chan blocks.Block, error) {
+	if isOffline(ctx) {
+		ch := make(chan blocks.Block)
+		close(ch)
+		return ch, nil
+	}
+	return x.Bitswap.GetBlocks(ctx, ks)
+}
+
+type offlineKey struct{}
+
+// OfflineContext marks ctx so reads do not fetch missing blocks from the
+// network (a request with --offline on a running daemon).
+func OfflineContext(ctx context.Context) context.Context {
+	return context.WithValue(ctx, offlineKey{}, true)
+}
+
+func isOffline(ctx context.Context) bool { return ctx.Value(offlineKey{}) != nil }
+
+// view is n.Blocks.View that, on an online node, fetches a missing block
+// from the network first (and prefetches the children of a dag-pb node
+// so a reader walking a file does not wait one round trip per block).
+func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error {
+	err := n.Blocks.View(ctx, c, fn)
+	nt := n.Net
+	if err == nil || nt == nil || !ipld.IsNotFound(err) || isOffline(ctx) {
+		return err
+	}
+	blk, ferr := nt.bserv.GetBlock(ctx, c)
+	if ferr != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return ferr
+	}
+	if c.Type() == cid.DagProtobuf {
+		if f, perr := decodePB(blk.RawData()); perr == nil && len(f.links) > 0 {
+			ks := make([]cid.Cid, len(f.links))
+			for i, l := range f.links {
+				ks[i] = l.c
+			}
+			go n.prefetch(ctx, nt, ks)
+		}
+	}
+	return n.Blocks.View(ctx, c, fn)
+}
+
+// maxPrefetchQueue bounds the CIDs a prefetch keeps ahead of a reader.
+const maxPrefetchQueue = 1 << 16
+
+// prefetch fetches the DAG below ks (breadth first, in link order, so
+// roughly in the order a reader walks it), PrefetchWindow blocks per
+// request with two requests in flight, until ctx ends. Blocks that arrive
+// together are stored together (one commit), not one commit each as the
+// block service would.
+func (n *Node) prefetch(ctx context.Context, nt *Net, ks []cid.Cid) {
+	type window struct {
+		ch      <-chan blocks.Block
+		missing []cid.Cid
+	}
+	var inflight []window
+	for (len(ks) > 0 || len(inflight) > 0) && ctx.Err() == nil && nt.ctx.Err() == nil {
+		for len(inflight) < 2 && len(ks) > 0 {
+			k := min(nt.Limits.PrefetchWindow, len(ks))
+			var missing []cid.Cid
+			for _, c := range ks[:k] {
+				has, err := n.Blocks.Has(ctx, c)
+				if err != nil {
+					return
+				}
+				if !has {
+					missing = append(missing, c)
+				}
+			}
+			ks = ks[k:]
+			if len(missing) == 0 {
+				continue
+			}
+			ch, err := nt.Bitswap.GetBlocks(ctx, missing)
+			if err != nil {
+				return
+			}
+			inflight = append(inflight, window{ch, missing})
+		}
+		if len(inflight) == 0 {
+			continue
+		}
+		w := inflight[0]
+		inflight = inflight[1:]
+		children, ok := n.storeArriving(ctx, nt, w.ch)
+		if !ok {
+			return
+		}
+		var next []cid.Cid
+		for _, c := range w.missing {
+			next = append(next, children[c]...)
+		}
+		if len(next) > 0 && len(ks)+len(next) <= maxPrefetchQueue {
+			ks = append(next, ks...)
+		}
+	}
+}
+
+// storeArriving stores the blocks of ch as they come, in batches, and
+// returns the links of the dag-pb ones.
+func (n *Node) storeArriving(ctx context.Context, nt *Net, ch <-chan blocks.Block) (map[cid.Cid][]cid.Cid, bool) {
+	children := map[cid.Cid][]cid.Cid{}
+	for blk := range ch {
+		batch := []blocks.Block{blk}
+	drain:
+		for len(batch) < 64 {
+			select {
+			case b, ok := <-ch:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, b)
+			default:
+				break drain
+			}
+		}
+		if err := n.PutBlocks(ctx, false, batch...); err != nil {
+			return nil, false
+		}
+		_ = nt.Bitswap.NotifyNewBlocks(ctx, batch...)
+		for _, b := range batch {
+			if b.Cid().Type() != cid.DagProtobuf {
+				continue
+			}
+			if f, err := decodePB(b.RawData()); err == nil {
+				for _, l := range f.links {
+					children[b.Cid()] = append(children[b.Cid()], l.c)
+				}
+			}
+		}
+	}
+	return children, true
+}
+
+// blockSize is n.Blocks.GetSize that fetches a missing block first on an
+// online node.
+func (n *Node) blockSize(ctx context.Context, c cid.Cid) (int, error) {
+	size, err := n.Blocks.GetSize(ctx, c)
+	if err == nil || n.Net == nil || !ipld.IsNotFound(err) {
+		return size, err
+	}
+	err = n.view(ctx, c, func(b []byte) error { size = len(b); return nil })
+	return size, err
+}
