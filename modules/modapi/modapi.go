@@ -39,11 +39,11 @@ type NodeView interface {
 	Pin(ctx context.Context, p string) error
 	// Repo reports storage use.
 	Repo(ctx context.Context) (RepoStat, error)
-	// Peers is the number of connected peers (0 until the node has
-	// networking).
+	// Peers is the number of connected peers (0 when the daemon runs
+	// offline).
 	Peers() int
 	// Bandwidth returns per-minute traffic samples of the last hour,
-	// oldest first (empty until the node has networking).
+	// oldest first (empty when the daemon runs offline).
 	Bandwidth() []BandwidthSample
 	// Networking reports whether the node has a network layer at all.
 	Networking() bool
