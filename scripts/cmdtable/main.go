@@ -1,7 +1,3 @@
-// Command cmdtable prints the README's command table from the command
-// table itself (httprpc.DefaultTable): implemented or not yet.
-//
-//	go run ./scripts/cmdtable > /tmp/table.md
 package main
 
 import (

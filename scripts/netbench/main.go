@@ -1,12 +1,3 @@
-// Command netbench measures a transfer between two cairn daemons on
-// loopback: daemon A adds a random file, daemon B (memory budget
-// -budget MiB, with -peers extra libp2p peers connected to it) cats it
-// through bitswap. It prints B's peak RssAnon during the transfer against
-// the budget, and the transfer speed as a ratio to cat from A's local
-// store. Both daemons use the test profile (loopback only, no bootstrap,
-// no mDNS). Exit status 1 if the peak passes the budget.
-//
-//	go run ./scripts/netbench [-size 256] [-peers 50] [-budget 256] [-bin bin/cairn]
 package main
 
 import (

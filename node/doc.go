@@ -1,0 +1,48 @@
+// Package node is a running cairn node: an open repo with its config,
+// identity, store, pins, MFS and, once started, the network layer. Every
+// command of httprpc and every module works through a *Node; nothing here
+// knows about HTTP or argv.
+//
+// Start with node.go (New, Close, the Node type), then follow a request:
+//
+//   - add.go imports files as UnixFS DAGs with Kubo's layout choices, through
+//     a write session (session.go) so that GC and the StorageMax cap see
+//     every block; pins.go records the pin.
+//   - read.go streams a file straight from the store's memory map, decoding
+//     dag-pb with pbdecode.go; resolve.go and dagpath.go turn paths into
+//     CIDs; tar.go and car.go write archives.
+//   - fetch.go is the read path on an online node: a block missing from the
+//     store (blockstore.go, which also serves filestore references) is
+//     fetched with bitswap, and the DAG below it prefetched.
+//   - net.go starts the network layer (libp2p host, DHT, bitswap) with the
+//     limits of budget.go; provide.go announces content; netfilter.go holds
+//     address filters and bandwidth caps.
+//   - config.go is the config file (Kubo's key names, profiles);
+//     configstore.go changes it on a running node; repo.go is the repo
+//     directory (init, lock, api file).
+//   - gc.go collects garbage with a bounded-memory mark (walk.go) while adds
+//     and reads go on; mfs.go is the files commands' tree.
+//
+// Imports run one way: node uses storage and never imports httprpc or
+// modules.
+//
+// # Errors
+//
+// The sentinel errors are in errors.go, one documented value each; texts
+// that Kubo clients match on are Kubo's, word for word. Errors are wrapped
+// on the way up with %w, so callers test them with errors.Is (for example
+// ErrStorageFull from any write, ErrOffline from any network command). A
+// missing block is boxo's ipld.ErrNotFound naming the block (IsNotFound).
+//
+// # Concurrency
+//
+// A Node is safe for concurrent use by many requests. The config is
+// replaced whole under a lock by the config commands and is read through
+// Cfg, which returns a value that is never modified afterwards. Writes are
+// serialised by storage's single writer; write sessions (session.go) let a
+// running GC see blocks being added, and the StorageMax cap is checked
+// under one lock so that concurrent writers cannot overshoot it together.
+// MFS commands bracket their changes with MFS.Begin. Net is nil while
+// offline; it is set by StartNet and cleared by Close. Close stops what
+// New and StartNet started and waits for it.
+package node
