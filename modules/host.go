@@ -219,7 +219,7 @@ func (h *Host) Load(name string) error {
 		ProvideFunc: func(app *httpapp.App) (httpapp.AppInfo, error) {
 			info, err := h.srv.Add(app)
 			if err == nil {
-				h.log.Info("module app mounted", "module", name, "app", info.Name, "urls", h.appURLs(info.Base))
+				h.log.Info("module app mounted", "module", name, "app", info.Name, "urls", h.appURLs(info.Home))
 			}
 			return info, err
 		},
@@ -338,14 +338,12 @@ func (h *Host) baseURL(base string) string {
 	return best.URL() + base
 }
 
-func (h *Host) appURLs(base string) []string {
+// appURLs is the app's home path (one that answers a GET) on every
+// listener.
+func (h *Host) appURLs(home string) []string {
 	var out []string
 	for _, l := range h.Listeners() {
-		u := l.URL() + base
-		if base != "/" {
-			u += "/"
-		}
-		out = append(out, u)
+		out = append(out, l.URL()+home)
 	}
 	return out
 }
@@ -357,7 +355,7 @@ func (h *Host) URLs() []string {
 	}
 	var out []string
 	for _, a := range h.srv.Apps() {
-		for _, u := range h.appURLs(a.Base) {
+		for _, u := range h.appURLs(a.Home) {
 			out = append(out, a.Name+": "+u)
 		}
 	}

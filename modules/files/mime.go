@@ -57,13 +57,30 @@ func TypeOf(name string) string {
 	return systemMime.typeOf(name)
 }
 
-func (t *mimeTypes) typeOf(name string) string {
+// typeOf is TypeOf with a serve() instance's own mime_map looked up first.
+func typeOf(name string, mimeMap map[string]string) string {
+	if ext := extOf(name); ext != "" {
+		if ty, ok := mimeMap[ext]; ok {
+			return ty
+		}
+	}
+	return TypeOf(name)
+}
+
+// extOf is the text after the last "." of name's last segment.
+func extOf(name string) string {
 	base := path.Base(name)
-	i := strings.LastIndexByte(base, '.')
-	if i < 0 {
+	if i := strings.LastIndexByte(base, '.'); i >= 0 {
+		return base[i+1:]
+	}
+	return ""
+}
+
+func (t *mimeTypes) typeOf(name string) string {
+	ext := extOf(name)
+	if ext == "" {
 		return ""
 	}
-	ext := base[i+1:]
 	if ty, ok := builtinTypes[ext]; ok {
 		return ty
 	}

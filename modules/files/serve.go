@@ -3,10 +3,12 @@
 package files
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
 	"io/fs"
+	"net/http"
 	"strings"
 
 	"cairn/modules/httpapp"
@@ -28,6 +30,9 @@ type Options struct {
 	// IndexFiles are tried in order in a directory (index.html,
 	// index.htm).
 	IndexFiles []string
+	// MimeMap maps extensions (case-sensitive, without the dot) to
+	// Content-Types ahead of the built-in lookup (serve's mime_map).
+	MimeMap map[string]string
 	// Node is needed for /ipfs/ paths; Bus carries directory-index.
 	Node modapi.NodeView
 	Bus  *modapi.Bus
@@ -78,6 +83,20 @@ func Sanitize(arg string) (string, error) {
 
 var errBadPath = errors.New("invalid path")
 
+// readCloser reads through a buffer in front of the original reader and
+// closes the original.
+type readCloser struct {
+	io.Reader
+	orig io.Reader
+}
+
+func (r readCloser) Close() error {
+	if c, ok := r.orig.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
 func encodePath(p string) string {
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
@@ -125,7 +144,7 @@ func serve(ev *httpapp.Event, o Options, src source) any {
 		}
 		return serveDir(ev, o, src, rel)
 	}
-	return serveFile(ev, src, rel, inf)
+	return serveFile(ev, src, rel, inf, o.MimeMap)
 }
 
 func statError(err error) any {
@@ -166,7 +185,7 @@ func serveDir(ev *httpapp.Event, o Options, src source, rel string) any {
 		inf, err := src.stat(ev.Ctx, p)
 		if err == nil && !inf.isDir {
 			setValidators(ev.Response, inf)
-			return serveFile(ev, src, p, inf)
+			return serveFile(ev, src, p, inf, o.MimeMap)
 		}
 	}
 	if !o.DirectoryIndex {
@@ -188,17 +207,31 @@ func serveDir(ev *httpapp.Event, o Options, src source, rel string) any {
 	return page
 }
 
-func serveFile(ev *httpapp.Event, src source, rel string, inf info) any {
+func serveFile(ev *httpapp.Event, src source, rel string, inf info, mimeMap map[string]string) any {
 	r, err := src.open(ev.Ctx, rel, inf)
 	if err != nil {
 		return statError(err)
 	}
-	if ty := TypeOf(rel); ty != "" {
+	// The type comes from the file's own name: on an exact route rel is
+	// "/" and the name is the served path itself.
+	ty := typeOf(src.full(rel), mimeMap)
+	if inf.immutable {
+		// Content from the node's storage often has no file name: sniff
+		// it, and tell browsers not to second-guess the answer. An opaque
+		// origin keeps uploaded pages' scripts away from the other apps.
+		if ty == "" {
+			br := bufio.NewReaderSize(r, 512)
+			head, _ := br.Peek(512)
+			ty = http.DetectContentType(head)
+			r = readCloser{br, r}
+		}
+		ev.Response.Headers["x_content_type_options"] = "nosniff"
+		ev.Response.Headers["content_security_policy"] = "sandbox allow-scripts allow-forms allow-popups allow-modals"
+	}
+	if ty != "" {
 		ev.Response.Headers["content_type"] = ty
 	}
-	if c, ok := r.(io.Closer); ok && ev.Request.Method == "HEAD" {
-		c.Close()
-	}
+	// For HEAD the server writes the headers only and closes r itself.
 	ev.Response.SendStream(r, int(inf.size))
 	return true
 }

@@ -20,10 +20,37 @@ var errorMessages = map[int][]string{
 
 const defaultErrorMessage = "That's all I know."
 
-// reason returns the reason phrase of code ("Code <n>" when unknown).
-func reason(code int) string {
-	if t := http.StatusText(code); t != "" {
+// reasonRenamed are the IANA names (RFC 9110) that Go's table still
+// spells the RFC 7231 way; Prosody's codes table uses the new ones.
+var reasonRenamed = map[int]string{
+	413: "Content Too Large",
+	414: "URI Too Long",
+	416: "Range Not Satisfiable",
+	422: "Unprocessable Content",
+}
+
+// Reason returns the reason phrase of a registered code, "" otherwise.
+func Reason(code int) string {
+	if t, ok := reasonRenamed[code]; ok {
 		return t
+	}
+	return http.StatusText(code)
+}
+
+// StatusLineText is the status line's reason: Reason, or "Unassigned"
+// for a code outside the registry (as Prosody's codes table).
+func StatusLineText(code int) string {
+	if t := Reason(code); t != "" {
+		return t
+	}
+	return "Unassigned"
+}
+
+// pageTitle is an error page's title: "<code> <reason>", or "Code <n>"
+// for an unregistered code (mod_http_errors).
+func pageTitle(code int) string {
+	if t := Reason(code); t != "" {
+		return fmt.Sprintf("%d %s", code, t)
 	}
 	return fmt.Sprintf("Code %d", code)
 }
@@ -46,7 +73,7 @@ const pageStyle = `body{margin-top:14%;text-align:center;font-family:sans-serif;
 // ErrorPage renders the HTML page of status code, with an optional extra
 // line. Every inserted value is escaped.
 func ErrorPage(code int, extra string) []byte {
-	title := html.EscapeString(fmt.Sprintf("%d %s", code, reason(code)))
+	title := html.EscapeString(pageTitle(code))
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=utf-8><title>%s</title><style>%s</style></head><body>", title, pageStyle)
 	fmt.Fprintf(&b, "<h1>%s</h1><p>%s</p>", title, html.EscapeString(errorMessage(code)))
@@ -70,11 +97,7 @@ func rootPage(apps []AppInfo) []byte {
 			if i > 0 {
 				b.WriteString(" · ")
 			}
-			href := a.Base
-			if href != "/" {
-				href += "/"
-			}
-			fmt.Fprintf(&b, `<a href="%s">%s</a>`, html.EscapeString(href), html.EscapeString(a.Name))
+			fmt.Fprintf(&b, `<a href="%s">%s</a>`, html.EscapeString(a.Home), html.EscapeString(a.Name))
 		}
 		b.WriteString("</p>")
 	}

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,6 +88,10 @@ type AppInfo struct {
 	Name   string
 	Module string
 	Base   string
+	// Home is the path a browser should open: the first GET route that
+	// answers a plain GET (see homePath). Printed at start and linked
+	// from the root page.
+	Home string
 }
 
 type appEntry struct {
@@ -330,9 +335,43 @@ func (s *Server) Add(app *App) (AppInfo, error) {
 		}
 	}
 	s.seq = seq
+	e.Home = homePath(e.Base, e.routes)
 	s.apps = append(s.apps, e)
 	s.rebuild()
 	return e.AppInfo, nil
+}
+
+// homePath picks the path of an app that answers a GET: "<base>/" when a
+// "GET /" or "GET /*" route exists, else the base path for a "GET" route,
+// else the first exact GET sub path (sorted), else the first GET wildcard
+// prefix; the base path when the app has no GET route at all.
+func homePath(base string, routes []*route) string {
+	var exact, wild []string
+	for _, r := range routes {
+		if r.method != "GET" || r.redirect {
+			continue
+		}
+		if r.path == joinBase(base, "/") {
+			return r.path
+		}
+		if r.wild {
+			wild = append(wild, r.path)
+		} else {
+			exact = append(exact, r.path)
+		}
+	}
+	sort.Strings(exact)
+	sort.Strings(wild)
+	if slices.Contains(exact, base) {
+		return base
+	}
+	if len(exact) > 0 {
+		return exact[0]
+	}
+	if len(wild) > 0 {
+		return wild[0]
+	}
+	return base
 }
 
 // redirectSlash answers "<path>" with 301 to "<path>/", keeping the query.
@@ -621,13 +660,12 @@ func (s *Server) statusResult(ev *Event, code int, extra string) {
 // write sends ev.Response.
 func (s *Server) write(c *fasthttp.RequestCtx, ev *Event) {
 	resp := ev.Response
-	c.SetStatusCode(resp.StatusCode)
-	if resp.Status != "" {
-		msg := resp.Status
-		if code, rest, ok := strings.Cut(msg, " "); ok && code == strconv.Itoa(resp.StatusCode) {
-			msg = rest
-		}
-		c.Response.Header.SetStatusMessage([]byte(msg))
+	setStatus(c, resp.StatusCode, resp.Status)
+	if resp.StatusCode == 304 && resp.stream == nil {
+		// fasthttp's SetContentLength skips a 304; Prosody's send() sends
+		// Content-Length: 0. Setting the header by name keeps it.
+		c.Response.Header.Set("Content-Length", "0")
+		resp.Body = nil
 	}
 	for k, v := range resp.Headers {
 		c.Response.Header.Set(HeaderName(k), v)
@@ -656,9 +694,27 @@ func (s *Server) cors(c *fasthttp.RequestCtx, ev *Event) {
 	c.Response.Header.Set("Access-Control-Max-Age", "7200")
 }
 
+// setStatus sets the status line: the request's HTTP version (1.0 or
+// 1.1, as Prosody echoes it), the code, and text (a "299 Whatever" or
+// "Whatever" override) or the registered reason, "Unassigned" otherwise.
+func setStatus(c *fasthttp.RequestCtx, code int, text string) {
+	c.SetStatusCode(code)
+	if !c.Request.Header.IsHTTP11() {
+		c.Response.Header.SetProtocol([]byte("HTTP/1.0"))
+	}
+	msg := StatusLineText(code)
+	if text != "" {
+		msg = text
+		if num, rest, ok := strings.Cut(text, " "); ok && num == strconv.Itoa(code) {
+			msg = rest
+		}
+	}
+	c.Response.Header.SetStatusMessage([]byte(msg))
+}
+
 // writePage sends an error page outside any handler.
 func (s *Server) writePage(c *fasthttp.RequestCtx, id string, code int, extra string) {
-	c.SetStatusCode(code)
+	setStatus(c, code, "")
 	c.Response.Header.Set("Content-Type", "text/html; charset=utf-8")
 	c.Response.Header.Set("X-Request-Id", id)
 	c.SetBody(ErrorPage(code, extra))
