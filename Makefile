@@ -36,8 +36,14 @@ test:
 test-slow:
 	CAIRN_SLOW=1 $(GO) test -count=1 -timeout 30m -v ./tests/...
 
+# Side by side with Kubo v0.42.0 (installed once under ~/.cache/cairn-bench
+# by scripts/bench-kubo.sh); both offline on loopback in a network
+# namespace of their own (root). Medians of 3 runs; see scripts/bench.
 bench: build
-	$(GO) run ./scripts/bench
+	CGO_ENABLED=0 GOARCH=arm64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/cairn-linux-arm64 ./cmd/cairn
+	GO=$(GO) scripts/bench-kubo.sh
+	$(GO) build -o bin/bench ./scripts/bench
+	bin/bench $(BENCH_ARGS)
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -83,9 +89,12 @@ install-test:
 	COMMIT=$(COMMIT) scripts/deb.sh amd64
 	scripts/install-test.sh dist/cairn-linux-amd64 dist/cairn_$(VERSION)+g$(COMMIT)_amd64.deb
 
-# Memory and speed under the pi-zero-2w and pi4-8g budgets (1 GiB file).
+# cairn (pi-zero-2w) and Kubo (lowpower) each in a memory cgroup of the
+# profile's budget (cgroup v2 or v1; root): add and cat 1 GiB, medians of 3.
 bench-board: build
-	$(GO) run ./scripts/benchboard -bin $(BIN)
+	GO=$(GO) scripts/bench-kubo.sh
+	$(GO) build -o bin/benchboard ./scripts/benchboard
+	bin/benchboard -bin $(BIN) $(BENCH_ARGS)
 
 # The same in a 512 MiB VM with the budget as a cgroup (KVM or TCG; not CI).
 vm-bench:

@@ -1,8 +1,18 @@
-// Command bench measures add and cat of a large random file through the
-// RPC of a cairn daemon started from bin/cairn, and reports the figures as
-// ratios to single-core SHA-256 speed measured in the same run. It also
-// reports the daemon's peak RssAnon during each phase, its start-to-ready
-// time and the binary size. Only loopback is used.
+// Command bench compares cairn with Kubo v0.42.0 side by side on this
+// machine: both daemons offline on loopback, inside a network namespace of
+// their own (unshare --net, only lo up), each run on a fresh repo (cairn:
+// --profile=test; Kubo: its test profile). Per run and daemon it measures
+// the idle RssAnon after start, add of a random file with only-hash and
+// stored (pinned), cat, dag/export and get archive+gzip of it, the peak
+// RssAnon over those (sampled every 50 ms), disk bytes written per byte
+// added, and POST /api/v0/version with 16 connections (wrk); for cairn
+// also the flash wear of unpin + GC and of a re-add into the freed pages.
+// The disk's fdatasync write rate is measured in the same runs. It prints
+// every figure as cairn and Kubo medians of the runs with their ranges,
+// the ratio and the goal of issue 13, then the arm64 binary sizes.
 //
-//	go run ./scripts/bench [-size 256] [-bin bin/cairn]
+// `make bench` builds cairn (amd64 and arm64) and installs Kubo once into
+// $HOME/.cache/cairn-bench (scripts/bench-kubo.sh, never committed).
+//
+//	go run ./scripts/bench [-size 256] [-runs 3] [-bin bin/cairn] [-kubo PATH] [-wrk 3]
 package main

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,138 +14,213 @@ import (
 )
 
 func main() {
+	benchutil.EnterNetNS()
 	sizeMiB := flag.Int("size", 256, "file size in MiB")
 	bin := flag.String("bin", "bin/cairn", "cairn binary")
+	arm := flag.String("arm64", "bin/cairn-linux-arm64", "cairn linux/arm64 binary (size figure)")
+	kubo := flag.String("kubo", filepath.Join(benchutil.KuboDir(), "ipfs"), "Kubo "+benchutil.KuboVersion+" binary (scripts/bench-kubo.sh)")
+	runs := flag.Int("runs", 3, "runs of every figure (the table shows medians)")
+	wrkSecs := flag.Int("wrk", 3, "seconds of wrk per run")
 	flag.Parse()
-	if err := run(*bin, int64(*sizeMiB)<<20); err != nil {
+	if err := run(*bin, *arm, *kubo, int64(*sizeMiB)<<20, *runs, *wrkSecs); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-// sha256Speed is the single-core SHA-256 throughput in MB/s.
-func sha256Speed(size int64) float64 {
-	buf := make([]byte, 1<<20)
-	rand.Read(buf)
-	h := sha256.New()
-	start := time.Now()
-	for n := int64(0); n < size; n += int64(len(buf)) {
-		h.Write(buf)
-	}
-	h.Sum(nil)
-	return float64(size) / 1e6 / time.Since(start).Seconds()
+// measured is what one daemon run gives.
+type measured struct {
+	idle, onlyHash, add, cat, export, get, peak, rps, addWrite float64
+	// cairn only: flash wear of GC and of reusing the freed pages.
+	gcMs, gcWrite, readdWrite, growth float64
 }
 
-func run(bin string, size int64) error {
-	st, err := os.Stat(bin)
-	if err != nil {
-		return fmt.Errorf("%s: %w (run make build first)", bin, err)
+func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
+	for _, b := range []string{bin, kubo} {
+		if _, err := os.Stat(b); err != nil {
+			return fmt.Errorf("%s: %w (make bench builds cairn and installs Kubo)", b, err)
+		}
 	}
 	work, err := os.MkdirTemp("", "cairn-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-	repo := filepath.Join(work, "repo")
-	env := append(os.Environ(), "CAIRN_PATH="+repo)
-
-	shaMBs := sha256Speed(size)
-
 	input := filepath.Join(work, "input.bin")
 	if _, err := benchutil.WriteRandom(input, size); err != nil {
 		return err
 	}
-	cpStart := time.Now()
-	if err := exec.Command("cp", input, filepath.Join(work, "copy.bin")).Run(); err != nil {
-		return err
+	mib := size >> 20
+	figs := []*benchutil.Figure{
+		{Name: fmt.Sprintf("add %d MiB, only-hash (CPU path, no disk)", mib), Unit: "MiB/s", Goal: 2},
+		{Name: fmt.Sprintf("add %d MiB, stored and pinned", mib), Unit: "MiB/s", Goal: 1},
+		{Name: fmt.Sprintf("cat %d MiB", mib), Unit: "MiB/s", Goal: 3},
+		{Name: fmt.Sprintf("dag/export %d MiB", mib), Unit: "MiB/s", Goal: 6},
+		{Name: fmt.Sprintf("get archive+gzip %d MiB", mib), Unit: "MiB/s", Goal: 10, Keep: true},
+		{Name: "peak RssAnon over add/cat/export/get", Unit: "MiB", Goal: 1.0 / 3, Lower: true},
+		{Name: "POST /api/v0/version, 16 conns (wrk)", Unit: "req/s", Goal: 3},
+		{Name: "idle RssAnon after start", Unit: "MiB", Goal: 1.0 / 3, Lower: true},
+		{Name: "disk bytes written per byte added", Unit: "B/B", Note: "Kubo's flatfs does not fsync"},
+		{Name: "cairn: unpin + repo/gc of the add", Unit: "ms"},
+		{Name: "cairn: bytes written per byte freed by GC", Unit: "B/B"},
+		{Name: "cairn: re-add after GC, bytes per byte", Unit: "B/B"},
+		{Name: "cairn: blocks.db growth on that re-add", Unit: "MiB", Note: "0: freed pages reused"},
 	}
-	cpMBs := float64(size) / 1e6 / time.Since(cpStart).Seconds()
-	os.Remove(filepath.Join(work, "copy.bin"))
-
-	init := exec.Command(bin, "init", "--profile=test")
-	init.Env = env
-	if out, err := init.CombinedOutput(); err != nil {
-		return fmt.Errorf("init: %v %s", err, out)
+	sync := &benchutil.Figure{Name: "disk fdatasync write rate (dd conv=fdatasync)", Unit: "MiB/s"}
+	for r := 0; r < runs; r++ {
+		s, err := benchutil.SyncWriteSpeed(work, size)
+		if err != nil {
+			return err
+		}
+		sync.Cairn = append(sync.Cairn, s)
+		for _, impl := range []string{"cairn", "kubo"} {
+			repo := filepath.Join(work, fmt.Sprintf("%s-%d", impl, r))
+			var d *benchutil.Daemon
+			if impl == "cairn" {
+				d, err = benchutil.StartCairn(bin, repo, "", nil)
+			} else {
+				d, err = benchutil.StartKubo(kubo, repo, "", nil)
+			}
+			if err != nil {
+				return err
+			}
+			m, err := measure(d, input, size, wrkSecs, work)
+			d.Stop()
+			os.RemoveAll(repo)
+			if err != nil {
+				return fmt.Errorf("%s run %d: %w", impl, r+1, err)
+			}
+			vals := []float64{m.onlyHash, m.add, m.cat, m.export, m.get, m.peak, m.rps, m.idle, m.addWrite,
+				m.gcMs, m.gcWrite, m.readdWrite, m.growth}
+			for i, v := range vals {
+				if impl == "cairn" {
+					figs[i].Cairn = append(figs[i].Cairn, v)
+				} else if i < 9 {
+					figs[i].Kubo = append(figs[i].Kubo, v)
+				}
+			}
+			fmt.Fprintf(os.Stderr, "run %d %s: %+v\n", r+1, impl, m)
+		}
 	}
-	daemon := exec.Command(bin, "daemon")
-	daemon.Env = env
-	start := time.Now()
-	if err := daemon.Start(); err != nil {
-		return err
-	}
-	defer func() { daemon.Process.Kill(); daemon.Wait() }()
-	url, err := benchutil.WaitReady(repo)
-	if err != nil {
-		return err
-	}
-	ready := time.Since(start)
-	idleRSS := float64(benchutil.ProcStatus(daemon.Process.Pid, "RssAnon")) / 1024
-
-	// add
-	s := benchutil.Sample(daemon.Process.Pid, 20*time.Millisecond, "RssAnon")
-	wBefore := ioWrite(daemon.Process.Pid)
-	t0 := time.Now()
-	c, err := benchutil.AddFile(url, "pin=true", input)
-	if err != nil {
-		return err
-	}
-	addDur := time.Since(t0)
-	addWrite := ioWrite(daemon.Process.Pid) - wBefore
-	addRSS := float64(s.Done()[0]) / 1024
-
-	// cat
-	s = benchutil.Sample(daemon.Process.Pid, 20*time.Millisecond, "RssAnon")
-	t0 = time.Now()
-	n, err := benchutil.Cat(url, c, io.Discard)
-	if err != nil {
-		return err
-	}
-	catDur := time.Since(t0)
-	catRSS := float64(s.Done()[0]) / 1024
-	if n != size {
-		return fmt.Errorf("cat returned %d bytes, want %d", n, size)
-	}
-
-	// Flash wear: bytes the daemon wrote to disk per byte added, for the
-	// add above, then for unpinning it and collecting it, then for adding
-	// new data of the same size (free pages must be reused, not the file
-	// grown).
-	pid := daemon.Process.Pid
-	w0 := ioWrite(pid)
-	if err := benchutil.Post(url, "/api/v0/pin/rm?arg="+c); err != nil {
-		return err
-	}
-	gcStart := time.Now()
-	if err := benchutil.Post(url, "/api/v0/repo/gc"); err != nil {
-		return err
-	}
-	gcDur := time.Since(gcStart)
-	w1 := ioWrite(pid)
-	fileAfterGC := fileSize(filepath.Join(repo, "blocks.db"))
-	input2 := filepath.Join(work, "input2.bin")
-	if _, err := benchutil.WriteRandom(input2, size); err != nil {
-		return err
-	}
-	w2 := ioWrite(pid)
-	if _, err := benchutil.AddFile(url, "pin=true", input2); err != nil {
-		return err
-	}
-	w3 := ioWrite(pid)
-	fileAfterReadd := fileSize(filepath.Join(repo, "blocks.db"))
-
-	mb := float64(size) / 1e6
-	addMBs, catMBs := mb/addDur.Seconds(), mb/catDur.Seconds()
-	fmt.Printf("cairn benchmark: %d MiB random file through the RPC (loopback)\n", size>>20)
-	fmt.Printf("  reference: sha256 single core %.0f MB/s, cp %.0f MB/s\n", shaMBs, cpMBs)
-	fmt.Printf("  add: %6.1f MB/s = %.2f x sha256, %.2f x cp; daemon peak RssAnon %.1f MiB\n", addMBs, addMBs/shaMBs, addMBs/cpMBs, addRSS)
-	fmt.Printf("  cat: %6.1f MB/s = %.2f x sha256, %.2f x cp; daemon peak RssAnon %.1f MiB\n", catMBs, catMBs/shaMBs, catMBs/cpMBs, catRSS)
-	fmt.Printf("  daemon start to ready: %d ms; idle RssAnon %.1f MiB\n", ready.Milliseconds(), idleRSS)
-	fmt.Printf("  flash: add wrote %.3f bytes per byte added (first add; write_bytes of the daemon)\n", float64(addWrite)/float64(size))
-	fmt.Printf("  flash: unpin + GC of it took %d ms and wrote %.4f bytes per byte freed\n", gcDur.Milliseconds(), float64(w1-w0)/float64(size))
-	fmt.Printf("  flash: a second add of %d MiB wrote %.3f bytes per byte; blocks.db %.1f MiB after GC -> %.1f MiB after it (free pages reused)\n",
-		size>>20, float64(w3-w2)/float64(size), float64(fileAfterGC)/(1<<20), float64(fileAfterReadd)/(1<<20))
-	fmt.Printf("  binary %s: %.1f MiB\n", bin, float64(st.Size())/(1<<20))
+	figs = append(figs, sync)
+	add := benchutil.Median(figs[1].Cairn)
+	figs[1].Note = fmt.Sprintf("%.2fx the fdatasync rate; goal >= 0.9x", add/benchutil.Median(sync.Cairn))
+	figs = append(figs, binarySize(arm, filepath.Join(benchutil.KuboDir(), "linux_arm64", "ipfs")))
+	load, _ := os.ReadFile("/proc/loadavg")
+	benchutil.PrintTable(os.Stdout, fmt.Sprintf("cairn vs Kubo %s, offline on loopback, %d MiB random file, medians of %d runs (load average %s)",
+		benchutil.KuboVersion, mib, runs, strings.Join(strings.Fields(string(load))[:3], " ")), figs)
 	return nil
+}
+
+func binarySize(cairn, kubo string) *benchutil.Figure {
+	f := &benchutil.Figure{Name: "arm64 static binary", Unit: "MB", Goal: 0.5, Lower: true}
+	if fi, err := os.Stat(cairn); err == nil {
+		f.Cairn = []float64{float64(fi.Size()) / 1e6}
+	}
+	if fi, err := os.Stat(kubo); err == nil {
+		f.Kubo = []float64{float64(fi.Size()) / 1e6}
+	} else {
+		f.Kubo = []float64{58.3}
+		f.Note = "Kubo: the release binary's size; scripts/bench-kubo.sh builds it for arm64"
+	}
+	return f
+}
+
+// measure runs every phase against one daemon.
+func measure(d *benchutil.Daemon, input string, size int64, wrkSecs int, work string) (measured, error) {
+	var m measured
+	time.Sleep(500 * time.Millisecond)
+	pid := d.Pid()
+	m.idle = float64(benchutil.ProcStatus(pid, "RssAnon")) / 1024
+	s := benchutil.Sample(pid, 50*time.Millisecond, "RssAnon")
+	defer s.Done()
+	timed := func(dst *float64, fn func() error) error {
+		t0 := time.Now()
+		if err := fn(); err != nil {
+			return err
+		}
+		*dst = benchutil.MiBs(size, time.Since(t0))
+		return nil
+	}
+	if err := timed(&m.onlyHash, func() error {
+		_, err := benchutil.AddFile(d.URL, "only-hash=true&quieter=true", input)
+		return err
+	}); err != nil {
+		return m, err
+	}
+	var root string
+	w0 := ioWrite(pid)
+	if err := timed(&m.add, func() error {
+		var err error
+		root, err = benchutil.AddFile(d.URL, "pin=true&quieter=true", input)
+		return err
+	}); err != nil {
+		return m, err
+	}
+	m.addWrite = float64(ioWrite(pid)-w0) / float64(size)
+	check := func(n int64, err error) error {
+		if err == nil && n < size {
+			err = fmt.Errorf("got %d bytes, want at least %d", n, size)
+		}
+		return err
+	}
+	if err := timed(&m.cat, func() error { return check(benchutil.Stream(d.URL, "/api/v0/cat?arg="+root, io.Discard)) }); err != nil {
+		return m, err
+	}
+	if err := timed(&m.export, func() error {
+		return check(benchutil.Stream(d.URL, "/api/v0/dag/export?arg="+root, io.Discard))
+	}); err != nil {
+		return m, err
+	}
+	// gzip of random bytes is about their size: check for most of it.
+	if err := timed(&m.get, func() error {
+		n, err := benchutil.Stream(d.URL, "/api/v0/get?arg="+root+"&archive=true&compress=true", io.Discard)
+		return check(n+size/100, err)
+	}); err != nil {
+		return m, err
+	}
+	m.peak = float64(s.Done()[0]) / 1024
+	rps, err := benchutil.Wrk(d.URL, "/api/v0/version", 16, time.Duration(wrkSecs)*time.Second, work)
+	if err != nil {
+		return m, err
+	}
+	m.rps = rps
+	if d.Name == "cairn" {
+		return m, flash(d, &m, root, input, size)
+	}
+	return m, nil
+}
+
+// flash measures what GC and the reuse of freed pages write: unpin and
+// collect the add, then add the same bytes again.
+func flash(d *benchutil.Daemon, m *measured, root, input string, size int64) error {
+	pid := d.Pid()
+	db := filepath.Join(d.Repo, "blocks.db")
+	if err := benchutil.Post(d.URL, "/api/v0/pin/rm?arg="+root); err != nil {
+		return err
+	}
+	w0, t0 := ioWrite(pid), time.Now()
+	if err := benchutil.Post(d.URL, "/api/v0/repo/gc"); err != nil {
+		return err
+	}
+	m.gcMs = float64(time.Since(t0).Milliseconds())
+	w1 := ioWrite(pid)
+	m.gcWrite = float64(w1-w0) / float64(size)
+	before := fileSize(db)
+	if _, err := benchutil.AddFile(d.URL, "pin=true&quieter=true", input); err != nil {
+		return err
+	}
+	m.readdWrite = float64(ioWrite(pid)-w1) / float64(size)
+	m.growth = float64(fileSize(db)-before) / (1 << 20)
+	return nil
+}
+
+func fileSize(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // ioWrite is write_bytes of /proc/<pid>/io: bytes the process caused to be
@@ -165,12 +237,4 @@ func ioWrite(pid int) int64 {
 		}
 	}
 	return 0
-}
-
-func fileSize(p string) int64 {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }

@@ -1,12 +1,15 @@
-// Command benchboard measures the daemon's memory against a board
-// profile's budget. For each profile it inits a repo with
-// `cairn init --board=NAME`, starts the daemon, adds a large random file
-// through the RPC and cats it back (checking its SHA-256), stores 10k
-// pinned blocks with `block put --pin` and lists them (pin/ls when the
-// daemon has it, refs/local in any case), sampling /proc/<pid>/status
-// every 10 ms. It reports peak RssAnon per phase, VmHWM, peak RssFile and
-// add/cat MB/s, and fails when peak RssAnon reaches the budget. Only
-// loopback is used.
+// Command benchboard is the memory-budget half of the comparison with
+// Kubo v0.42.0: cairn inited with --board=NAME (default pi-zero-2w) and
+// Kubo with its test and lowpower profiles each run in a memory cgroup as
+// large as the board's budget (Budget.MemoryMiB; memory.max on cgroup v2,
+// memory.limit_in_bytes on v1, created under the benchmark's own cgroup),
+// offline on loopback inside a network namespace of their own. Per run it
+// adds a large random file (pinned) through the RPC and cats it back,
+// checking its SHA-256, sampling RssAnon every 50 ms, and counts the
+// daemon's major page faults (/proc/PID/stat) and the cgroup's pgmajfault
+// (memory.stat) during the cat. It prints cairn and Kubo medians with
+// their ranges, the ratio and the goal of issue 13. -pins N adds N
+// `block put --pin` and a `pin ls`. Root only (cgroups, unshare).
 //
-//	go run ./scripts/benchboard [-bin bin/cairn] [-size 1024] [-pins 10000] [-boards pi-zero-2w,pi4-8g]
+//	go run ./scripts/benchboard [-size 1024] [-runs 3] [-board pi-zero-2w] [-only cairn] [-pins 0]
 package main

@@ -11,7 +11,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -21,21 +20,42 @@ import (
 )
 
 func main() {
+	benchutil.EnterNetNS()
 	bin := flag.String("bin", "bin/cairn", "cairn binary")
+	kubo := flag.String("kubo", filepath.Join(benchutil.KuboDir(), "ipfs"), "Kubo "+benchutil.KuboVersion+" binary (scripts/bench-kubo.sh)")
+	kuboProfile := flag.String("kubo-profile", "lowpower", "Kubo profile besides test")
+	board := flag.String("board", "pi-zero-2w", "cairn board profile; its budget sizes the cgroup")
 	sizeMiB := flag.Int64("size", 1024, "file size in MiB")
-	pins := flag.Int("pins", 10000, "pinned blocks to store and list")
-	boards := flag.String("boards", "pi-zero-2w,pi4-8g", "board profiles to measure")
+	runs := flag.Int("runs", 3, "runs (the table shows medians)")
+	pins := flag.Int("pins", 0, "also store this many pinned blocks with block put --pin and list them")
+	only := flag.String("only", "", "run only this daemon (cairn or kubo), e.g. while tuning")
 	dir := flag.String("dir", "", "work directory (default: a new one under $TMPDIR)")
 	flag.Parse()
-	if err := run(*bin, *sizeMiB<<20, *pins, strings.Split(*boards, ","), *dir); err != nil {
+	if err := run(*bin, *kubo, *kuboProfile, *board, *sizeMiB<<20, *runs, *pins, *only, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "benchboard:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, size int64, pins int, boards []string, dir string) error {
-	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("%s: %w (run make build first)", bin, err)
+// measured is what one daemon run in the cgroup gives.
+type measured struct {
+	add, cat, peak, idle, catFaults, cgFaults, cgPeak float64
+	notes                                             []string
+}
+
+func run(bin, kubo, kuboProfile, board string, size int64, runs, pins int, only, dir string) error {
+	impls := []string{"cairn", "kubo"}
+	if only != "" {
+		impls = []string{only}
+	}
+	for _, impl := range impls {
+		b := bin
+		if impl == "kubo" {
+			b = kubo
+		}
+		if _, err := os.Stat(b); err != nil {
+			return fmt.Errorf("%s: %w (make bench-board builds cairn and installs Kubo)", b, err)
+		}
 	}
 	work := dir
 	if work == "" {
@@ -45,192 +65,128 @@ func run(bin string, size int64, pins int, boards []string, dir string) error {
 		}
 		defer os.RemoveAll(work)
 	}
+	budget, err := boardBudget(bin, work, board)
+	if err != nil {
+		return err
+	}
 	input := filepath.Join(work, "input.bin")
 	sum, err := benchutil.WriteRandom(input, size)
 	if err != nil {
 		return err
 	}
-	var failed []string
-	for _, b := range boards {
-		r, err := measure(bin, work, b, input, size, sum, pins)
-		if err != nil {
-			return fmt.Errorf("%s: %w", b, err)
-		}
-		r.print()
-		if !r.underBudget() {
-			failed = append(failed, b)
+	mib := size >> 20
+	figs := []*benchutil.Figure{
+		{Name: fmt.Sprintf("cat %d MiB", mib), Unit: "MiB/s", Goal: 1.5},
+		{Name: fmt.Sprintf("add %d MiB (pinned)", mib), Unit: "MiB/s", Goal: 1},
+		{Name: "peak RssAnon (add, cat)", Unit: "MiB", Goal: 1.0 / 3, Lower: true},
+		{Name: "idle RssAnon after start", Unit: "MiB", Goal: 1.0 / 3, Lower: true},
+		{Name: "major page faults of the daemon during cat", Unit: ""},
+		{Name: "cgroup pgmajfault during cat", Unit: ""},
+		{Name: "cgroup peak memory (page cache included)", Unit: "MiB"},
+	}
+	for r := 0; r < runs; r++ {
+		for _, impl := range impls {
+			m, err := measure(impl, bin, kubo, kuboProfile, board, work, input, size, sum, budget, r, pins)
+			if err != nil {
+				return fmt.Errorf("%s run %d: %w", impl, r+1, err)
+			}
+			fmt.Fprintf(os.Stderr, "run %d %s: %+v\n", r+1, impl, *m)
+			for i, v := range []float64{m.cat, m.add, m.peak, m.idle, m.catFaults, m.cgFaults, m.cgPeak} {
+				if impl == "cairn" {
+					figs[i].Cairn = append(figs[i].Cairn, v)
+				} else {
+					figs[i].Kubo = append(figs[i].Kubo, v)
+				}
+			}
 		}
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("over budget: %s", strings.Join(failed, ", "))
-	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	benchutil.PrintTable(os.Stdout, fmt.Sprintf("memory cgroup of %d MiB (the %s budget): cairn --board=%s, Kubo %s --profile=test,%s; %d MiB random file, medians of %d runs (load average %s)",
+		budget, board, board, benchutil.KuboVersion, kuboProfile, mib, runs, strings.Join(strings.Fields(string(load))[:3], " ")), figs)
 	return nil
 }
 
-type phase struct {
-	name    string
-	rssAnon int64 // peak, kB
-	rssFile int64 // peak, kB
-	dur     time.Duration
-	bytes   int64
-	note    string
-	skipped bool // the daemon does not have the command yet
-}
-
-type result struct {
-	board     string
-	budgetMiB int64
-	goMemMiB  int64
-	idleAnon  int64
-	phases    []phase
-	vmHWM     int64 // kB, at the end
-}
-
-func (r *result) peakAnon() int64 {
-	var m int64
-	for _, p := range r.phases {
-		m = max(m, p.rssAnon)
-	}
-	return m
-}
-
-func (r *result) underBudget() bool { return r.peakAnon() < r.budgetMiB<<10 }
-
-func mib(kb int64) string { return fmt.Sprintf("%.1f MiB", float64(kb)/1024) }
-
-func (r *result) print() {
-	fmt.Printf("board %s: budget (MemoryMax) %d MiB, GOMEMLIMIT %d MiB; idle RssAnon %s\n", r.board, r.budgetMiB, r.goMemMiB, mib(r.idleAnon))
-	for _, p := range r.phases {
-		speed := fmt.Sprintf("%8.2f s   ", p.dur.Seconds())
-		switch {
-		case p.bytes > 0:
-			speed = fmt.Sprintf("%7.1f MB/s", float64(p.bytes)/1e6/p.dur.Seconds())
-		case p.skipped:
-			speed = "         -   "
-		}
-		fmt.Printf("  %-26s %s  peak RssAnon %9s (%4.1f%% of budget)  peak RssFile %9s  %s\n", p.name, speed, mib(p.rssAnon),
-			100*float64(p.rssAnon)/float64(r.budgetMiB<<10), mib(p.rssFile), p.note)
-	}
-	verdict := "UNDER budget"
-	if !r.underBudget() {
-		verdict = "OVER budget"
-	}
-	fmt.Printf("  VmHWM %s (anon + file-backed pages of the bbolt map; the map's pages are page cache the kernel reclaims under MemoryHigh)\n", mib(r.vmHWM))
-	fmt.Printf("  peak RssAnon %s = %.1f%% of the %d MiB budget: %s\n\n", mib(r.peakAnon()), 100*float64(r.peakAnon())/float64(r.budgetMiB<<10), r.budgetMiB, verdict)
-}
-
-func measure(bin, work, board, input string, size int64, sum [32]byte, pins int) (*result, error) {
-	repo := filepath.Join(work, "repo-"+board)
+// boardBudget is Budget.MemoryMiB of a repo inited with the board profile.
+func boardBudget(bin, work, board string) (int64, error) {
+	repo := filepath.Join(work, "budget-probe")
 	defer os.RemoveAll(repo)
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GOMEMLIMIT=") && !strings.HasPrefix(kv, "GOGC=") {
-			env = append(env, kv)
-		}
+	d, err := benchutil.StartCairn(bin, repo, board, nil)
+	if err != nil {
+		return 0, err
 	}
-	env = append(env, "CAIRN_PATH="+repo)
-	init := exec.Command(bin, "init", "--profile=test", "--board="+board)
-	init.Env = env
-	if out, err := init.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("init: %v %s", err, out)
-	}
-	var cfg struct {
-		Budget struct{ MemoryMiB, GoMemLimitMiB int64 }
-	}
+	d.Stop()
+	var cfg struct{ Budget struct{ MemoryMiB int64 } }
 	b, err := os.ReadFile(filepath.Join(repo, "config"))
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, err
+		return 0, err
 	}
-	daemon := exec.Command(bin, "daemon")
-	daemon.Env = env
-	var log bytes.Buffer
-	daemon.Stdout, daemon.Stderr = &log, &log
-	if err := daemon.Start(); err != nil {
-		return nil, err
+	if cfg.Budget.MemoryMiB <= 0 {
+		return 0, fmt.Errorf("board %s has no memory budget", board)
 	}
-	defer func() {
-		if daemon.ProcessState == nil {
-			daemon.Process.Kill()
-			daemon.Wait()
-		}
-	}()
-	url, err := benchutil.WaitReady(repo)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", err, log.String())
-	}
-	pid := daemon.Process.Pid
-	r := &result{board: board, budgetMiB: cfg.Budget.MemoryMiB, goMemMiB: cfg.Budget.GoMemLimitMiB,
-		idleAnon: benchutil.ProcStatus(pid, "RssAnon")}
+	return cfg.Budget.MemoryMiB, nil
+}
 
-	step := func(name string, bytes int64, fn func() (string, error)) error {
-		s := benchutil.Sample(pid, 10*time.Millisecond, "RssAnon", "RssFile")
+func measure(impl, bin, kubo, kuboProfile, board, work, input string, size int64, sum [32]byte, budget int64, r, pins int) (*measured, error) {
+	cg, err := benchutil.NewCgroup(fmt.Sprintf("cairn-bench-%d-%s-%d", os.Getpid(), impl, r), budget<<20)
+	if err != nil {
+		return nil, err
+	}
+	defer cg.Remove()
+	repo := filepath.Join(work, fmt.Sprintf("%s-%d", impl, r))
+	defer os.RemoveAll(repo)
+	var d *benchutil.Daemon
+	if impl == "cairn" {
+		d, err = benchutil.StartCairn(bin, repo, board, cg)
+	} else {
+		d, err = benchutil.StartKubo(kubo, repo, kuboProfile, cg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer d.Kill()
+	m := &measured{}
+	time.Sleep(500 * time.Millisecond)
+	pid := d.Pid()
+	m.idle = float64(benchutil.ProcStatus(pid, "RssAnon")) / 1024
+	s := benchutil.Sample(pid, 50*time.Millisecond, "RssAnon")
+	defer s.Done()
+	t0 := time.Now()
+	root, err := benchutil.AddFile(d.URL, "pin=true&quieter=true", input)
+	if err != nil {
+		return nil, fmt.Errorf("add: %w", err)
+	}
+	m.add = benchutil.MiBs(size, time.Since(t0))
+	f0, cg0 := benchutil.MajorFaults(pid), cg.Stat()
+	h := sha256.New()
+	t0 = time.Now()
+	n, err := benchutil.Stream(d.URL, "/api/v0/cat?arg="+root, h)
+	m.cat = benchutil.MiBs(size, time.Since(t0))
+	if err != nil {
+		return nil, fmt.Errorf("cat: %w", err)
+	}
+	if got := h.Sum(nil); n != size || !bytes.Equal(got, sum[:]) {
+		return nil, fmt.Errorf("cat returned %d bytes, SHA-256 %x; want %d bytes, %x", n, got, size, sum)
+	}
+	m.catFaults = float64(benchutil.MajorFaults(pid) - f0)
+	m.cgFaults = float64(cg.Stat()["pgmajfault"] - cg0["pgmajfault"])
+	m.peak = float64(s.Done()[0]) / 1024
+	if pins > 0 {
 		t0 := time.Now()
-		note, err := fn()
-		d := time.Since(t0)
-		peaks := s.Done()
-		anon, file := peaks[0], peaks[1]
+		if err := putPinned(d.URL, pins); err != nil {
+			return nil, err
+		}
+		note, err := listPins(d.URL, pins)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return nil, err
 		}
-		r.phases = append(r.phases, phase{name: name, rssAnon: anon, rssFile: file, dur: d, bytes: bytes, note: note,
-			skipped: strings.Contains(note, "not implemented")})
-		return nil
+		m.notes = append(m.notes, fmt.Sprintf("%d block put --pin + pin ls: %.2f s, %s", pins, time.Since(t0).Seconds(), note))
 	}
-	var root string
-	if err := step(fmt.Sprintf("add %d MiB", size>>20), size, func() (string, error) {
-		var err error
-		root, err = benchutil.AddFile(url, "pin=true&quieter=true", input)
-		return "", err
-	}); err != nil {
-		return nil, err
-	}
-	if err := step(fmt.Sprintf("cat %d MiB", size>>20), size, func() (string, error) {
-		h := sha256.New()
-		n, err := benchutil.Cat(url, root, h)
-		var got [32]byte
-		copy(got[:], h.Sum(nil))
-		if err == nil && (n != size || got != sum) {
-			err = fmt.Errorf("cat returned %d bytes, SHA-256 %x; want %d bytes, %x", n, got, size, sum)
-		}
-		return "SHA-256 matches", err
-	}); err != nil {
-		return nil, err
-	}
-	if err := step(fmt.Sprintf("block put --pin x%d", pins), 0, func() (string, error) {
-		return "", putPinned(url, pins)
-	}); err != nil {
-		return nil, err
-	}
-	if err := step(fmt.Sprintf("list %d pins", pins), 0, func() (string, error) {
-		return listPins(url, pins)
-	}); err != nil {
-		return nil, err
-	}
-	if err := step("refs/local (all blocks)", 0, func() (string, error) {
-		n, err := countLines(url + "/api/v0/refs/local")
-		return fmt.Sprintf("%d blocks listed", n), err
-	}); err != nil {
-		return nil, err
-	}
-	r.vmHWM = benchutil.ProcStatus(pid, "VmHWM")
-	resp, err := http.Post(url+"/api/v0/shutdown", "", nil)
-	if err == nil {
-		resp.Body.Close()
-	}
-	done := make(chan error, 1)
-	go func() { done <- daemon.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return nil, fmt.Errorf("daemon exit: %v: %s", err, log.String())
-		}
-	case <-time.After(15 * time.Second):
-		return nil, fmt.Errorf("daemon did not stop after shutdown")
-	}
-	return r, nil
+	m.cgPeak = float64(cg.Peak()) / (1 << 20)
+	d.Stop()
+	return m, nil
 }
 
 // putPinned stores n distinct small blocks with block put --pin from 8
@@ -273,7 +229,7 @@ func putPinned(url string, n int) error {
 	return nil
 }
 
-// listPins lists the recursive pins with pin/ls when the daemon has it.
+// listPins lists the recursive pins with pin/ls.
 func listPins(url string, want int) (string, error) {
 	resp, err := http.Post(url+"/api/v0/pin/ls?type=recursive&stream=true", "", nil)
 	if err != nil {
@@ -282,11 +238,6 @@ func listPins(url string, want int) (string, error) {
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
 		b, _ := io.ReadAll(resp.Body)
-		var e struct{ Message string }
-		json.Unmarshal(b, &e)
-		if strings.Contains(e.Message, "not implemented") {
-			return "pin/ls: " + e.Message + " (pins measured by block put --pin above)", nil
-		}
 		return "", fmt.Errorf("pin/ls: status %d %s", resp.StatusCode, b)
 	}
 	n := 0
@@ -298,21 +249,4 @@ func listPins(url string, want int) (string, error) {
 		return "", fmt.Errorf("pin/ls listed %d pins, want at least %d", n, want)
 	}
 	return fmt.Sprintf("pin/ls listed %d pins", n), sc.Err()
-}
-
-func countLines(u string) (int, error) {
-	resp, err := http.Post(u, "", nil)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return 0, fmt.Errorf("status %d", resp.StatusCode)
-	}
-	n := 0
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		n++
-	}
-	return n, sc.Err()
 }

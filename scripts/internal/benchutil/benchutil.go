@@ -42,6 +42,8 @@ type Sampler struct {
 	peaks []atomic.Int64
 	stop  chan struct{}
 	wg    sync.WaitGroup
+	once  sync.Once
+	out   []int64
 }
 
 // Sample reads keys of pid every interval until Done.
@@ -69,14 +71,17 @@ func Sample(pid int, every time.Duration, keys ...string) *Sampler {
 }
 
 // Done stops sampling and returns the peaks (kB), in the keys' order.
+// Later calls return the same peaks.
 func (s *Sampler) Done() []int64 {
-	close(s.stop)
-	s.wg.Wait()
-	out := make([]int64, len(s.peaks))
-	for i := range s.peaks {
-		out[i] = s.peaks[i].Load()
-	}
-	return out
+	s.once.Do(func() {
+		close(s.stop)
+		s.wg.Wait()
+		s.out = make([]int64, len(s.peaks))
+		for i := range s.peaks {
+			s.out[i] = s.peaks[i].Load()
+		}
+	})
+	return s.out
 }
 
 // WriteRandom writes size random bytes to path, fsynced, and returns
@@ -187,19 +192,7 @@ func AddRandom(url, query string, size int64) (string, error) {
 // Cat copies the bytes of c to w and returns their count; a trailer error
 // is an error.
 func Cat(url, c string, w io.Writer) (int64, error) {
-	resp, err := http.Post(url+"/api/v0/cat?arg="+c, "", nil)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	n, err := io.Copy(w, resp.Body)
-	if err != nil {
-		return n, err
-	}
-	if e := resp.Trailer.Get("X-Stream-Error"); e != "" {
-		return n, fmt.Errorf("cat: %s", e)
-	}
-	return n, nil
+	return Stream(url, "/api/v0/cat?arg="+c, w)
 }
 
 // Post calls an RPC path (with its query) and fails on a non-200 answer or
