@@ -6,13 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"cairn/node"
-
-	"github.com/ipfs/go-cid"
 )
 
 var addCommands = []*Command{{
@@ -221,31 +217,3 @@ func totalSize(t *TextEnv) int64 {
 
 // OptTotalSize is a CLI-only option key (never sent) holding the input size.
 const OptTotalSize = "\x00total-size"
-
-// EscNonPrint quotes names that contain a backslash or a non-printable
-// rune, as Kubo's CLI does.
-func EscNonPrint(s string) string {
-	needs := strings.Contains(s, `\`)
-	if !needs {
-		for _, r := range s {
-			if !strconv.IsPrint(r) {
-				needs = true
-				break
-			}
-		}
-	}
-	if !needs {
-		return s
-	}
-	q := strconv.Quote(s)
-	return strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
-}
-
-// encodeCid is a helper for commands that print one CID.
-func encodeCid(r *Request, c cid.Cid) (string, error) {
-	enc, err := r.CidEncoder()
-	if err != nil {
-		return "", err
-	}
-	return enc.Encode(c), nil
-}

@@ -120,24 +120,6 @@ type RemovedBlock struct {
 	Error string `json:",omitempty"`
 }
 
-// resolveRoot turns a path argument into the CID it names. A bare CID
-// (or /ipfs/<cid>) is not fetched, as in Kubo's ResolvePath; deeper paths
-// are walked through the DAG.
-func resolveRoot(ctx context.Context, n *node.Node, s string) (cid.Cid, error) {
-	p, err := node.ParsePath(s)
-	if err != nil {
-		return cid.Undef, err
-	}
-	if len(p.Segments()) <= 2 {
-		return p.RootCid(), nil
-	}
-	res, err := n.Resolve(ctx, s)
-	if err != nil {
-		return cid.Undef, err
-	}
-	return res.Cid, nil
-}
-
 // getBlock reads a block as boxo's blockservice would (allowed hashes
 // only; a missing block is "ipld: could not find <cid>").
 func getBlock(ctx context.Context, n *node.Node, c cid.Cid) (blocks.Block, error) {

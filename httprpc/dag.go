@@ -331,7 +331,7 @@ func cidEncoderFromPath(p string) (CidEncoder, bool) {
 	if err != nil {
 		return CidEncoder{}, false
 	}
-	return CidEncoder{base: encoding, hasBase: true, upgrade: true}, true
+	return baseCidEncoder(encoding), true
 }
 
 func dagResolveText(t *TextEnv, v any) error {

@@ -262,7 +262,7 @@ func lowLevelCidEncoder(r *Request) (CidEncoder, error) {
 		return e, err
 	}
 	if !r.IsSet("upgrade-cidv0-in-output") {
-		e.upgrade = false
+		e = e.WithUpgrade(false)
 	}
 	return e, nil
 }
@@ -388,28 +388,6 @@ func objectStatText(t *TextEnv, v any) error {
 		fw("CumulativeSize", out.CumulativeSize)
 	}
 	return tw.Flush()
-}
-
-var errExpectedFile = errors.New("expected a file argument")
-
-// firstFilePart returns the first file part of the request and its name
-// (Kubo's GetFileArg).
-func firstFilePart(r *Request) (string, io.ReadCloser, error) {
-	if r.Files == nil {
-		return "", nil, errExpectedFile
-	}
-	it := r.Files.Entries()
-	if !it.Next() {
-		if err := it.Err(); err != nil {
-			return "", nil, err
-		}
-		return "", nil, errExpectedFile
-	}
-	f, ok := it.Node().(io.ReadCloser)
-	if !ok {
-		return "", nil, errExpectedFile
-	}
-	return it.Name(), f, nil
 }
 
 // objectFromFields builds a dag-pb node from object get's shape.

@@ -4,13 +4,7 @@
 
 package httprpc
 
-import (
-	"errors"
-	"strings"
-
-	"github.com/ipfs/go-cid"
-	mbase "github.com/multiformats/go-multibase"
-)
+import ()
 
 // GlobalOptions are accepted by every command (spec/rpc-wire.md 1.8).
 var GlobalOptions = []Option{
@@ -35,7 +29,9 @@ var Families = [][]*Command{
 	addCommands,
 	catCommands,
 	cidCommands,
-	miscCommands,
+	versionCommands,
+	commandsCommands,
+	shutdownCommands,
 	dagCommands,
 	blockCommands,
 	refsCommands,
@@ -43,6 +39,8 @@ var Families = [][]*Command{
 	getCommands,
 	idCommands,
 	swarmCommands,
+	pingCommands,
+	bootstrapCommands,
 	dhtCommands,
 	bitswapCommands,
 	configCommands,
@@ -60,57 +58,4 @@ var DefaultTable *Table
 
 func init() {
 	DefaultTable = NewTable(GlobalOptions, append(Families, pendingCommands(Families))...)
-}
-
-// CidEncoder formats CIDs for output as Kubo's cid-base options ask:
-// with no option, CIDv0 stays base58btc and CIDv1 is base32; a base other
-// than base58btc upgrades CIDv0 to CIDv1.
-type CidEncoder struct {
-	base    mbase.Encoding
-	hasBase bool
-	upgrade bool
-}
-
-// CidEncoder returns the request's encoder; an unknown base name is an
-// error (Kubo answers 500).
-func (r *Request) CidEncoder() (CidEncoder, error) {
-	var e CidEncoder
-	if name := r.String("cid-base"); name != "" {
-		enc, err := mbase.EncoderByName(name)
-		if err != nil {
-			return e, err
-		}
-		e.base, e.hasBase = enc.Encoding(), true
-		e.upgrade = e.base != mbase.Base58BTC
-	}
-	if r.IsSet("upgrade-cidv0-in-output") {
-		e.upgrade = r.Bool("upgrade-cidv0-in-output")
-	}
-	return e, nil
-}
-
-// Encode renders c.
-func (e CidEncoder) Encode(c cid.Cid) string {
-	if c.Version() == 0 {
-		if !e.upgrade {
-			return c.String()
-		}
-		c = cid.NewCidV1(c.Type(), c.Hash())
-	}
-	if !e.hasBase {
-		return c.String()
-	}
-	s, err := c.StringOfBase(e.base)
-	if err != nil {
-		return c.String()
-	}
-	return s
-}
-
-// errOffline is returned by network commands while there is no network.
-var errOffline = errors.New("this command must be run in online mode. Try running 'cairn daemon' first")
-
-// notImplemented answers commands this build does not have yet.
-func notImplemented(path string) error {
-	return errors.New("cairn: '" + strings.ReplaceAll(path, "/", " ") + "' is not implemented yet")
 }

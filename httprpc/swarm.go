@@ -1,21 +1,17 @@
-// swarm.go: the swarm, ping and bootstrap commands.
+// swarm.go: the swarm commands (peers, connections, addresses, filters).
 
 package httprpc
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"cairn/node"
 
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
-	"github.com/libp2p/go-libp2p/core/peerstore"
-	"github.com/libp2p/go-libp2p/p2p/protocol/ping"
 	ma "github.com/multiformats/go-multiaddr"
 )
 
@@ -36,14 +32,6 @@ func stringsText(t *TextEnv, v any) error {
 func stringsCmd(path, synopsis string, args []Arg, opts []Option, run func(r *Request, e Emitter) error) *Command {
 	return &Command{Path: path, Synopsis: synopsis, Args: args, Options: opts, Output: OutSingle, Run: run,
 		Type: func() any { return &StringsOutput{} }, Text: stringsText}
-}
-
-// online returns the node's network layer, or Kubo's offline error.
-func online(r *Request) (*node.Net, error) {
-	if r.Node == nil || r.Node.Net == nil {
-		return nil, errOffline
-	}
-	return r.Node.Net, nil
 }
 
 // parsePeerParam reads a peer ID or a multiaddr ending in /p2p/<id>.
@@ -117,18 +105,6 @@ type SwarmAddrs struct {
 	Addrs map[string][]string
 }
 
-// PingResult is one line of ping.
-type PingResult struct {
-	Success bool
-	Time    time.Duration
-	Text    string
-}
-
-// BootstrapOutput is the body of the bootstrap commands.
-type BootstrapOutput struct {
-	Peers []string
-}
-
 var swarmCommands = []*Command{
 	{
 		Path:     "swarm/peers",
@@ -197,30 +173,6 @@ var swarmCommands = []*Command{
 	stringsCmd("swarm/filters/rm", "Remove an address filter.",
 		[]Arg{{Name: "address", Kind: ArgString, Required: true, Variadic: true, Help: "Multiaddr filter to remove."}},
 		nil, runFiltersRm),
-	{
-		Path:     "ping",
-		Synopsis: "Send echo request packets to IPFS hosts.",
-		Help:     "'cairn ping' is a tool to test sending data to other nodes. It finds nodes\nvia the routing system, sends pings, waits for pongs, and prints out round-\ntrip latency information.",
-		Args:     []Arg{{Name: "peer ID", Kind: ArgString, Required: true, Help: "ID of peer to be pinged."}},
-		Options:  []Option{{Names: []string{"count", "n"}, Type: Int, Default: int64(10), Help: "Number of ping messages to send."}},
-		Output:   OutStream,
-		Run:      runPing,
-		Type:     func() any { return &PingResult{} },
-		Text:     pingText,
-	},
-	bootstrapCmd("bootstrap", "Show or edit the list of bootstrap peers.", nil, nil, runBootstrapList),
-	bootstrapCmd("bootstrap/list", "Show peers in the bootstrap list.", nil, nil, runBootstrapList),
-	bootstrapCmd("bootstrap/add", "Add peers to the bootstrap list.",
-		[]Arg{{Name: "peer", Kind: ArgString, Variadic: true, Stdin: true, Help: "A peer to add to the bootstrap list (in the format '<multiaddr>/<peerID>')"}},
-		[]Option{{Names: []string{"default"}, Type: Bool, Help: "Add default bootstrap nodes. (Deprecated, use 'default' subcommand instead)"}},
-		runBootstrapAdd),
-	bootstrapCmd("bootstrap/add/default", "Add default peers to the bootstrap list.", nil, nil,
-		func(r *Request, e Emitter) error { return bootstrapAdd(r, e, node.DefaultBootstrap) }),
-	bootstrapCmd("bootstrap/rm", "Remove peers from the bootstrap list.",
-		[]Arg{{Name: "peer", Kind: ArgString, Variadic: true, Stdin: true, Help: "A peer to add to the bootstrap list (in the format '<multiaddr>/<peerID>')"}},
-		[]Option{{Names: []string{"all"}, Type: Bool, Help: "Remove all bootstrap peers. (Deprecated, use 'all' subcommand)"}},
-		runBootstrapRm),
-	bootstrapCmd("bootstrap/rm/all", "Remove all peers from the bootstrap list.", nil, nil, bootstrapRmAll),
 }
 
 func orEmpty(s []string) []string {
@@ -507,232 +459,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-const pingTimeout = 10 * time.Second
-
-func runPing(r *Request, e Emitter) error {
-	nt, err := online(r)
-	if err != nil {
-		return err
-	}
-	ai, err := parsePeerParam(r.Args[0])
-	if err != nil {
-		return err
-	}
-	if ai.ID == nt.Host.ID() {
-		return errors.New("error: can't ping self")
-	}
-	count := r.Int("count")
-	if count <= 0 {
-		return fmt.Errorf("ping count must be greater than 0, was %d", count)
-	}
-	ps := nt.Host.Peerstore()
-	if len(ai.Addrs) > 0 {
-		ps.AddAddrs(ai.ID, ai.Addrs, peerstore.TempAddrTTL)
-	}
-	if len(ps.Addrs(ai.ID)) == 0 {
-		if err := e.Emit(&PingResult{Success: true, Text: "Looking up peer " + ai.ID.String()}); err != nil {
-			return err
-		}
-		ctx, cancel := context.WithTimeout(r.Ctx, pingTimeout)
-		found, err := nt.FindPeer(ctx, ai.ID)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("peer lookup failed: %s", err)
-		}
-		ps.AddAddrs(found.ID, found.Addrs, peerstore.TempAddrTTL)
-	}
-	if err := e.Emit(&PingResult{Success: true, Text: fmt.Sprintf("PING %s.", ai.ID)}); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(r.Ctx, pingTimeout*time.Duration(count))
-	defer cancel()
-	results := ping.Ping(ctx, nt.Host, ai.ID)
-	var total time.Duration
-	var ok int
-	for i := int64(0); i < count; i++ {
-		res, more := <-results
-		if !more {
-			break
-		}
-		if res.Error != nil {
-			err = e.Emit(&PingResult{Text: fmt.Sprintf("Ping error: %s", res.Error)})
-		} else {
-			ok++
-			total += res.RTT
-			err = e.Emit(&PingResult{Success: true, Time: res.RTT})
-		}
-		if err != nil {
-			return err
-		}
-		if i+1 == count {
-			break
-		}
-		select {
-		case <-time.After(time.Second):
-		case <-ctx.Done():
-			i = count
-		}
-	}
-	if ok == 0 {
-		return errors.New("ping failed")
-	}
-	avg := total.Seconds() * 1000 / float64(ok)
-	return e.Emit(&PingResult{Success: true, Text: fmt.Sprintf("Average latency: %.2fms", avg)})
-}
-
-func pingText(t *TextEnv, v any) error {
-	p := v.(*PingResult)
-	var err error
-	switch {
-	case p.Text != "":
-		_, err = fmt.Fprintln(t.Out, p.Text)
-	case p.Success:
-		_, err = fmt.Fprintf(t.Out, "Pong received: time=%.2f ms\n", p.Time.Seconds()*1000)
-	default:
-		_, err = fmt.Fprintln(t.Out, "Pong failed")
-	}
-	return err
-}
-
-func bootstrapCmd(path, synopsis string, args []Arg, opts []Option, run func(r *Request, e Emitter) error) *Command {
-	return &Command{Path: path, Synopsis: synopsis, Args: args, Options: opts, Output: OutSingle, Run: run,
-		Type: func() any { return &BootstrapOutput{} }, Text: bootstrapText}
-}
-
-func bootstrapText(t *TextEnv, v any) error {
-	for _, p := range v.(*BootstrapOutput).Peers {
-		if _, err := fmt.Fprintln(t.Out, p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func runBootstrapList(r *Request, e Emitter) error {
-	return e.Emit(&BootstrapOutput{Peers: orEmpty(append([]string(nil), r.Node.Cfg().Bootstrap...))})
-}
-
-func runBootstrapAdd(r *Request, e Emitter) error {
-	if r.Bool("default") {
-		return bootstrapAdd(r, e, node.DefaultBootstrap)
-	}
-	if len(r.Args) == 0 {
-		return errors.New("no bootstrap peers to add")
-	}
-	return bootstrapAdd(r, e, r.Args)
-}
-
-// bootstrapList reads Bootstrap from a config document.
-func bootstrapList(doc map[string]any) []string {
-	var list []string
-	if v, err := node.GetKey(doc, "Bootstrap"); err == nil {
-		if arr, ok := v.([]any); ok {
-			for _, x := range arr {
-				if s, ok := x.(string); ok {
-					list = append(list, s)
-				}
-			}
-		}
-	}
-	return list
-}
-
-func setBootstrap(doc map[string]any, list []string) error {
-	arr := make([]any, len(list))
-	for i, s := range list {
-		arr[i] = s
-	}
-	return node.SetKey(doc, "Bootstrap", arr)
-}
-
-func bootstrapAdd(r *Request, e Emitter, peers []string) error {
-	for _, s := range peers {
-		m, err := ma.NewMultiaddr(s)
-		if err != nil {
-			return fmt.Errorf("invalid bootstrap address %q: %w", s, err)
-		}
-		if _, err := peer.AddrInfoFromP2pAddr(m); err != nil {
-			return fmt.Errorf("invalid bootstrap address %q: %w", s, err)
-		}
-	}
-	var added []string
-	err := r.Node.UpdateConfig(func(doc map[string]any) error {
-		list := bootstrapList(doc)
-		for _, s := range peers {
-			if !contains(list, s) && !contains(added, s) {
-				added = append(added, s)
-			}
-		}
-		return setBootstrap(doc, append(list, added...))
-	})
-	if err != nil {
-		return err
-	}
-	return e.Emit(&BootstrapOutput{Peers: orEmpty(added)})
-}
-
-func runBootstrapRm(r *Request, e Emitter) error {
-	if r.Bool("all") {
-		return bootstrapRmAll(r, e)
-	}
-	if len(r.Args) == 0 {
-		return errors.New("no bootstrap peers to remove")
-	}
-	targets := map[string]bool{}
-	var ids []peer.ID
-	for _, s := range r.Args {
-		m, err := ma.NewMultiaddr(s)
-		if err != nil {
-			return fmt.Errorf("invalid bootstrap address %q: %w", s, err)
-		}
-		ai, err := peer.AddrInfoFromP2pAddr(m)
-		if err != nil {
-			return fmt.Errorf("invalid bootstrap address %q: %w", s, err)
-		}
-		targets[s] = true
-		// "/p2p/<id>" alone removes every address of the peer.
-		if len(ai.Addrs) == 0 {
-			ids = append(ids, ai.ID)
-		}
-	}
-	var removed []string
-	err := r.Node.UpdateConfig(func(doc map[string]any) error {
-		var kept []string
-		for _, s := range bootstrapList(doc) {
-			drop := targets[s]
-			if !drop && len(ids) > 0 {
-				if m, err := ma.NewMultiaddr(s); err == nil {
-					if ai, err := peer.AddrInfoFromP2pAddr(m); err == nil {
-						for _, id := range ids {
-							drop = drop || ai.ID == id
-						}
-					}
-				}
-			}
-			if drop {
-				removed = append(removed, s)
-			} else {
-				kept = append(kept, s)
-			}
-		}
-		return setBootstrap(doc, kept)
-	})
-	if err != nil {
-		return err
-	}
-	return e.Emit(&BootstrapOutput{Peers: orEmpty(removed)})
-}
-
-func bootstrapRmAll(r *Request, e Emitter) error {
-	var removed []string
-	err := r.Node.UpdateConfig(func(doc map[string]any) error {
-		removed = bootstrapList(doc)
-		return setBootstrap(doc, nil)
-	})
-	if err != nil {
-		return err
-	}
-	return e.Emit(&BootstrapOutput{Peers: orEmpty(removed)})
 }

@@ -1,7 +1,7 @@
 // local.go: running a command in-process (the CLI without a daemon, and
 // tests), collecting what it emits.
 
-package httprpc
+package rpc
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 // errors.go: the command error type and its wire form.
 
-package httprpc
+package rpc
 
 import (
 	"errors"

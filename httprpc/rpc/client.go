@@ -1,6 +1,6 @@
 // client.go: the RPC client the CLI uses to run a command on a daemon.
 
-package httprpc
+package rpc
 
 import (
 	"bufio"
@@ -26,17 +26,19 @@ import (
 type Client struct {
 	base string // http://host:port
 	auth string // Authorization header value, if any
+	ua   string // User-Agent
 	hc   *http.Client
 }
 
 // NewClient makes a client for an API multiaddr (/ip4|ip6|dns*/.../tcp/N,
-// or /unix/path). authSecret is an --api-auth value (may be empty).
-func NewClient(apiAddr, authSecret string) (*Client, error) {
+// or /unix/path). authSecret is an --api-auth value (may be empty);
+// userAgent is sent with every request.
+func NewClient(apiAddr, authSecret, userAgent string) (*Client, error) {
 	m, err := ma.NewMultiaddr(strings.TrimSpace(apiAddr))
 	if err != nil {
 		return nil, fmt.Errorf("invalid API address %q: %w", apiAddr, err)
 	}
-	c := &Client{hc: &http.Client{Transport: &http.Transport{DisableCompression: true}}}
+	c := &Client{ua: userAgent, hc: &http.Client{Transport: &http.Transport{DisableCompression: true}}}
 	if authSecret != "" {
 		hv, ok := AuthHeaderValue(authSecret)
 		if !ok {
@@ -117,7 +119,7 @@ func (c *Client) Send(ctx context.Context, cmd *Command, args []string, opts map
 		return nil, err
 	}
 	req.Header.Set("Content-Type", ct)
-	req.Header.Set("User-Agent", "cairn/"+Version)
+	req.Header.Set("User-Agent", c.ua)
 	if c.auth != "" {
 		req.Header.Set("Authorization", c.auth)
 	}

@@ -1,7 +1,7 @@
 // pipe.go: a pipe that moves whole writes to the reader, so that fasthttp's
 // small reads (4 KiB) need no goroutine hand-off each.
 
-package httprpc
+package rpc
 
 import (
 	"io"
@@ -33,7 +33,7 @@ func (p *chunkPipe) Write(b []byte) (int, error) {
 	case p.ch <- c:
 		return len(b), nil
 	case <-p.done:
-		return 0, errClientGone
+		return 0, ErrClientGone
 	}
 }
 

@@ -1,14 +1,11 @@
-// table.go: the command table types. Every command is declared once, as a
-// Command value in a family file (add.go, block.go, ...); the HTTP server,
-// the CLI, local execution and /api/v0/commands all read the same values.
+// command.go: the types a command family declares (Command, Option, Arg)
+// and the Request, Emitter and TextEnv its Run and Text functions see.
 
-package httprpc
+package rpc
 
 import (
 	"context"
 	"io"
-	"sort"
-	"strings"
 
 	"cairn/node"
 
@@ -206,111 +203,3 @@ func (r *Request) Int(name string) int64 {
 
 // IsSet reports whether an option was given (or has a default).
 func (r *Request) IsSet(name string) bool { _, ok := r.Opts[name]; return ok }
-
-// Table is the command tree built from the declared commands.
-type Table struct {
-	Root *TreeNode
-	// Global options apply to every command.
-	Global []Option
-}
-
-// TreeNode is one path segment of the tree.
-type TreeNode struct {
-	Name     string
-	Cmd      *Command // nil for pure parents ("pin", "swarm")
-	Children map[string]*TreeNode
-}
-
-// NewTable builds the tree; it panics on a duplicate path (static data).
-func NewTable(global []Option, cmds ...[]*Command) *Table {
-	t := &Table{Root: &TreeNode{Children: map[string]*TreeNode{}}, Global: global}
-	for _, list := range cmds {
-		for _, c := range list {
-			n := t.Root
-			for _, seg := range strings.Split(c.Path, "/") {
-				ch := n.Children[seg]
-				if ch == nil {
-					ch = &TreeNode{Name: seg, Children: map[string]*TreeNode{}}
-					n.Children[seg] = ch
-				}
-				n = ch
-			}
-			if n.Cmd != nil {
-				panic("httprpc: duplicate command " + c.Path)
-			}
-			n.Cmd = c
-		}
-	}
-	return t
-}
-
-// Lookup walks segs as far as they name commands. It returns the node
-// reached and how many segments were used.
-func (t *Table) Lookup(segs []string) (*TreeNode, int) {
-	n := t.Root
-	i := 0
-	for ; i < len(segs); i++ {
-		ch := n.Children[segs[i]]
-		if ch == nil {
-			break
-		}
-		n = ch
-	}
-	return n, i
-}
-
-// Find returns the command at path, or nil.
-func (t *Table) Find(path string) *Command {
-	n, used := t.Lookup(strings.Split(path, "/"))
-	if used != len(strings.Split(path, "/")) {
-		return nil
-	}
-	return n.Cmd
-}
-
-// Commands lists every command, sorted by path.
-func (t *Table) Commands() []*Command {
-	var out []*Command
-	var walk func(n *TreeNode)
-	walk = func(n *TreeNode) {
-		if n.Cmd != nil {
-			out = append(out, n.Cmd)
-		}
-		for _, ch := range n.Children {
-			walk(ch)
-		}
-	}
-	walk(t.Root)
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
-}
-
-// OptionsFor returns the options valid for a command: global ones, then
-// those of each command on its path (options of "files" apply to
-// "files/write").
-func (t *Table) OptionsFor(path string) []Option {
-	opts := append([]Option{}, t.Global...)
-	segs := strings.Split(path, "/")
-	n := t.Root
-	for _, s := range segs {
-		n = n.Children[s]
-		if n == nil {
-			break
-		}
-		if n.Cmd != nil {
-			opts = append(opts, n.Cmd.Options...)
-		}
-	}
-	return opts
-}
-
-// streamIf is an OutputFor: a stream when the bool option is set, else a
-// single value (ls --stream, pin ls --stream, pin add --progress).
-func streamIf(opt string) func(*Request) OutputKind {
-	return func(r *Request) OutputKind {
-		if r.Bool(opt) {
-			return OutStream
-		}
-		return OutSingle
-	}
-}

@@ -1,7 +1,7 @@
 // response.go: the Emitter that carries a command's output onto the HTTP
 // response, deciding the preamble at the first output (spec 3.1).
 
-package httprpc
+package rpc
 
 import (
 	"bufio"
@@ -9,10 +9,12 @@ import (
 	"encoding/xml"
 	"errors"
 	"sync"
+
+	"github.com/valyala/fasthttp"
 )
 
-// errClientGone is returned by Emit and Write once the client has gone.
-var errClientGone = errors.New("client disconnected")
+// ErrClientGone is returned by Emit and Write once the client has gone.
+var ErrClientGone = errors.New("client disconnected")
 
 // httpEmitter is written by the command goroutine. The first Emit or
 // Write reports to the handler (first), which writes the preamble and
@@ -65,7 +67,7 @@ func (e *httpEmitter) start(isBytes bool) error {
 	w, ok := <-e.attach
 	if !ok || w == nil {
 		e.gone = true
-		return errClientGone
+		return ErrClientGone
 	}
 	e.w = w
 	return nil
@@ -81,7 +83,7 @@ func (e *httpEmitter) SetLength(n uint64) {
 // Emit writes one value: one JSON document and a newline, flushed.
 func (e *httpEmitter) Emit(v any) error {
 	if e.gone {
-		return errClientGone
+		return ErrClientGone
 	}
 	if err := e.start(false); err != nil {
 		return err
@@ -92,7 +94,7 @@ func (e *httpEmitter) Emit(v any) error {
 	}
 	if err := e.w.Flush(); err != nil {
 		e.gone = true
-		return errClientGone
+		return ErrClientGone
 	}
 	return nil
 }
@@ -121,7 +123,7 @@ func (e *httpEmitter) encode(v any) error {
 	b = append(b, '\n')
 	if _, err := e.w.Write(b); err != nil {
 		e.gone = true
-		return errClientGone
+		return ErrClientGone
 	}
 	return nil
 }
@@ -129,7 +131,7 @@ func (e *httpEmitter) encode(v any) error {
 // Write writes raw bytes of a byte stream.
 func (e *httpEmitter) Write(p []byte) (int, error) {
 	if e.gone {
-		return 0, errClientGone
+		return 0, ErrClientGone
 	}
 	if err := e.start(true); err != nil {
 		return 0, err
@@ -137,7 +139,7 @@ func (e *httpEmitter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	if err != nil {
 		e.gone = true
-		return n, errClientGone
+		return n, ErrClientGone
 	}
 	return n, nil
 }
@@ -149,7 +151,7 @@ func (e *httpEmitter) finish(err error) {
 			_ = e.cmd.TextDone(e.text)
 		}
 		if ferr := e.w.Flush(); ferr != nil && err == nil {
-			err = errClientGone
+			err = ErrClientGone
 		}
 	}
 	e.mu.Lock()
@@ -158,4 +160,73 @@ func (e *httpEmitter) finish(err error) {
 	e.mu.Unlock()
 	e.signalFirst()
 	close(e.done)
+}
+
+// commonHeaders sets the headers every answer of a command carries, value
+// or error, and returns the response header.
+func (s *Server) commonHeaders(ctx *fasthttp.RequestCtx) *fasthttp.ResponseHeader {
+	h := &ctx.Response.Header
+	h.Set("Access-Control-Allow-Headers", exposed)
+	h.Set("Access-Control-Expose-Headers", exposed)
+	if s.serverHdr != "" {
+		h.Set("Server", s.serverHdr)
+	}
+	_ = h.AddTrailer("X-Stream-Error")
+	return h
+}
+
+// preamble writes the headers of spec 3.1 for an output of the given kind.
+func (s *Server) preamble(ctx *fasthttp.RequestCtx, kind OutputKind, enc string, req *Request) {
+	h := s.commonHeaders(ctx)
+	switch kind {
+	case OutBytes:
+		ct := "text/plain"
+		if req != nil && req.Command.ContentType != nil {
+			ct = req.Command.ContentType(req)
+		}
+		h.Set("Content-Type", ct)
+		h.Set("X-Stream-Output", "1")
+	default:
+		h.Set("Content-Type", contentType(enc))
+		if kind == OutStream || kind == OutNone {
+			h.Set("X-Chunked-Output", "1")
+		}
+	}
+	ctx.SetStatusCode(200)
+}
+
+func contentType(enc string) string {
+	switch enc {
+	case "text":
+		return "text/plain"
+	case "xml":
+		return "application/xml"
+	}
+	return "application/json"
+}
+
+func (s *Server) writeErrorJSON(ctx *fasthttp.RequestCtx, enc string, err error) {
+	h := s.commonHeaders(ctx)
+	we := toWire(err)
+	ctx.SetStatusCode(statusOf(err))
+	var body []byte
+	switch enc {
+	case "text":
+		h.Set("Content-Type", "text/plain")
+		body = []byte(we.Message)
+	case "xml":
+		h.Set("Content-Type", "application/xml")
+		body, _ = xml.Marshal(struct {
+			XMLName xml.Name `xml:"Error"`
+			Message string
+			Code    int
+		}{Message: we.Message, Code: we.Code})
+	default:
+		h.Set("Content-Type", "application/json")
+		body, _ = json.Marshal(we)
+		body = append(body, '\n')
+	}
+	// Chunked, like every RPC answer, so that the declared trailer is
+	// valid HTTP.
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { w.Write(body) })
 }

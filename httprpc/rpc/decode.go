@@ -1,7 +1,7 @@
 // decode.go: option value conversion and argument binding, with Kubo's
 // error texts (spec/rpc-wire.md 1.5, 1.6). Shared by the server and the CLI.
 
-package httprpc
+package rpc
 
 import (
 	"fmt"

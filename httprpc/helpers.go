@@ -1,0 +1,111 @@
+// helpers.go: helpers shared by several command families: name quoting,
+// CID output, path resolution, the online check, file arguments.
+
+package httprpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"cairn/node"
+
+	"github.com/ipfs/go-cid"
+)
+
+// EscNonPrint quotes names that contain a backslash or a non-printable
+// rune, as Kubo's CLI does.
+func EscNonPrint(s string) string {
+	needs := strings.Contains(s, `\`)
+	if !needs {
+		for _, r := range s {
+			if !strconv.IsPrint(r) {
+				needs = true
+				break
+			}
+		}
+	}
+	if !needs {
+		return s
+	}
+	q := strconv.Quote(s)
+	return strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+}
+
+// encodeCid is a helper for commands that print one CID.
+func encodeCid(r *Request, c cid.Cid) (string, error) {
+	enc, err := r.CidEncoder()
+	if err != nil {
+		return "", err
+	}
+	return enc.Encode(c), nil
+}
+
+// resolveRoot turns a path argument into the CID it names. A bare CID
+// (or /ipfs/<cid>) is not fetched, as in Kubo's ResolvePath; deeper paths
+// are walked through the DAG.
+func resolveRoot(ctx context.Context, n *node.Node, s string) (cid.Cid, error) {
+	p, err := node.ParsePath(s)
+	if err != nil {
+		return cid.Undef, err
+	}
+	if len(p.Segments()) <= 2 {
+		return p.RootCid(), nil
+	}
+	res, err := n.Resolve(ctx, s)
+	if err != nil {
+		return cid.Undef, err
+	}
+	return res.Cid, nil
+}
+
+// online returns the node's network layer, or Kubo's offline error.
+func online(r *Request) (*node.Net, error) {
+	if r.Node == nil || r.Node.Net == nil {
+		return nil, errOffline
+	}
+	return r.Node.Net, nil
+}
+
+var errExpectedFile = errors.New("expected a file argument")
+
+// firstFilePart returns the first file part of the request and its name
+// (Kubo's GetFileArg).
+func firstFilePart(r *Request) (string, io.ReadCloser, error) {
+	if r.Files == nil {
+		return "", nil, errExpectedFile
+	}
+	it := r.Files.Entries()
+	if !it.Next() {
+		if err := it.Err(); err != nil {
+			return "", nil, err
+		}
+		return "", nil, errExpectedFile
+	}
+	f, ok := it.Node().(io.ReadCloser)
+	if !ok {
+		return "", nil, errExpectedFile
+	}
+	return it.Name(), f, nil
+}
+
+// errOffline is returned by network commands while there is no network.
+var errOffline = errors.New("this command must be run in online mode. Try running 'cairn daemon' first")
+
+// notImplemented answers commands this build does not have yet.
+func notImplemented(path string) error {
+	return errors.New("cairn: '" + strings.ReplaceAll(path, "/", " ") + "' is not implemented yet")
+}
+
+// streamIf is an OutputFor: a stream when the bool option is set, else a
+// single value (ls --stream, pin ls --stream, pin add --progress).
+func streamIf(opt string) func(*Request) OutputKind {
+	return func(r *Request) OutputKind {
+		if r.Bool(opt) {
+			return OutStream
+		}
+		return OutSingle
+	}
+}

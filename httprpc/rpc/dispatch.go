@@ -1,0 +1,259 @@
+// dispatch.go: routing a path to its command, decoding options, arguments
+// and the multipart body, and running the command with its output piped
+// to the response.
+
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"cairn/node"
+
+	"github.com/ipfs/boxo/files"
+	"github.com/valyala/fasthttp"
+)
+
+// route finds the command for the path below /api/v0/. It returns the
+// command (nil for a pure parent) and the path-segment argument, if any.
+func (s *Server) route(rest string) (cmd *Command, pathArg []string, found bool) {
+	segs := strings.Split(rest, "/")
+	n := s.Table.Root
+	for i, seg := range segs {
+		ch := n.Children[seg]
+		if ch != nil {
+			if ch.Cmd != nil && ch.Cmd.NoRemote {
+				return nil, nil, false
+			}
+			n = ch
+			continue
+		}
+		if i == len(segs)-1 && n.Cmd != nil && n != s.Table.Root {
+			return n.Cmd, []string{seg}, true
+		}
+		return nil, nil, false
+	}
+	if n == s.Table.Root {
+		return nil, nil, false
+	}
+	return n.Cmd, nil, true
+}
+
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
+	cmd, pathArg, found := s.route(rest)
+	if !found {
+		textError(ctx, 404, "404 page not found")
+		return
+	}
+	if cmd == nil {
+		// Kubo quirk: a parent without a run function answers an empty
+		// value stream.
+		s.preamble(ctx, OutStream, "json", nil)
+		ctx.SetBody(nil)
+		return
+	}
+	var pairs []KV
+	ctx.QueryArgs().VisitAll(func(k, v []byte) {
+		pairs = append(pairs, KV{string(k), string(v)})
+	})
+	values := append([]string{}, pathArg...)
+	for _, p := range pairs {
+		if p.Key == "arg" {
+			values = append(values, p.Value)
+		}
+	}
+	opts, err := DecodeOptions(s.Table.OptionsFor(cmd.Path), pairs)
+	if err != nil {
+		textError(ctx, 400, err.Error())
+		return
+	}
+	// Multipart body.
+	var mr *multipart.Reader
+	ct := string(ctx.Request.Header.ContentType())
+	if ct != "" {
+		mt, params, err := mime.ParseMediaType(ct)
+		if err == nil && mt == "multipart/form-data" {
+			b := params["boundary"]
+			if b == "" {
+				textError(ctx, 400, "no multipart boundary param in Content-Type")
+				return
+			}
+			mr = multipart.NewReader(ctx.RequestBodyStream(), b)
+			ctx.SetConnectionClose()
+		}
+	}
+	var bodyLines []string
+	var dir files.Directory
+	if mr != nil {
+		switch {
+		case takesBodyArgs(cmd):
+			lines, err := readBodyLines(mr)
+			if err != nil {
+				textError(ctx, 400, err.Error())
+				return
+			}
+			bodyLines = lines
+		case hasFileArg(cmd):
+			d, err := files.NewFileFromPartReader(mr, "multipart/form-data")
+			if err != nil {
+				textError(ctx, 400, err.Error())
+				return
+			}
+			dir = d
+		}
+	}
+	args, err := BindArgs(cmd, values, bodyLines, mr != nil)
+	if err != nil {
+		textError(ctx, 400, err.Error())
+		return
+	}
+	s.applyHeaders(ctx)
+	cctx, cancel := context.WithCancel(s.ctx)
+	defer func() {
+		if cancel != nil {
+			cancel()
+		}
+	}()
+	if t := stringOpt(opts, "timeout"); t != "" {
+		d, err := time.ParseDuration(t)
+		if err != nil {
+			textError(ctx, 400, fmt.Sprintf("invalid timeout %q: %v", t, err))
+			return
+		}
+		var c2 context.CancelFunc
+		cctx, c2 = context.WithTimeout(cctx, d)
+		prev := cancel
+		cancel = func() { c2(); prev() }
+	}
+	if v, _ := opts["offline"].(bool); v {
+		cctx = node.OfflineContext(cctx) // no fetching from peers
+	}
+	enc := stringOpt(opts, "encoding")
+	if enc == "" {
+		enc = "json"
+	}
+	switch enc {
+	case "json", "text", "xml":
+	default:
+		textError(ctx, 400, "invalid encoding: "+enc)
+		return
+	}
+	req := &Request{Ctx: cctx, Node: s.Node, Command: cmd, Args: args, Opts: opts, Files: dir, Env: s.Env}
+	em := newHTTPEmitter(cmd, enc)
+	em.req = req
+	go func() {
+		var err error
+		defer func() {
+			if r := recover(); r != nil {
+				s.logf("rpc: panic in %s: %v", cmd.Path, r)
+				err = errors.New("an error occurred")
+			}
+			em.finish(err)
+		}()
+		err = cmd.Run(req, em)
+	}()
+	<-em.first
+	if !em.started {
+		// Finished without output.
+		if em.err != nil {
+			s.writeErrorJSON(ctx, enc, em.err)
+			return
+		}
+		s.preamble(ctx, OutNone, enc, req)
+		ctx.SetBody(nil)
+		return
+	}
+	kind := cmd.Output
+	if cmd.OutputFor != nil {
+		kind = cmd.OutputFor(req)
+	}
+	if em.isBytes {
+		kind = OutBytes
+	}
+	s.preamble(ctx, kind, enc, req)
+	if em.length >= 0 {
+		ctx.Response.Header.Set("X-Content-Length", strconv.FormatInt(em.length, 10))
+	}
+	// The command writes into a pipe; fasthttp reads it from its own
+	// goroutine after writing the headers. The trailer is set by that
+	// reader goroutine when it meets the end, so no header is touched
+	// while fasthttp writes them.
+	pipe := newChunkPipe(4)
+	em.attach <- bufio.NewWriterSize(pipe, 32<<10)
+	go func() {
+		<-em.done
+		pipe.CloseWrite()
+	}()
+	ctx.Response.SetBodyStream(&bodyReader{pipe: pipe, em: em, ctx: ctx, stop: cancel}, -1)
+	cancel = nil // the body reader owns the context now
+}
+
+// bodyReader hands a command's output to fasthttp.
+type bodyReader struct {
+	pipe *chunkPipe
+	em   *httpEmitter
+	ctx  *fasthttp.RequestCtx
+	stop context.CancelFunc
+	once sync.Once
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.pipe.Read(p)
+	if err == io.EOF {
+		<-b.em.done
+		if e := b.em.err; e != nil && !errors.Is(e, ErrClientGone) {
+			msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(e.Error())
+			b.ctx.Response.Header.Set("X-Stream-Error", msg)
+		}
+	}
+	return n, err
+}
+
+// Close is called by fasthttp when the response ends or the client goes:
+// it stops the command.
+func (b *bodyReader) Close() error {
+	b.once.Do(func() {
+		b.pipe.CloseRead()
+		b.stop()
+	})
+	return nil
+}
+
+func stringOpt(opts map[string]any, name string) string { v, _ := opts[name].(string); return v }
+
+// readBodyLines reads the first part of a multipart body as argument
+// lines; other parts are ignored.
+func readBodyLines(mr *multipart.Reader) ([]string, error) {
+	p, err := mr.NextPart()
+	if err == io.EOF {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(p, maxBodyArgBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxBodyArgBytes {
+		return nil, fmt.Errorf("argument body larger than %d bytes", maxBodyArgBytes)
+	}
+	return SplitBodyLines(b), nil
+}
+
+func (s *Server) applyHeaders(ctx *fasthttp.RequestCtx) {
+	for k, vs := range s.headers {
+		for _, v := range vs {
+			ctx.Response.Header.Add(k, v)
+		}
+	}
+}

@@ -1,0 +1,244 @@
+// server.go: the /api/v0/ server on fasthttp: lifecycle, and the request
+// checks in the processing order of spec/rpc-wire.md 1.2 (auth.go,
+// origin.go), before dispatch.go runs the command.
+
+package rpc
+
+import (
+	"context"
+	"errors"
+	"log"
+	"math"
+	"net"
+	"net/url"
+	pathpkg "path"
+	"strings"
+	"sync"
+	"time"
+
+	"cairn/node"
+
+	"github.com/valyala/fasthttp"
+)
+
+const (
+	apiPrefix = "/api/v0/"
+	// maxBodyArgBytes caps the first part read as argument lines.
+	maxBodyArgBytes = 16 << 20
+	exposed         = "X-Stream-Output, X-Chunked-Output, X-Content-Length"
+	deniedAuth      = "Kubo RPC Access Denied: Please provide a valid authorization token as defined in the API.Authorizations configuration."
+)
+
+// Server serves the command table over HTTP.
+type Server struct {
+	Table *Table
+	Node  *node.Node
+	Env   *Env
+	// Log receives one line per panic or internal error; nil means the
+	// standard logger.
+	Log *log.Logger
+
+	srv       *fasthttp.Server
+	ctx       context.Context
+	cancel    context.CancelFunc
+	headers   map[string][]string
+	origins   []string // configured allowed origins
+	methods   []string
+	creds     bool
+	auth      map[string][]string // expected Authorization value => allowed path prefixes
+	serverHdr string
+
+	mu        sync.Mutex
+	listeners []net.Listener
+}
+
+// ServerOptions size the server; zero values mean defaults.
+type ServerOptions struct {
+	// Concurrency caps simultaneous connections (default 256).
+	Concurrency int
+	// MaxHeaderBytes caps the request line and headers; larger requests
+	// get 431 (default 256 KiB).
+	MaxHeaderBytes int
+	// ServerHeader is the value of the Server header.
+	ServerHeader string
+}
+
+// NewServer prepares a server for n's config.
+func NewServer(n *node.Node, t *Table, env *Env, o ServerOptions) *Server {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 256
+	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = 256 << 10
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{Table: t, Node: n, Env: env, ctx: ctx, cancel: cancel, serverHdr: o.ServerHeader,
+		methods: []string{"POST"}}
+	s.configure(n.Config.API)
+	s.srv = &fasthttp.Server{
+		Handler:                       s.handle,
+		Name:                          o.ServerHeader,
+		Concurrency:                   o.Concurrency,
+		ReadBufferSize:                o.MaxHeaderBytes,
+		WriteBufferSize:               32 << 10,
+		StreamRequestBody:             true,
+		MaxRequestBodySize:            math.MaxInt, // bodies stream; 1<<62 overflows int on 32-bit ARM
+		DisablePreParseMultipartForm:  true,
+		DisableHeaderNamesNormalizing: false,
+		NoDefaultContentType:          true,
+		NoDefaultDate:                 false,
+		ReduceMemoryUsage:             true,
+		IdleTimeout:                   2 * time.Minute,
+		Logger:                        quietLogger{},
+	}
+	return s
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(string, ...any) {}
+
+func (s *Server) configure(api node.APIConfig) {
+	s.headers = map[string][]string{}
+	for k, v := range api.HTTPHeaders {
+		switch strings.ToLower(k) {
+		case "access-control-allow-origin":
+			s.origins = append(s.origins, v...)
+		case "access-control-allow-methods":
+			if len(v) > 0 {
+				s.methods = v
+			}
+		case "access-control-allow-credentials":
+			for _, x := range v {
+				if strings.EqualFold(x, "true") {
+					s.creds = true
+				}
+			}
+		default:
+			s.headers[k] = v
+		}
+	}
+	if len(api.Authorizations) > 0 {
+		s.auth = map[string][]string{}
+		for _, scope := range api.Authorizations {
+			if scope == nil {
+				continue
+			}
+			if hv, ok := AuthHeaderValue(scope.AuthSecret); ok {
+				s.auth[hv] = append(s.auth[hv], scope.AllowedPaths...)
+			}
+		}
+	}
+}
+
+// Serve serves on l until Shutdown.
+func (s *Server) Serve(l net.Listener) error {
+	s.mu.Lock()
+	s.listeners = append(s.listeners, l)
+	s.mu.Unlock()
+	err := s.srv.Serve(l)
+	if s.ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting, cancels running commands and waits up to
+// timeout for open requests.
+func (s *Server) Shutdown(timeout time.Duration) error {
+	s.cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return s.srv.ShutdownWithContext(ctx)
+}
+
+func textError(ctx *fasthttp.RequestCtx, status int, msg string) {
+	ctx.Response.Header.Set("Content-Type", "text/plain; charset=utf-8")
+	ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
+	ctx.SetStatusCode(status)
+	ctx.SetBodyString(msg + "\n")
+}
+
+func (s *Server) logf(format string, a ...any) {
+	if s.Log != nil {
+		s.Log.Printf(format, a...)
+		return
+	}
+	log.Printf(format, a...)
+}
+
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.logf("rpc: panic serving %s: %v", ctx.Path(), r)
+			ctx.Response.Reset()
+			s.writeErrorJSON(ctx, "json", errors.New("an error occurred"))
+		}
+	}()
+	// fasthttp normalises Path(); read the original to answer
+	// non-canonical paths with a redirect, as Go's mux does.
+	path := string(ctx.URI().PathOriginal())
+	if p, err := url.PathUnescape(path); err == nil {
+		path = p
+	}
+	if path == "/api/v0" {
+		redirect(ctx, "/api/v0/")
+		return
+	}
+	if !strings.HasPrefix(path, apiPrefix) {
+		textError(ctx, 404, "404 page not found")
+		return
+	}
+	if clean := cleanPath(path); clean != path {
+		redirect(ctx, clean)
+		return
+	}
+	if s.auth != nil && !s.authorized(ctx, path) {
+		textError(ctx, 403, deniedAuth)
+		return
+	}
+	port := localPort(ctx)
+	origin := string(ctx.Request.Header.Peek("Origin"))
+	if ctx.IsOptions() {
+		if len(ctx.Request.Header.Peek("Access-Control-Request-Method")) > 0 {
+			s.preflight(ctx, origin, port)
+			return
+		}
+		ctx.Response.Header.Set("Allow", "OPTIONS, POST")
+		ctx.SetStatusCode(204)
+		return
+	}
+	ctx.Response.Header.Add("Vary", "Origin")
+	if origin != "" && s.originAllowed(origin, port) {
+		s.setACAO(ctx, origin, port)
+	}
+	if !ctx.IsPost() {
+		ctx.Response.Header.Set("Allow", "OPTIONS, POST")
+		textError(ctx, 405, "405 - Method Not Allowed")
+		return
+	}
+	if !s.gate(ctx, origin, port) {
+		textError(ctx, 403, "403 - Forbidden")
+		return
+	}
+	s.dispatch(ctx, strings.TrimPrefix(path, apiPrefix))
+}
+
+// cleanPath returns the canonical form of p (Go's mux rules).
+func cleanPath(p string) string {
+	np := pathpkg.Clean(p)
+	if strings.HasSuffix(p, "/") && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
+func redirect(ctx *fasthttp.RequestCtx, to string) {
+	if q := ctx.URI().QueryString(); len(q) > 0 {
+		to += "?" + string(q)
+	}
+	ctx.Response.Header.Set("Location", to)
+	ctx.Response.Header.Set("Content-Type", "text/html; charset=utf-8")
+	ctx.SetStatusCode(301)
+	ctx.SetBodyString("<a href=\"" + to + "\">Moved Permanently</a>.\n\n")
+}
