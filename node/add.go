@@ -63,8 +63,9 @@ type AddOptions struct {
 	Fscache       bool
 	// PinName names the pins (Kubo 0.42 --pin-name).
 	PinName string
-	// AfterTop, if set, runs after each top-level entry (not with Wrap)
-	// is stored, pinned and its events emitted (add --to-files).
+	// AfterTop, if set, runs for each top-level entry (not with Wrap)
+	// once the whole input has arrived and every entry is stored and
+	// pinned (add --to-files).
 	AfterTop func(name string, root ipld.Node) error
 	// Encode renders CIDs in events (nil: the CID's default form).
 	Encode func(cid.Cid) string
@@ -249,7 +250,7 @@ type Adder struct {
 	// top is the metadata of the current top-level entry, which every
 	// event of that entry reports (Kubo does the same).
 	top AddEvent
-	// sess is the write session of the current top-level entry.
+	// sess is the write session of the request.
 	sess *WriteSession
 }
 
@@ -276,9 +277,9 @@ func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) e
 	return a, nil
 }
 
-// begin opens the write session of one top-level entry: its blocks are
-// safe from a concurrent GC until its pin is recorded, and removed again
-// if the entry fails.
+// begin opens the write session of the request: its blocks are safe from
+// a concurrent GC until the pins are recorded, and removed again if the
+// request fails.
 func (a *Adder) begin() {
 	if a.o.OnlyHash {
 		return
@@ -315,33 +316,36 @@ type dirEntry struct {
 }
 
 // AddAll imports every top-level entry of root (each on its own, or all
-// under one wrapping directory) and returns the roots imported.
+// under one wrapping directory) and returns the roots imported. Nothing
+// is pinned or linked into MFS (AfterTop) before root's iterator has
+// ended without error: an interrupted upload (a multipart body cut before
+// its closing boundary) fails as a whole, and the blocks it stored are
+// removed again.
 func (a *Adder) AddAll(root files.Directory) (roots []cid.Cid, err error) {
+	a.begin()
 	defer func() {
 		if eerr := a.end(err != nil); err == nil {
 			err = eerr
 		}
 	}()
 	if a.o.Wrap {
-		a.begin()
 		wrap := &dirEntry{path: "", children: map[string]*dirEntry{}}
 		it := root.Entries()
 		nd, err := a.addDir("", it, it.Next(), wrap)
 		if err != nil {
 			return nil, err
 		}
-		if err := a.finishTop(nd, wrap); err != nil {
+		if err := a.finishTop(wrap); err != nil {
 			return nil, err
 		}
-		return []cid.Cid{nd.Cid()}, nil
+		return []cid.Cid{nd.Cid()}, a.commit([]string{""}, []ipld.Node{nd})
 	}
 	it := root.Entries()
-	count := 0
+	var names []string
+	var nds []ipld.Node
 	for it.Next() {
-		count++
 		name := it.Name()
 		a.top = topStat(it.Node())
-		a.begin()
 		var de *dirEntry
 		if _, isDir := it.Node().(files.Directory); isDir {
 			de = &dirEntry{path: name, children: map[string]*dirEntry{}}
@@ -350,43 +354,57 @@ func (a *Adder) AddAll(root files.Directory) (roots []cid.Cid, err error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := a.finishTop(nd, de); err != nil {
+		if err := a.finishTop(de); err != nil {
 			return nil, err
 		}
-		if a.o.AfterTop != nil {
-			if err := a.o.AfterTop(name, nd); err != nil {
-				return nil, err
-			}
-		}
+		names, nds = append(names, name), append(nds, nd)
 		roots = append(roots, nd.Cid())
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
 	}
-	if count == 0 {
+	if len(nds) == 0 {
 		return nil, errors.New("expected a file argument")
 	}
-	return roots, nil
+	return roots, a.commit(names, nds)
 }
 
-// finishTop makes a top-level entry durable, pins it and emits the
-// directory events (post-order, children by name).
-func (a *Adder) finishTop(nd ipld.Node, de *dirEntry) error {
+// finishTop makes a top-level entry durable and emits its directory
+// events (post-order, children by name).
+func (a *Adder) finishTop(de *dirEntry) error {
 	if err := a.sync(); err != nil {
-		return err
-	}
-	if a.o.Pin && !a.o.OnlyHash {
-		if err := a.n.PinRecursive(a.ctx, nd.Cid(), a.o.PinName); err != nil {
-			return err
-		}
-	}
-	if err := a.end(false); err != nil {
 		return err
 	}
 	if de == nil {
 		return nil
 	}
 	return a.emitDirs(de)
+}
+
+// commit pins the top-level entries of a complete request and runs
+// AfterTop on each (not with Wrap), then closes the write session.
+func (a *Adder) commit(names []string, nds []ipld.Node) error {
+	if a.o.Pin && !a.o.OnlyHash {
+		cs := make([]cid.Cid, len(nds))
+		for i, nd := range nds {
+			cs[i] = nd.Cid()
+		}
+		if err := a.n.PinRoots(a.ctx, a.o.PinName, cs...); err != nil {
+			return err
+		}
+	}
+	if err := a.end(false); err != nil {
+		return err
+	}
+	if a.o.AfterTop == nil || a.o.Wrap {
+		return nil
+	}
+	for i, nd := range nds {
+		if err := a.o.AfterTop(names[i], nd); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (a *Adder) emitDirs(de *dirEntry) error {
@@ -651,23 +669,40 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// progressFileInfo is a progressReader that keeps the file's path and
-// stat visible to the DAG builder (add --nocopy --progress).
-type progressFileInfo struct {
+// infoReader reads through r and keeps the file's path and stat visible
+// to the DAG builder (add --nocopy).
+type infoReader struct {
 	files.FileInfo
-	p *progressReader
+	r io.Reader
 }
 
-func (x *progressFileInfo) Read(b []byte) (int, error) { return x.p.Read(b) }
+func (x *infoReader) Read(b []byte) (int, error) { return x.r.Read(b) }
+
+// ErrInputCut fails an import whose input ended before its end (an
+// upload cut mid-file).
+var ErrInputCut = errors.New("unexpected EOF")
+
+// cutGuard turns io.ErrUnexpectedEOF from an input into ErrInputCut: the
+// chunkers take io.ErrUnexpectedEOF from their reader for the normal end
+// of a short last chunk, which would store a cut file as a whole one.
+type cutGuard struct{ r io.Reader }
+
+func (g cutGuard) Read(b []byte) (int, error) {
+	n, err := g.r.Read(b)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = ErrInputCut
+	}
+	return n, err
+}
 
 func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
-	var r io.Reader = f
+	var r io.Reader = cutGuard{f}
 	if a.o.Progress && !a.o.Silent {
-		r = &progressReader{r: f, name: path, emit: a.emit}
-		if fi, ok := f.(files.FileInfo); ok && a.o.NoCopy {
-			// The DAG builder finds the file's path on its reader.
-			r = &progressFileInfo{FileInfo: fi, p: r.(*progressReader)}
-		}
+		r = &progressReader{r: r, name: path, emit: a.emit}
+	}
+	if fi, ok := f.(files.FileInfo); ok && a.o.NoCopy {
+		// The DAG builder finds the file's path on its reader.
+		r = &infoReader{FileInfo: fi, r: r}
 	}
 	spl, err := chunker.FromString(r, a.st.chunker)
 	if err != nil {

@@ -50,16 +50,26 @@ func (n *Node) PinRecursive(ctx context.Context, c cid.Cid, name ...string) erro
 	if len(name) > 0 {
 		v = name[0]
 	}
+	return n.PinRoots(ctx, v, c)
+}
+
+// PinRoots records recursive pins named name of every c in cs, all or
+// none (one transaction), like PinRecursive.
+func (n *Node) PinRoots(ctx context.Context, name string, cs ...cid.Cid) error {
 	b, err := n.Store.Datastore().Batch(ctx)
 	if err != nil {
 		return err
 	}
-	b.Put(ctx, pinKey(pinRecursivePrefix, c), []byte(v))
-	b.Delete(ctx, pinKey(pinDirectPrefix, c))
+	for _, c := range cs {
+		b.Put(ctx, pinKey(pinRecursivePrefix, c), []byte(name))
+		b.Delete(ctx, pinKey(pinDirectPrefix, c))
+	}
 	if err := b.Commit(ctx); err != nil {
 		return err
 	}
-	n.Provide(c) // online with a DHT: announce the new root (queued)
+	for _, c := range cs {
+		n.Provide(c) // online with a DHT: announce the new root (queued)
+	}
 	return nil
 }
 
