@@ -86,9 +86,13 @@ func ParseStorageMax(s string) (uint64, error) {
 	return v, nil
 }
 
-// Usage is the bytes of stored blocks plus the bytes queued for writing.
+// Usage is what StorageMax bounds: the bytes of the store file's pages in
+// use (stored blocks plus bbolt's page overhead; free pages are reused,
+// not counted) plus the bytes queued for writing. Holding it under the cap
+// keeps the file on disk, free pages included, within the cap plus one
+// write batch (the step by which the store grows its file).
 func (n *Node) Usage() (uint64, error) {
-	return n.Store.BlockBytes() + n.Store.PendingBytes(), nil
+	return max(n.Store.UsedBytes(), n.Store.BlockBytes()) + n.Store.PendingBytes(), nil
 }
 
 // admit checks that size more bytes fit under the cap. Over the cap it

@@ -55,7 +55,10 @@
 // # Flash
 //
 // NoFreelistSync keeps commits to the pages that changed plus the meta page,
-// and bbolt reuses freed pages instead of growing the file. The writer
+// and bbolt reuses freed pages instead of growing the file. The file grows
+// in steps of MaxBatchBytes (at most bbolt's 16 MiB), so it stays within
+// Stat.UsedBytes plus free pages plus one batch: a cap on UsedBytes and
+// PendingBytes (node's StorageMax) bounds the file on disk. The writer
 // coalesces concurrent puts into one transaction (up to MaxBatchBytes), so
 // an add of many blocks costs few fsyncs.
 //

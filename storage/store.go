@@ -116,6 +116,12 @@ func Open(path string, opts *Options) (s *Store, err error) {
 		}
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
+	if !o.ReadOnly {
+		// Past bbolt's initial size the file grows by AllocSize (16 MiB
+		// by default) beyond what a commit needs; one batch keeps the
+		// file within what is in use plus one batch.
+		db.AllocSize = min(o.MaxBatchBytes, 16<<20) // bbolt's default AllocSize
+	}
 	s = &Store{db: db, opts: o, path: path}
 	if err := s.initSchema(); err != nil {
 		db.Close()
@@ -129,6 +135,7 @@ func Open(path string, opts *Options) (s *Store, err error) {
 			return nil, err
 		}
 		s.w.blockBytes.Store(st.BlockBytes)
+		s.w.usedBytes.Store(uint64(st.FileBytes - st.FreeBytes))
 	}
 	return s, nil
 }
@@ -197,9 +204,13 @@ func (s *Store) Close() error {
 type Stat struct {
 	NumBlocks  uint64 // keys in "blocks"
 	BlockBytes uint64 // sum of stored block sizes
-	FileBytes  int64  // size of the bbolt file
-	FreeBytes  int64  // bytes of free pages inside the file
+	FileBytes  int64  // bytes of the bbolt file up to its last page in use
+	FreeBytes  int64  // bytes of free pages (and pages freed by the last commits) inside it
 }
+
+// UsedBytes is what the file's pages in use take: FileBytes less
+// FreeBytes (block bytes plus bbolt's page overhead).
+func (st Stat) UsedBytes() int64 { return st.FileBytes - st.FreeBytes }
 
 // Stat reads the block counters and the file size.
 func (s *Store) Stat() (Stat, error) {
@@ -211,9 +222,23 @@ func (s *Store) Stat() (Stat, error) {
 		st.FileBytes = tx.Size()
 		return nil
 	})
-	bs := s.db.Stats()
-	st.FreeBytes = int64(bs.FreePageN) * int64(s.db.Info().PageSize)
+	st.FreeBytes = freeBytes(s.db)
 	return st, err
+}
+
+func freeBytes(db *bolt.DB) int64 {
+	bs := db.Stats()
+	return int64(bs.FreePageN+bs.PendingPageN) * int64(db.Info().PageSize)
+}
+
+// UsedBytes is Stat().UsedBytes() as of the last commit, without a
+// transaction: what the store's pages in use take on disk.
+func (s *Store) UsedBytes() uint64 {
+	if s.w == nil {
+		st, _ := s.Stat()
+		return uint64(st.UsedBytes())
+	}
+	return s.w.usedBytes.Load()
 }
 
 // BlockBytes is the sum of stored block sizes, without a transaction.

@@ -37,11 +37,14 @@ type request struct {
 type writer struct {
 	// blockBytes mirrors "blocks.size" after each commit, for cheap reads.
 	blockBytes atomic.Uint64
-	db         *bolt.DB
-	maxTx      int
-	reqs       chan *request
-	pending    *byteSem
-	wg         sync.WaitGroup
+	// usedBytes is the bytes of the file's pages in use after the last
+	// commit (Stat.UsedBytes).
+	usedBytes atomic.Uint64
+	db        *bolt.DB
+	maxTx     int
+	reqs      chan *request
+	pending   *byteSem
+	wg        sync.WaitGroup
 
 	mu     sync.RWMutex
 	closed bool
@@ -125,6 +128,12 @@ func (w *writer) commit(group []*request) error {
 	err := w.apply(group, &total)
 	if err == nil && total != ^uint64(0) {
 		w.blockBytes.Store(total)
+	}
+	if err == nil {
+		var size int64
+		if w.db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil }) == nil {
+			w.usedBytes.Store(uint64(size - freeBytes(w.db)))
+		}
 	}
 	return err
 }

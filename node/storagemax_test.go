@@ -1,0 +1,74 @@
+package node_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"cairn/internal/testutil"
+	"cairn/node"
+	"cairn/storage"
+
+	"github.com/ipfs/boxo/files"
+)
+
+// Ensure StorageMax bounds the store file on disk, free pages included:
+// refused adds leave it within the cap plus one write batch, however
+// often they are repeated, and what they freed is reused by later adds.
+func TestStorageMax_BoundsFileOnDisk(t *testing.T) {
+	repo := testutil.MustInitRepo(t)
+	n, err := node.New(context.Background(), repo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	const capBytes = 20_000_000
+	if err := n.UpdateConfig(func(doc map[string]any) error {
+		return node.SetKey(doc, "Datastore.StorageMax", "20MB")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const batch = 4 << 20 // storage's default MaxBatchBytes
+	path := filepath.Join(repo, storage.FileName)
+	fileSize := func() int64 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	add := func(size int) error {
+		a, err := n.NewAdder(context.Background(), node.AddOptions{Pin: true}, func(node.AddEvent) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = a.AddAll(files.NewMapDirectory(map[string]files.Node{"f": files.NewBytesFile(randBytes(size))}))
+		return err
+	}
+	for i := 0; i < 3; i++ {
+		if err := add(30_000_000); !errors.Is(err, node.ErrStorageFull) {
+			t.Fatalf("30 MB add under a 20MB cap: %v", err)
+		}
+		sz := fileSize()
+		t.Logf("after refused add %d: store file %d bytes", i, sz)
+		if sz > capBytes+batch {
+			t.Fatalf("refused add %d: store file is %d bytes, above the cap %d plus one batch %d", i, sz, capBytes, batch)
+		}
+	}
+	if err := add(8_000_000); err != nil {
+		t.Fatalf("8 MB add after refused ones: %v", err)
+	}
+	if err := add(8_000_000); err != nil {
+		t.Fatalf("second 8 MB add: %v", err)
+	}
+	if err := add(8_000_000); !errors.Is(err, node.ErrStorageFull) {
+		t.Fatalf("third 8 MB add: %v", err)
+	}
+	if sz := fileSize(); sz > capBytes+batch {
+		t.Fatalf("store file is %d bytes, above the cap %d plus one batch %d", sz, capBytes, batch)
+	}
+	t.Logf("store file %d bytes under a cap of %d", fileSize(), capBytes)
+	mustCheck(t, n)
+}
