@@ -186,8 +186,13 @@ func (h *Host) listen(cfg, def node.ModulesConfig, repo string) error {
 }
 
 // Load loads module name (and what it depends on). It is a no-op for a
-// loaded module.
+// loaded module. A name that is not a module name (see modapi.CheckName)
+// is refused before anything is looked up.
 func (h *Host) Load(name string) error {
+	if err := modapi.CheckName(name); err != nil {
+		h.fail(name, err)
+		return err
+	}
 	h.mu.Lock()
 	if _, ok := h.loaded[name]; ok {
 		h.mu.Unlock()

@@ -224,3 +224,36 @@ func BenchmarkLua_Handler(b *testing.B) {
 		resp.Body.Close()
 	}
 }
+
+// Ensure module:depends takes names, not paths: a name that climbs out
+// of Modules.Dir is refused and the file it points at never runs.
+func TestLua_Depends_NameIsNotAPath(t *testing.T) {
+	dir := t.TempDir()
+	evil := `module:depends("http") module:provides("http", {route = {["GET /"] = function() return "pwned" end}})`
+	if err := os.WriteFile(filepath.Join(dir, "evil.lua"), []byte(evil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mods, _ := filepath.Abs("testdata")
+	// mod_<name>.lua under testdata/ names <dir>/evil.lua.
+	name := "/.." + strings.Repeat("/..", strings.Count(mods, "/")) + filepath.Join(dir, "evil")
+	h, u := startHost(t, []string{"http_dep"}, func(c *node.ModulesConfig) {
+		c.Options = map[string]map[string]any{"http_dep": {"dep": name}}
+	})
+	r := req(t, "GET", u+"/dep/", "")
+	if r.code != 200 || !strings.HasPrefix(r.body, "false ") || !strings.Contains(r.body, "invalid module name") {
+		t.Errorf("depends(%q): got %d %q, want a refusal", name, r.code, r.body)
+	}
+	for _, a := range h.Loaded() {
+		if strings.Contains(a, "evil") {
+			t.Errorf("loaded %q", a)
+		}
+	}
+	if r := req(t, "GET", u+"/evil/", ""); r.code != 404 {
+		t.Errorf("the file outside Modules.Dir was loaded: %d %q", r.code, r.body)
+	}
+	for _, bad := range []string{"../x", "a/b", "a.b", "", "x y", "mod\x00"} {
+		if err := h.Load(bad); err == nil || !strings.Contains(err.Error(), "invalid module name") {
+			t.Errorf("Load(%q): %v", bad, err)
+		}
+	}
+}

@@ -155,12 +155,30 @@ var (
 	registry = map[string]Info{}
 )
 
-// Register adds a built-in module; it fails on an empty or duplicate name.
+// CheckName accepts module names as Prosody spells them: letters, digits,
+// "_" and "-". A name is never a path: "../x" or "a/b" could otherwise
+// name a Lua file outside Modules.Dir.
+func CheckName(name string) error {
+	if name == "" || len(name) > 64 {
+		return fmt.Errorf("invalid module name %q: want 1 to 64 letters, digits, _ or -", name)
+	}
+	for _, c := range []byte(name) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("invalid module name %q: only letters, digits, _ and - are allowed", name)
+		}
+	}
+	return nil
+}
+
+// Register adds a built-in module; it fails on an invalid or duplicate name.
 func Register(i Info) error {
 	regMu.Lock()
 	defer regMu.Unlock()
-	if i.Name == "" || i.New == nil {
+	if i.New == nil {
 		return errors.New("modapi: module needs a name and a constructor")
+	}
+	if err := CheckName(i.Name); err != nil {
+		return fmt.Errorf("modapi: %w", err)
 	}
 	if _, dup := registry[i.Name]; dup {
 		return fmt.Errorf("modapi: module %s registered twice", i.Name)
