@@ -91,14 +91,13 @@ func ClientError(format string, a ...any) error { return rpc.ClientError(format,
 
 // Functions of the framework used by the CLI and tests.
 var (
-	NewTable        = rpc.NewTable
-	NewServer       = rpc.NewServer
-	Call            = rpc.Call
-	ConvertOption   = rpc.ConvertOption
-	DecodeOptions   = rpc.DecodeOptions
-	BindArgs        = rpc.BindArgs
-	SplitBodyLines  = rpc.SplitBodyLines
-	AuthHeaderValue = rpc.AuthHeaderValue
+	NewTable       = rpc.NewTable
+	NewServer      = rpc.NewServer
+	Call           = rpc.Call
+	ConvertOption  = rpc.ConvertOption
+	DecodeOptions  = rpc.DecodeOptions
+	BindArgs       = rpc.BindArgs
+	SplitBodyLines = rpc.SplitBodyLines
 )
 
 // NewClient makes a client for an API multiaddr that identifies itself as

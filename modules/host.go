@@ -9,10 +9,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +35,9 @@ type Options struct {
 	Repo    string       // repo directory (certificates, Lua modules)
 	Version string       // shown in page footers
 	Log     *slog.Logger // default slog.Default()
+	// APIProtected says the RPC has API.Authorizations: writing modules
+	// then need Modules.Authorizations too (see CheckExposure).
+	APIProtected bool
 }
 
 // Host runs the loaded modules and the http provider.
@@ -68,6 +73,9 @@ func Start(_ context.Context, v modapi.NodeView, cfg node.ModulesConfig, o Optio
 	h.settings = st
 	if len(cfg.Enabled) == 0 {
 		return h, nil
+	}
+	if err := CheckExposure(cfg, o.APIProtected); err != nil {
+		return nil, err
 	}
 	hopts.Log = o.Log
 	if h.srv, err = httpapp.NewServer(hopts); err != nil {
@@ -148,9 +156,78 @@ func settings(cfg, def node.ModulesConfig, o Options) (*modapi.Settings, httpapp
 	ho.HandlerTimeout, err = parseDur("HTTP.HandlerTimeout", cfg.HTTP.HandlerTimeout, def.HTTP.HandlerTimeout)
 	add(err)
 	ho.TrustedProxies = orDefault(cfg.HTTP.TrustedProxies, def.HTTP.TrustedProxies)
+	ho.Hosts = hostNames(cfg, def)
+	if len(cfg.Authorizations) > 0 {
+		ho.Authorizations = map[string][]string{}
+		for name, scope := range cfg.Authorizations {
+			hv, ok := "", scope != nil && scope.AuthSecret != "" && !strings.HasSuffix(scope.AuthSecret, ":")
+			if ok {
+				hv, ok = node.AuthHeaderValue(scope.AuthSecret)
+			}
+			if !ok {
+				add(fmt.Errorf("config Modules.Authorizations.%s: AuthSecret wants \"basic:user:password\" or \"bearer:TOKEN\"", name))
+				continue
+			}
+			ho.Authorizations[hv] = append(ho.Authorizations[hv], scope.AllowedPaths...)
+		}
+	}
 	ho.CORS = cfg.HTTP.CORS
 	ho.Paths = cfg.HTTP.Paths
 	return st, ho, errors.Join(errs...)
+}
+
+// hostNames are the names a request's Host may carry besides
+// "localhost" and IP literals: Modules.HTTP.Hosts, the interfaces given
+// as names, and the machine's host name with and without ".local".
+func hostNames(cfg, def node.ModulesConfig) []string {
+	names := append([]string(nil), cfg.HTTP.Hosts...)
+	for _, iface := range slices.Concat(orDefault(cfg.HTTP.Interfaces, def.HTTP.Interfaces), orDefault(cfg.HTTPS.Interfaces, def.HTTPS.Interfaces)) {
+		if _, err := netip.ParseAddr(iface); err != nil && iface != "" {
+			names = append(names, iface)
+		}
+	}
+	if hn, err := os.Hostname(); err == nil && hn != "" {
+		names = append(names, hn)
+		if !strings.Contains(hn, ".") {
+			names = append(names, hn+".local")
+		}
+	}
+	return names
+}
+
+// CheckExposure refuses, before anything listens, module listeners off
+// loopback without Modules.Authorizations, and writing modules
+// (Modules.AllowWrite) without them when the RPC is protected
+// (apiProtected: API.Authorizations is set). Modules.AllowUnauthenticated
+// lifts both. With nothing enabled nothing listens and all is allowed.
+func CheckExposure(cfg node.ModulesConfig, apiProtected bool) error {
+	if len(cfg.Enabled) == 0 || len(cfg.Authorizations) > 0 || cfg.AllowUnauthenticated {
+		return nil
+	}
+	const fix = `set Modules.Authorizations (e.g. cairn config --json Modules.Authorizations ` +
+		`'{"me":{"AuthSecret":"basic:me:SECRET","AllowedPaths":["/"]}}')`
+	def := node.DefaultModules()
+	services := []struct {
+		ports  []int
+		ifaces []string
+	}{
+		{orDefault(cfg.HTTP.Ports, def.HTTP.Ports), orDefault(cfg.HTTP.Interfaces, def.HTTP.Interfaces)},
+		{orDefault(cfg.HTTPS.Ports, def.HTTPS.Ports), orDefault(cfg.HTTPS.Interfaces, def.HTTPS.Interfaces)},
+	}
+	for _, svc := range services {
+		for _, iface := range svc.ifaces {
+			if a, err := netip.ParseAddr(iface); (err == nil && a.IsLoopback()) || iface == "localhost" || len(svc.ports) == 0 {
+				continue
+			}
+			return fmt.Errorf("refusing to serve the modules on %s without protection: %s "+
+				"or, at your own risk, Modules.AllowUnauthenticated true", net.JoinHostPort(iface, strconv.Itoa(svc.ports[0])), fix)
+		}
+	}
+	if apiProtected && len(cfg.AllowWrite) > 0 {
+		return fmt.Errorf("refusing to let modules %s write to the node without protection while API.Authorizations is set: %s, "+
+			"empty Modules.AllowWrite, or, at your own risk, set Modules.AllowUnauthenticated true", strings.Join(cfg.AllowWrite, ", "), fix)
+	}
+	return nil
 }
 
 // listen binds every configured port on every interface.

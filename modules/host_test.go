@@ -123,3 +123,56 @@ func TestHost_Start_BadConfig(t *testing.T) {
 		t.Errorf("got %v, want an error naming Lua.MaxRunTime", err)
 	}
 }
+
+// Ensure the exposure rules: loopback listeners are free; a listener off
+// loopback, or a writing module on a node whose RPC is protected, needs
+// Modules.Authorizations (or AllowUnauthenticated), and the message says
+// how to fix it. Only documentation-prefix addresses appear; nothing
+// listens on them.
+func TestCheckExposure_Rules(t *testing.T) {
+	auth := map[string]*node.RPCAuthScope{"me": {AuthSecret: "basic:me:pw", AllowedPaths: []string{"/"}}}
+	for _, tc := range []struct {
+		name         string
+		edit         func(*node.ModulesConfig)
+		apiProtected bool
+		want         string // "" = allowed
+	}{
+		{"default", nil, false, ""},
+		{"lan http", func(c *node.ModulesConfig) { c.HTTP.Interfaces = []string{"127.0.0.1", "192.0.2.1"} }, false, "refusing to serve the modules on 192.0.2.1:5280 without protection"},
+		{"wildcard https", func(c *node.ModulesConfig) { c.HTTPS.Interfaces = []string{"::"} }, false, "on [::]:5281 without protection"},
+		{"a name", func(c *node.ModulesConfig) { c.HTTP.Interfaces = []string{"pi.example"} }, false, "on pi.example:5280"},
+		{"lan with auth", func(c *node.ModulesConfig) { c.HTTP.Interfaces = []string{"192.0.2.1"}; c.Authorizations = auth }, false, ""},
+		{"lan opened", func(c *node.ModulesConfig) { c.HTTP.Interfaces = []string{"0.0.0.0"}; c.AllowUnauthenticated = true }, false, ""},
+		{"lan, nothing enabled", func(c *node.ModulesConfig) { c.HTTP.Interfaces = []string{"0.0.0.0"}; c.Enabled = nil }, false, ""},
+		{"lan https without ports", func(c *node.ModulesConfig) { c.HTTPS.Interfaces = []string{"0.0.0.0"}; c.HTTPS.Ports = []int{} }, false, ""},
+		{"rpc protected, status writes", nil, true, "refusing to let modules http_status write to the node without protection while API.Authorizations is set"},
+		{"rpc protected, read-only", func(c *node.ModulesConfig) { c.AllowWrite = []string{} }, true, ""},
+		{"rpc protected, auth", func(c *node.ModulesConfig) { c.Authorizations = auth }, true, ""},
+	} {
+		cfg := node.DefaultModules()
+		if tc.edit != nil {
+			tc.edit(&cfg)
+		}
+		err := modules.CheckExposure(cfg, tc.apiProtected)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "Modules.Authorizations") || !strings.Contains(err.Error(), "Modules.AllowUnauthenticated") {
+			t.Errorf("%s: got %v, want %q with the fix", tc.name, err, tc.want)
+		}
+	}
+	// Start refuses too, before it listens.
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	if _, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, APIProtected: true, Log: slog.New(slog.DiscardHandler)}); err == nil {
+		t.Error("Start with a writing module and a protected RPC: no error")
+	}
+	cfg.Authorizations = map[string]*node.RPCAuthScope{"me": {AuthSecret: "nope:x"}}
+	if _, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)}); err == nil || !strings.Contains(err.Error(), "Modules.Authorizations.me") {
+		t.Errorf("Start with a bad AuthSecret: %v", err)
+	}
+}

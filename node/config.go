@@ -4,6 +4,7 @@ package node
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -99,10 +100,30 @@ type Routing struct {
 	Type *string `json:",omitempty"`
 }
 
-// RPCAuthScope is one entry of API.Authorizations (Kubo's format).
+// RPCAuthScope is one entry of API.Authorizations (Kubo's format), and of
+// Modules.Authorizations.
 type RPCAuthScope struct {
 	AuthSecret   string
 	AllowedPaths []string
+}
+
+// AuthHeaderValue turns an AuthSecret ("bearer:T", "basic:u:p",
+// "basic:<b64>", or a bare token) into the Authorization header it expects.
+func AuthHeaderValue(secret string) (string, bool) {
+	typ, val, ok := strings.Cut(secret, ":")
+	if !ok {
+		return "Bearer " + secret, true
+	}
+	switch strings.ToLower(typ) {
+	case "bearer":
+		return "Bearer " + val, true
+	case "basic":
+		if strings.Contains(val, ":") {
+			return "Basic " + base64.StdEncoding.EncodeToString([]byte(val)), true
+		}
+		return "Basic " + val, true
+	}
+	return "", false
 }
 
 // APIConfig configures the RPC server.
@@ -199,10 +220,19 @@ type ModulesConfig struct {
 	// AllowWrite lists modules whose node view may add and pin; every
 	// other module gets a read-only view.
 	AllowWrite []string
-	HTTP       ModulesHTTP
-	HTTPS      ModulesHTTPS
-	Files      ModulesFiles
-	Lua        ModulesLua
+	// Authorizations, in API.Authorizations' shape, protect every module
+	// request: AuthSecret "basic:user:password" (browsers prompt for it)
+	// or "bearer:TOKEN"; AllowedPaths are URL path prefixes ("/" is every
+	// app). They are required for a listener off loopback, and for
+	// writing modules (AllowWrite) when API.Authorizations is set; the
+	// daemon refuses to start otherwise (see docs/modules.md).
+	Authorizations map[string]*RPCAuthScope `json:",omitempty"`
+	// AllowUnauthenticated lifts that requirement, at the owner's risk.
+	AllowUnauthenticated bool `json:",omitempty"`
+	HTTP                 ModulesHTTP
+	HTTPS                ModulesHTTPS
+	Files                ModulesFiles
+	Lua                  ModulesLua
 	// Options holds free-form options per module, read by Lua modules
 	// with module:get_option(name, default).
 	Options map[string]map[string]any `json:",omitempty"`
@@ -228,6 +258,11 @@ type ModulesHTTP struct {
 	// TrustedProxies (IPs or CIDRs) may set X-Forwarded-For and
 	// X-Forwarded-Proto (default ["127.0.0.1", "::1"]).
 	TrustedProxies []string
+	// Hosts are extra names the Host header may carry (e.g. "pi.lan"),
+	// on both services. "localhost", IP literals, the machine's host name
+	// (and <name>.local) and names in Interfaces are always accepted;
+	// any other Host gets 403 (DNS rebinding).
+	Hosts []string `json:",omitempty"`
 	// CORS turns on Access-Control-* headers and OPTIONS answers.
 	CORS bool
 	// Paths maps an app name to its base path (Prosody's http_paths),

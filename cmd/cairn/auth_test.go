@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -30,16 +32,92 @@ func (a authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // authDaemon starts a daemon on loopback whose config requires a bearer
-// token for everything and a basic secret for cat only.
+// token for everything and a basic secret for cat only; the module apps
+// (the status page can add) need a basic login.
 func authDaemon(t *testing.T) (string, string) {
+	t.Helper()
+	repo, url, _ := authDaemonOut(t)
+	return repo, url
+}
+
+func authDaemonOut(t *testing.T) (string, string, *syncBuffer) {
 	t.Helper()
 	repo := initRepo(t)
 	setConfig(t, repo, map[string]any{"API.Authorizations": map[string]any{
 		"admin":  map[string]any{"AuthSecret": "bearer:s3cret-token", "AllowedPaths": []any{"/api/v0"}},
 		"viewer": map[string]any{"AuthSecret": "basic:viewer:pw", "AllowedPaths": []any{"/api/v0/cat"}},
+	}, "Modules.Authorizations": map[string]any{
+		"me": map[string]any{"AuthSecret": "basic:me:pw", "AllowedPaths": []any{"/"}},
 	}})
-	_, url, _ := startDaemon(t, repo)
-	return repo, url
+	_, url, out := startDaemon(t, repo)
+	return repo, url, out
+}
+
+// Ensure a node whose RPC needs a token does not start with a module app
+// that can write and no Modules.Authorizations, and says how to fix it.
+func TestDaemon_Authorizations_WritingModuleRefused(t *testing.T) {
+	repo := initRepo(t)
+	setConfig(t, repo, map[string]any{"API.Authorizations": map[string]any{
+		"admin": map[string]any{"AuthSecret": "bearer:s3cret-token", "AllowedPaths": []any{"/api/v0"}},
+	}})
+	_, errs, code := cli(t, repo, nil, "daemon")
+	if code != 1 || !strings.Contains(errs, "refusing to let modules http_status write to the node without protection while API.Authorizations is set: set Modules.Authorizations") {
+		t.Fatalf("code %d %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(repo, node.APIFile)); !os.IsNotExist(err) {
+		t.Fatalf("api file written: %v", err)
+	}
+}
+
+// Ensure the status page's upload, reached the way issue 11 did (an
+// anonymous multipart POST on the module port of a node with
+// Authorizations), is refused with a login prompt and pins nothing,
+// while the login adds.
+func TestDaemon_Authorizations_ModulePort(t *testing.T) {
+	repo, url, out := authDaemonOut(t)
+	var status string
+	for deadline := time.Now().Add(10 * time.Second); status == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, l := range strings.Split(out.String(), "\n") {
+			if u, ok := strings.CutPrefix(l, "Module app status: "); ok && strings.HasPrefix(u, "http://") {
+				status = u
+			}
+		}
+	}
+	if status == "" {
+		t.Fatalf("no status URL: %s", out.String())
+	}
+	upload := func(auth string) (int, string) {
+		var b bytes.Buffer
+		w := multipart.NewWriter(&b)
+		fw, _ := w.CreateFormFile("file", "x.txt")
+		fw.Write([]byte("anonymous\n"))
+		w.Close()
+		req, _ := http.NewRequest("POST", status, &b)
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode == 401 && resp.Header.Get("WWW-Authenticate") == "" {
+			t.Errorf("401 without a challenge")
+		}
+		return resp.StatusCode, string(body)
+	}
+	if code, _ := upload(""); code != 401 {
+		t.Fatalf("anonymous upload: %d, want 401", code)
+	}
+	pins, errs, code := cli(t, repo, nil, "--api", "/ip4/127.0.0.1/tcp/"+url[strings.LastIndex(url, ":")+1:], "--api-auth", "bearer:s3cret-token", "pin", "ls", "-q")
+	if code != 0 || pins != "" {
+		t.Fatalf("pins after the anonymous upload: %q %q", pins, errs)
+	}
+	if code, body := upload("Basic bWU6cHc="); code != 200 || !strings.Contains(body, `id="cid">Qm`) {
+		t.Fatalf("upload with the login: %d %.200q", code, body)
+	}
 }
 
 func post(t *testing.T, url string, hdr map[string]string) (int, string) {

@@ -282,6 +282,9 @@ func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) err
 	if len(apiAddrs) == 0 {
 		return errors.New("config Addresses.API is empty: nothing to serve the RPC on")
 	}
+	if err := modules.CheckExposure(cfg.Modules, len(cfg.API.Authorizations) > 0); err != nil {
+		return err
+	}
 
 	opts := &node.Options{CompactIfNeeded: true,
 		Log: func(f string, a ...any) { fmt.Fprintf(stdout, f+"\n", a...) }}
@@ -350,7 +353,8 @@ func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) err
 		return err
 	}
 	defer node.RemoveAPIFile(dir)
-	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config.Modules, modules.Options{Repo: dir, Version: httprpc.Version})
+	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config.Modules, modules.Options{Repo: dir, Version: httprpc.Version,
+		APIProtected: len(n.Config.API.Authorizations) > 0})
 	if err != nil {
 		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)
 	}

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"cairn/node"
+
 	"github.com/ipfs/boxo/files"
 	ma "github.com/multiformats/go-multiaddr"
 	manet "github.com/multiformats/go-multiaddr/net"
@@ -40,7 +42,7 @@ func NewClient(apiAddr, authSecret, userAgent string) (*Client, error) {
 	}
 	c := &Client{ua: userAgent, hc: &http.Client{Transport: &http.Transport{DisableCompression: true}}}
 	if authSecret != "" {
-		hv, ok := AuthHeaderValue(authSecret)
+		hv, ok := node.AuthHeaderValue(authSecret)
 		if !ok {
 			return nil, fmt.Errorf("invalid --api-auth value %q", authSecret)
 		}

@@ -124,7 +124,7 @@ func (s *Server) configure(api node.APIConfig) {
 			if scope == nil {
 				continue
 			}
-			if hv, ok := AuthHeaderValue(scope.AuthSecret); ok {
+			if hv, ok := node.AuthHeaderValue(scope.AuthSecret); ok {
 				s.auth[hv] = append(s.auth[hv], scope.AllowedPaths...)
 			}
 		}

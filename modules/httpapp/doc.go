@@ -20,8 +20,12 @@
 //
 // # Deliberate differences from Prosody
 //
-//   - No virtual hosts: every app is "global"; the Host header is not
-//     consulted.
+//   - No virtual hosts: every app is "global". The Host header is only
+//     checked against the server's names (Options.Hosts, "localhost", IP
+//     literals); any other gets 403 "Unknown host" (Prosody: 404), which
+//     stops DNS rebinding.
+//   - Options.Authorizations: logins (Basic or Bearer) scoped to path
+//     prefixes, checked before any handler; Prosody has none.
 //   - A key whose path does not start with "/" ("GET x") is rejected, not
 //     appended to the base path.
 //   - Two keys of one app that mean the same event ("get /a", "GET /a")

@@ -47,6 +47,17 @@ type Options struct {
 	CORS bool
 	// Paths maps app names to base paths, overriding DefaultPath.
 	Paths map[string]string
+	// Hosts are the names, besides "localhost" and IP literals, that a
+	// request's Host may carry; any other gets 403 before a handler runs.
+	// A page on a DNS-rebinding name (evil.example resolving to
+	// 127.0.0.1) sends its own name as Host, so it never reaches an app.
+	Hosts []string
+	// Authorizations maps an Authorization header value ("Basic <b64>",
+	// "Bearer <token>") to the URL path prefixes it may use. When it is
+	// non-nil every request needs one: none or an unknown one gets 401
+	// with a Basic challenge (browsers prompt for a login), a known one
+	// outside its prefixes 403.
+	Authorizations map[string][]string
 	// Concurrency caps simultaneous connections (64).
 	Concurrency int
 	// Log receives load errors and handler failures (slog.Default()).
@@ -122,6 +133,7 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	trusted []netip.Prefix
+	hosts   map[string]bool // lower-case names Host may carry
 	srv     *fasthttp.Server
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -137,7 +149,10 @@ type Server struct {
 // NewServer prepares a server with no apps and no listeners.
 func NewServer(o Options) (*Server, error) {
 	o.setDefaults()
-	s := &Server{opts: o, log: o.Log}
+	s := &Server{opts: o, log: o.Log, hosts: map[string]bool{"localhost": true}}
+	for _, h := range o.Hosts {
+		s.hosts[hostName(h)] = true
+	}
 	for _, p := range o.TrustedProxies {
 		pfx, err := parsePrefix(p)
 		if err != nil {
@@ -438,10 +453,30 @@ func (s *Server) handle(c *fasthttp.RequestCtx) {
 		}
 	}()
 	t := splitTarget(string(c.Request.Header.RequestURI()))
+	host := t.host
+	if host == "" {
+		host = string(c.Request.Header.Host())
+	}
+	if !s.ownHost(host) {
+		s.refuse(c, id, 403, "Unknown host: "+host)
+		return
+	}
 	p, err := CleanPath(t.rawPath)
 	if err != nil {
 		s.writePage(c, id, 400, "Invalid path")
 		return
+	}
+	if s.opts.Authorizations != nil {
+		prefixes, ok := s.opts.Authorizations[string(c.Request.Header.Peek("Authorization"))]
+		if !ok {
+			c.Response.Header.Set("WWW-Authenticate", `Basic realm="cairn modules", charset="UTF-8"`)
+			s.refuse(c, id, 401, "This server needs a login (Modules.Authorizations).")
+			return
+		}
+		if !pathAllowed(prefixes, p) {
+			s.refuse(c, id, 403, "This login may not use "+p+".")
+			return
+		}
 	}
 	key := matchKey(p)
 	method := string(c.Method())
@@ -492,6 +527,51 @@ func (s *Server) handle(c *fasthttp.RequestCtx) {
 			c.SetConnectionClose()
 		}
 	}
+}
+
+// hostName is the lower-case name of a Host value, without port,
+// brackets or trailing dot.
+func hostName(h string) string {
+	if name, _, err := net.SplitHostPort(h); err == nil {
+		h = name
+	} else if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		h = h[1 : len(h)-1]
+	}
+	return strings.TrimSuffix(strings.ToLower(h), ".")
+}
+
+// ownHost reports whether a request's Host names this server: empty (an
+// HTTP/1.0 client, never a browser), an IP literal (a DNS-rebinding page
+// can only make the browser send a name it resolved), "localhost", or a
+// name in Options.Hosts.
+func (s *Server) ownHost(h string) bool {
+	if h == "" {
+		return true
+	}
+	name := hostName(h)
+	if _, err := netip.ParseAddr(name); err == nil {
+		return true
+	}
+	return s.hosts[name]
+}
+
+// pathAllowed reports whether the decoded path p is under one of the
+// prefixes, segment by segment ("/a" covers "/a" and "/a/x", not "/ab").
+func pathAllowed(prefixes []string, p string) bool {
+	for _, pre := range prefixes {
+		pre = strings.TrimSuffix(pre, "/")
+		if pre == "" || p == pre || strings.HasPrefix(p, pre+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// refuse answers a request that no handler may see; the body, if any,
+// is left unread, so the connection is closed after the answer.
+func (s *Server) refuse(c *fasthttp.RequestCtx, id string, code int, extra string) {
+	s.writePage(c, id, code, extra)
+	c.SetConnectionClose()
 }
 
 func anyStreaming(rs []*route) bool {

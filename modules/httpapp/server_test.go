@@ -151,7 +151,7 @@ func TestServer_FallThrough_OnNil(t *testing.T) {
 }
 
 func TestServer_Head_FromGet(t *testing.T) {
-	_, u := start(t, httpapp.Options{}, &httpapp.App{Module: "http_hello", Routes: map[string]any{
+	_, u := start(t, httpapp.Options{Hosts: []string{"x"}}, &httpapp.App{Module: "http_hello", Routes: map[string]any{
 		"GET /g": httpapp.Handler(func(ev *httpapp.Event) any { return "method " + ev.Request.Method }),
 		"HEAD /h": httpapp.Handler(func(ev *httpapp.Event) any {
 			ev.Response.Headers["x_head"] = "1"
@@ -178,7 +178,7 @@ func firstLine(s string) string { l, _, _ := strings.Cut(s, "\r\n"); return l }
 
 func TestServer_Returns_Conventions(t *testing.T) {
 	h := func(v any) httpapp.Handler { return func(*httpapp.Event) any { return v } }
-	_, u := start(t, httpapp.Options{}, &httpapp.App{Module: "http_r", Routes: map[string]any{
+	_, u := start(t, httpapp.Options{Hosts: []string{"x"}}, &httpapp.App{Module: "http_r", Routes: map[string]any{
 		"GET /string": h("body"),
 		"GET /bytes":  h([]byte("bytes")),
 		"GET /204":    h(204),
@@ -250,7 +250,7 @@ func TestServer_Body_CapAndRead(t *testing.T) {
 	echo := func(ev *httpapp.Event) any {
 		return fmt.Sprintf("%d:%s", len(ev.Request.Body), ev.Request.Headers["content_type"])
 	}
-	_, u := start(t, httpapp.Options{MaxBodySize: 1000}, &httpapp.App{Module: "http_b", Routes: map[string]any{"POST /": httpapp.Handler(echo)}})
+	_, u := start(t, httpapp.Options{MaxBodySize: 1000, Hosts: []string{"x"}}, &httpapp.App{Module: "http_b", Routes: map[string]any{"POST /": httpapp.Handler(echo)}})
 	if r := do(t, "POST", u+"/b/", strings.Repeat("x", 1000), "Content-Type", "text/plain"); r.code != 200 || r.body != "1000:text/plain" {
 		t.Errorf("body at the cap: got %d %q", r.code, r.body)
 	}
@@ -295,7 +295,7 @@ func TestServer_ForwardedFor_TrustedOnly(t *testing.T) {
 
 func TestServer_Request_Fields(t *testing.T) {
 	var got *httpapp.Request
-	_, u := start(t, httpapp.Options{}, &httpapp.App{Module: "http_f", Routes: map[string]any{"GET /*": httpapp.Handler(func(ev *httpapp.Event) any {
+	_, u := start(t, httpapp.Options{Hosts: []string{"h", "other"}}, &httpapp.App{Module: "http_f", Routes: map[string]any{"GET /*": httpapp.Handler(func(ev *httpapp.Event) any {
 		got = ev.Request
 		return "ok"
 	})}})
@@ -338,7 +338,7 @@ func TestServer_Remove_Unmounts(t *testing.T) {
 }
 
 func TestServer_KeepAlive_AfterSend(t *testing.T) {
-	_, u := start(t, httpapp.Options{}, &httpapp.App{Module: "http_k", Routes: map[string]any{"GET": httpapp.Handler(func(ev *httpapp.Event) any {
+	_, u := start(t, httpapp.Options{Hosts: []string{"x"}}, &httpapp.App{Module: "http_k", Routes: map[string]any{"GET": httpapp.Handler(func(ev *httpapp.Event) any {
 		ev.Response.Send([]byte("a"))
 		return true
 	})}})
@@ -384,5 +384,101 @@ func BenchmarkServer_Request(b *testing.B) {
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+	}
+}
+
+// Ensure a request whose Host is not one of the server's names gets 403
+// before any handler runs (a DNS-rebinding page sends its own name as
+// Host and as Origin), while loopback names, IP literals and the
+// configured names are served.
+func TestServer_Host_OnlyOwnNames(t *testing.T) {
+	ran := 0
+	_, u := start(t, httpapp.Options{Hosts: []string{"pi.local"}}, &httpapp.App{Module: "http_h", Routes: map[string]any{
+		"GET /":  httpapp.Handler(func(*httpapp.Event) any { ran++; return "ok" }),
+		"POST /": httpapp.Handler(func(*httpapp.Event) any { ran++; return "ok" }),
+	}})
+	port := u[strings.LastIndex(u, ":")+1:]
+	for _, tc := range []struct {
+		host string
+		code int
+	}{
+		{"127.0.0.1:" + port, 200},
+		{"localhost:" + port, 200},
+		{"LocalHost.:" + port, 200},
+		{"[::1]:" + port, 200},
+		{"192.0.2.7:" + port, 200}, // an IP literal cannot be rebound
+		{"pi.local", 200},
+		{"PI.local:" + port, 200},
+		{"evil.example:" + port, 403},
+		{"evil.example", 403},
+		{"localhost.evil.example:" + port, 403},
+		{"127.0.0.1.nip.io:" + port, 403},
+	} {
+		for _, method := range []string{"GET", "POST"} {
+			before := ran
+			resp := raw(t, u, method+" /h/ HTTP/1.1\r\nHost: "+tc.host+"\r\nOrigin: http://"+tc.host+"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			if got := firstLine(resp); got != fmt.Sprintf("HTTP/1.1 %d %s", tc.code, http.StatusText(tc.code)) {
+				t.Errorf("%s Host %q: got %q, want %d", method, tc.host, got, tc.code)
+			}
+			if tc.code == 403 && (ran != before || !strings.Contains(resp, "Unknown host")) {
+				t.Errorf("%s Host %q: handler ran or no reason given: %q", method, tc.host, resp)
+			}
+		}
+	}
+	// The absolute form's host counts, not the Host header.
+	if resp := raw(t, u, "GET http://evil.example:"+port+"/h/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"); !strings.HasPrefix(resp, "HTTP/1.1 403") {
+		t.Errorf("absolute form with a foreign host: %q", firstLine(resp))
+	}
+}
+
+// Ensure Authorizations protect every request: none or a wrong one gets
+// 401 with a Basic challenge (browsers prompt), a valid one outside its
+// paths 403, and the handler runs only for a valid one on its paths.
+func TestServer_Authorizations(t *testing.T) {
+	ran := 0
+	h := httpapp.Handler(func(*httpapp.Event) any { ran++; return "ok" })
+	_, u := start(t, httpapp.Options{Authorizations: map[string][]string{
+		"Basic bWU6cHc=": {"/"}, // me:pw
+		"Bearer tok":     {"/a/"},
+	}}, &httpapp.App{Module: "http_a", Routes: map[string]any{"GET /*": h, "POST /*": h}},
+		&httpapp.App{Module: "http_ab", Routes: map[string]any{"GET /*": h}})
+	for _, tc := range []struct {
+		method, path, auth string
+		code               int
+	}{
+		{"GET", "/a/x", "", 401},
+		{"POST", "/a/x", "", 401},
+		{"GET", "/a/x", "Basic bWU6d3Jvbmc=", 401},
+		{"GET", "/a/x", "Bearer to", 401},
+		{"GET", "/a/x", "basic bWU6cHc=", 401},
+		{"GET", "/a/x", "Basic bWU6cHc=", 200},
+		{"POST", "/a/x", "Basic bWU6cHc=", 200},
+		{"GET", "/ab/x", "Basic bWU6cHc=", 200},
+		{"GET", "/a/x", "Bearer tok", 200},
+		{"GET", "/a", "Bearer tok", 301},
+		{"GET", "/ab/x", "Bearer tok", 403},
+		{"GET", "/nothing", "", 401},
+	} {
+		before := ran
+		var hdr []string
+		if tc.auth != "" {
+			hdr = []string{"Authorization", tc.auth}
+		}
+		r := do(t, tc.method, u+tc.path, "", hdr...)
+		if r.code != tc.code {
+			t.Errorf("%s %s %q: got %d %q, want %d", tc.method, tc.path, tc.auth, r.code, r.body, tc.code)
+		}
+		if tc.code >= 400 && ran != before {
+			t.Errorf("%s %s %q: the handler ran", tc.method, tc.path, tc.auth)
+		}
+		if tc.code == 401 && r.header.Get("WWW-Authenticate") != `Basic realm="cairn modules", charset="UTF-8"` {
+			t.Errorf("%s %s: challenge %q", tc.method, tc.path, r.header.Get("WWW-Authenticate"))
+		}
+	}
+	// A browser's form post with the credentials it was prompted for.
+	req, _ := http.NewRequest("POST", u+"/a/up", strings.NewReader("x=1"))
+	req.SetBasicAuth("me", "pw")
+	if resp, err := client.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Errorf("basic auth post: %v %v", resp, err)
 	}
 }

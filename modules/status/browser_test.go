@@ -96,7 +96,14 @@ func (c *cdp) eval(expr string) any {
 	return res["value"]
 }
 
-func TestStatus_Browser_UploadShowsCID(t *testing.T) {
+func TestStatus_Browser_UploadShowsCID(t *testing.T) { browserUpload(t, false) }
+
+// Ensure a browser user can still upload when Modules.Authorizations
+// protects the apps: the login given in the URL answers the Basic
+// challenge, and the browser sends it again with the form.
+func TestStatus_Browser_UploadWithLogin(t *testing.T) { browserUpload(t, true) }
+
+func browserUpload(t *testing.T, login bool) {
 	bin := findChromium()
 	if bin == "" {
 		t.Skip("chromium not found (install it with scripts/install-test-deps.sh, or set CAIRN_CHROMIUM)")
@@ -105,12 +112,21 @@ func TestStatus_Browser_UploadShowsCID(t *testing.T) {
 	cfg := node.DefaultModules()
 	cfg.Enabled = []string{"http_status", "http_ipfs"}
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	pageURL, getAuth := "", ""
+	if login {
+		cfg.Authorizations = map[string]*node.RPCAuthScope{"me": {AuthSecret: "basic:me:pw", AllowedPaths: []string{"/"}}}
+		getAuth = "Basic bWU6cHc="
+	}
 	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Version: "test", Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
 	base := h.Listeners()[0].URL()
+	pageURL = base + "/status/"
+	if login {
+		pageURL = strings.Replace(pageURL, "http://", "http://me:pw@", 1)
+	}
 
 	content := []byte("hello from a headless browser\n")
 	upload := filepath.Join(t.TempDir(), "greeting.txt")
@@ -169,7 +185,7 @@ func TestStatus_Browser_UploadShowsCID(t *testing.T) {
 	c.call("Page.enable", nil)
 	c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 820, "height": 900, "deviceScaleFactor": 1, "mobile": false})
 	start := time.Now()
-	c.call("Page.navigate", map[string]any{"url": base + "/status/"})
+	c.call("Page.navigate", map[string]any{"url": pageURL})
 	c.waitEvent("Page.loadEventFired")
 	t.Logf("status page loaded in %v", time.Since(start).Round(time.Millisecond))
 	if title := c.eval("document.title"); title != "cairn status" {
@@ -213,7 +229,11 @@ func TestStatus_Browser_UploadShowsCID(t *testing.T) {
 	t.Logf("screenshot with CID %s: %s (%d bytes)", want, out, len(png))
 
 	// The file is in the node: the gateway app serves it back.
-	r, err := http.Get(base + "/ipfs/" + want)
+	greq, _ := http.NewRequest("GET", base+"/ipfs/"+want, nil)
+	if getAuth != "" {
+		greq.Header.Set("Authorization", getAuth)
+	}
+	r, err := http.DefaultClient.Do(greq)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,12 +17,19 @@ import (
 
 func startStatus(t *testing.T, allowWrite bool) string {
 	t.Helper()
+	return startStatusWith(t, func(c *node.ModulesConfig) {
+		if !allowWrite {
+			c.AllowWrite = nil
+		}
+	})
+}
+
+func startStatusWith(t *testing.T, edit func(*node.ModulesConfig)) string {
+	t.Helper()
 	n := testutil.MustOpenNode(t)
 	cfg := node.DefaultModules()
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{0}
-	if !allowWrite {
-		cfg.AllowWrite = nil
-	}
+	edit(&cfg)
 	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -97,4 +104,66 @@ func TestStatus_Page_Contents(t *testing.T) {
 	if strings.Contains(string(b), "<script") {
 		t.Error("the page has a script")
 	}
+}
+
+// Ensure a DNS-rebinding page (evil.example resolving to 127.0.0.1, so
+// Host and Origin are both evil.example:PORT) cannot upload: 403, no pin.
+func TestStatus_Upload_DNSRebindingRefused(t *testing.T) {
+	u := startStatus(t, true)
+	port := u[strings.LastIndex(u, ":")+1:]
+	body, ct := form(t, "x.txt", []byte("rebound\n"))
+	req, _ := http.NewRequest("POST", u+"/status/", body)
+	req.Host = "evil.example:" + port
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("Origin", "http://evil.example:"+port)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Errorf("rebinding upload: %d, want 403", resp.StatusCode)
+	}
+	if _, page := get(t, u+"/status/", ""); !strings.Contains(page, `id="pins">0<`) {
+		t.Errorf("something was pinned: %.400q", page)
+	}
+}
+
+// Ensure that with Modules.Authorizations an anonymous upload is refused
+// with a Basic challenge (browsers prompt) and pins nothing, and the same
+// upload with the login works.
+func TestStatus_Upload_NeedsLogin(t *testing.T) {
+	u := startStatusWith(t, func(c *node.ModulesConfig) {
+		c.Authorizations = map[string]*node.RPCAuthScope{"me": {AuthSecret: "basic:me:pw", AllowedPaths: []string{"/status"}}}
+	})
+	code, _ := post(t, u+"/status/")
+	if code != 401 {
+		t.Errorf("anonymous upload: %d, want 401", code)
+	}
+	if code, _ := get(t, u+"/status/", ""); code != 401 {
+		t.Errorf("anonymous page: %d, want 401", code)
+	}
+	if _, page := get(t, u+"/status/", "Basic bWU6cHc="); !strings.Contains(page, `id="pins">0<`) {
+		t.Errorf("the anonymous upload pinned something: %.400q", page)
+	}
+	if code, body := post(t, u+"/status/", "Authorization", "Basic bWU6cHc="); code != 200 || !strings.Contains(body, "QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o") {
+		t.Errorf("upload with the login: %d %.300q", code, body)
+	}
+}
+
+// get returns the status and body of a GET with an optional
+// Authorization value.
+func get(t *testing.T, url, auth string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
