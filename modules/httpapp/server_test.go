@@ -20,6 +20,9 @@ func start(t *testing.T, o httpapp.Options, apps ...*httpapp.App) (*httpapp.Serv
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	if o.Hosts == nil {
+		o.Hosts = []string{"x"} // the Host of the raw requests
+	}
 	s, err := httpapp.NewServer(o)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +154,7 @@ func TestServer_FallThrough_OnNil(t *testing.T) {
 }
 
 func TestServer_Head_FromGet(t *testing.T) {
-	_, u := start(t, httpapp.Options{Hosts: []string{"x"}}, &httpapp.App{Module: "http_hello", Routes: map[string]any{
+	_, u := start(t, httpapp.Options{}, &httpapp.App{Module: "http_hello", Routes: map[string]any{
 		"GET /g": httpapp.Handler(func(ev *httpapp.Event) any { return "method " + ev.Request.Method }),
 		"HEAD /h": httpapp.Handler(func(ev *httpapp.Event) any {
 			ev.Response.Headers["x_head"] = "1"
@@ -178,7 +181,7 @@ func firstLine(s string) string { l, _, _ := strings.Cut(s, "\r\n"); return l }
 
 func TestServer_Returns_Conventions(t *testing.T) {
 	h := func(v any) httpapp.Handler { return func(*httpapp.Event) any { return v } }
-	_, u := start(t, httpapp.Options{Hosts: []string{"x"}}, &httpapp.App{Module: "http_r", Routes: map[string]any{
+	_, u := start(t, httpapp.Options{}, &httpapp.App{Module: "http_r", Routes: map[string]any{
 		"GET /string": h("body"),
 		"GET /bytes":  h([]byte("bytes")),
 		"GET /204":    h(204),
@@ -250,7 +253,7 @@ func TestServer_Body_CapAndRead(t *testing.T) {
 	echo := func(ev *httpapp.Event) any {
 		return fmt.Sprintf("%d:%s", len(ev.Request.Body), ev.Request.Headers["content_type"])
 	}
-	_, u := start(t, httpapp.Options{MaxBodySize: 1000, Hosts: []string{"x"}}, &httpapp.App{Module: "http_b", Routes: map[string]any{"POST /": httpapp.Handler(echo)}})
+	_, u := start(t, httpapp.Options{MaxBodySize: 1000}, &httpapp.App{Module: "http_b", Routes: map[string]any{"POST /": httpapp.Handler(echo)}})
 	if r := do(t, "POST", u+"/b/", strings.Repeat("x", 1000), "Content-Type", "text/plain"); r.code != 200 || r.body != "1000:text/plain" {
 		t.Errorf("body at the cap: got %d %q", r.code, r.body)
 	}
@@ -338,7 +341,7 @@ func TestServer_Remove_Unmounts(t *testing.T) {
 }
 
 func TestServer_KeepAlive_AfterSend(t *testing.T) {
-	_, u := start(t, httpapp.Options{Hosts: []string{"x"}}, &httpapp.App{Module: "http_k", Routes: map[string]any{"GET": httpapp.Handler(func(ev *httpapp.Event) any {
+	_, u := start(t, httpapp.Options{}, &httpapp.App{Module: "http_k", Routes: map[string]any{"GET": httpapp.Handler(func(ev *httpapp.Event) any {
 		ev.Response.Send([]byte("a"))
 		return true
 	})}})
