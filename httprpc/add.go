@@ -65,7 +65,17 @@ The CID printed is the same Kubo prints for the same input and options.`,
 	Type:     func() any { return &node.AddEvent{} },
 	Text:     addText,
 	TextDone: addTextDone,
+	PreRun:   addPreRun,
 }}
+
+// addPreRun turns progress on when stderr is a terminal and no quiet
+// option was given (Kubo's add PreRun).
+func addPreRun(opts map[string]string, t *TextEnv) {
+	if _, set := opts["progress"]; !set && t.TTY &&
+		opts["quiet"] == "" && opts["quieter"] == "" && opts["silent"] == "" {
+		opts["progress"] = "true"
+	}
+}
 
 // addOptions turns request options into node.AddOptions.
 func addOptions(r *Request) (node.AddOptions, error) {

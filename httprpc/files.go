@@ -396,7 +396,9 @@ func runFilesCp(r *Request, _ Emitter) error {
 	if dst[len(dst)-1] == '/' {
 		dst += gopath.Base(src)
 	}
-	prefix, err := filesPrefix(r, true)
+	// cp declares no --cid-version/--hash: parents made by -p use the
+	// configured import format.
+	prefix, err := r.Node.ImportCidBuilder()
 	if err != nil {
 		return err
 	}

@@ -105,12 +105,11 @@ default settings for 'add'. (Deprecated by Kubo in favour of
 
 // filestoreList emits the entries of the given CIDs (always verified, as
 // Kubo does for listed arguments), or of every reference.
-func filestoreList(r *Request, e Emitter, verify bool) error {
+func filestoreList(r *Request, e Emitter, verify, remove bool) error {
 	fs, err := r.Node.Filestore()
 	if err != nil {
 		return err
 	}
-	remove := verify && r.Bool("remove-bad-blocks")
 	bad := func(s filestore.Status) bool {
 		return s != filestore.StatusOk && s != filestore.StatusOtherError
 	}
@@ -159,8 +158,10 @@ func filestoreList(r *Request, e Emitter, verify bool) error {
 	}
 }
 
-func runFilestoreLs(r *Request, e Emitter) error     { return filestoreList(r, e, false) }
-func runFilestoreVerify(r *Request, e Emitter) error { return filestoreList(r, e, true) }
+func runFilestoreLs(r *Request, e Emitter) error { return filestoreList(r, e, false, false) }
+func runFilestoreVerify(r *Request, e Emitter) error {
+	return filestoreList(r, e, true, r.Bool("remove-bad-blocks"))
+}
 
 // filestoreState remembers whether an entry carried an error.
 type filestoreState struct{ failed bool }

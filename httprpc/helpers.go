@@ -92,7 +92,7 @@ func firstFilePart(r *Request) (string, io.ReadCloser, error) {
 }
 
 // errOffline is returned by network commands while there is no network.
-var errOffline = errors.New("this command must be run in online mode. Try running 'cairn daemon' first")
+var errOffline = node.ErrOffline
 
 // notImplemented answers commands this build does not have yet.
 func notImplemented(path string) error {

@@ -35,7 +35,6 @@ var pinCommands = []*Command{
 		Run:       runPinAdd,
 		Type:      func() any { return &PinOutput{} },
 		Text:      pinAddText,
-		TextDone:  func(t *TextEnv) error { return nil },
 	},
 	{
 		Path:     "pin/ls",

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	humanize "github.com/dustin/go-humanize"
 )
 
 type progressBar struct {
@@ -71,14 +73,8 @@ func (p *progressBar) clear() { fmt.Fprint(p.w, "\033[2K\r") }
 func (p *progressBar) finish() { p.clear() }
 
 func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
+	if n < 0 {
+		n = 0
 	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.2f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+	return humanize.IBytes(uint64(n))
 }

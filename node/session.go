@@ -139,7 +139,7 @@ func (s *WriteSession) record(key []byte) {
 // PutAsync queues blk in the session (durable at Sync or End).
 func (s *WriteSession) PutAsync(ctx context.Context, blk blocks.Block) error {
 	key := blk.Cid().Hash()
-	if _, ok := identityData(blk.Cid()); ok {
+	if _, ok := storage.IdentityData(blk.Cid()); ok {
 		return nil
 	}
 	// Mark before looking: a sweep either deleted the block before the
@@ -202,13 +202,6 @@ func (s *WriteSession) Rollback(ctx context.Context) error {
 		}
 	}
 	return s.n.deleteBlocks(ctx, del)
-}
-
-func identityData(c cid.Cid) ([]byte, bool) {
-	if c.Prefix().MhType == 0 {
-		return c.Hash(), true
-	}
-	return nil, false
 }
 
 // PutBlocks stores blocks in one write session, durably, and pins each

@@ -25,7 +25,7 @@ func (n *Node) VerifyDAG(ctx context.Context, root cid.Cid, bad func(c cid.Cid, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, ok := identityData(c); !ok {
+		if _, ok := storage.IdentityData(c); !ok {
 			err := n.Blocks.View(ctx, c, func(b []byte) error { return storage.VerifyBlock(c.Hash(), b) })
 			if err != nil {
 				if ipld.IsNotFound(err) {

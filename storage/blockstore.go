@@ -27,8 +27,8 @@ var (
 // Blockstore returns the store's block view.
 func (s *Store) Blockstore() *Blockstore { return &Blockstore{s: s} }
 
-// identityData returns the inline bytes of an identity CID.
-func identityData(c cid.Cid) ([]byte, bool) {
+// IdentityData returns the inline bytes of an identity CID.
+func IdentityData(c cid.Cid) ([]byte, bool) {
 	dm, err := mh.Decode(c.Hash())
 	if err != nil || dm.Code != mh.IDENTITY {
 		return nil, false
@@ -38,7 +38,7 @@ func identityData(c cid.Cid) ([]byte, bool) {
 
 // Has reports whether the block is stored (identity CIDs always are).
 func (b *Blockstore) Has(_ context.Context, c cid.Cid) (bool, error) {
-	if _, ok := identityData(c); ok {
+	if _, ok := IdentityData(c); ok {
 		return true, nil
 	}
 	var ok bool
@@ -52,7 +52,7 @@ func (b *Blockstore) Has(_ context.Context, c cid.Cid) (bool, error) {
 // View calls fn with the block's bytes straight from the memory map, inside
 // a read transaction that lasts as long as fn. fn must not keep the slice.
 func (b *Blockstore) View(_ context.Context, c cid.Cid, fn func([]byte) error) error {
-	if d, ok := identityData(c); ok {
+	if d, ok := IdentityData(c); ok {
 		return fn(d)
 	}
 	return b.s.db.View(func(tx *bolt.Tx) error {
@@ -92,7 +92,7 @@ func blockMutation(blk blocks.Block) (mutation, bool, error) {
 	if !c.Defined() {
 		return mutation{}, false, errors.New("storage: undefined CID")
 	}
-	if _, ok := identityData(c); ok {
+	if _, ok := IdentityData(c); ok {
 		return mutation{}, false, nil
 	}
 	if len(c.Hash()) == 0 {
@@ -139,7 +139,7 @@ func (b *Blockstore) PutAsync(bt *Batch, blk blocks.Block) error {
 
 // DeleteBlock removes a block; removing a missing block is not an error.
 func (b *Blockstore) DeleteBlock(_ context.Context, c cid.Cid) error {
-	if _, ok := identityData(c); ok {
+	if _, ok := IdentityData(c); ok {
 		return nil
 	}
 	if b.s.w == nil {

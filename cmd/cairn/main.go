@@ -85,12 +85,8 @@ func execute(ctx context.Context, t *httprpc.Table, inv *invocation, stdin io.Re
 	req := &httprpc.Request{Ctx: ctx, Command: cmd, Opts: map[string]any{}}
 	tenv := &httprpc.TextEnv{Out: stdout, Err: stderr, Req: req, TTY: isTTY(stderr)}
 
-	// Client-side defaults (Kubo's PreRun): progress on a terminal.
-	if cmd.Path == "add" {
-		if _, set := inv.opts["progress"]; !set && tenv.TTY &&
-			inv.opts["quiet"] == "" && inv.opts["quieter"] == "" && inv.opts["silent"] == "" {
-			inv.opts["progress"] = "true"
-		}
+	if cmd.PreRun != nil {
+		cmd.PreRun(inv.opts, tenv) // client-side defaults
 	}
 	opts, err := typedOptions(t, inv)
 	if err != nil {
@@ -122,7 +118,7 @@ func execute(ctx context.Context, t *httprpc.Table, inv *invocation, stdin io.Re
 		// Stale api file: the daemon is gone; run here.
 	}
 	if cmd.NoLocal {
-		return fmt.Errorf("this command must be run in online mode. Try running 'cairn daemon' first")
+		return node.ErrOffline
 	}
 	return runLocal(ctx, repo, req, tenv, inv)
 }

@@ -131,9 +131,10 @@ type Command struct {
 	ClientOutput func(r *Request, body io.Reader, stdout io.Writer) error
 	// ContentType of a byte stream (default text/plain).
 	ContentType func(r *Request) string
-	// PreRun, if set, runs in the CLI before the request is sent or run,
-	// e.g. to turn client-side flags into request options.
-	PreRun func(r *Request, t *TextEnv) error
+	// PreRun, if set, runs in the CLI before the options are decoded and
+	// the request is sent or run: it may set client-side defaults in opts
+	// (raw values, as on the command line), e.g. add's progress on a TTY.
+	PreRun func(opts map[string]string, t *TextEnv)
 }
 
 // Request is one invocation, whichever transport carries it.

@@ -10,6 +10,8 @@ import (
 
 	"cairn/modules/httpapp"
 	"cairn/modules/modapi"
+
+	humanize "github.com/dustin/go-humanize"
 )
 
 func init() {
@@ -84,14 +86,8 @@ func RenderListing(di *modapi.DirectoryIndex, version string) string {
 }
 
 func humanSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
+	if n < 0 {
+		n = 0
 	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+	return humanize.IBytes(uint64(n))
 }
