@@ -38,6 +38,21 @@ type Options struct {
 	// APIProtected says the RPC has API.Authorizations: writing modules
 	// then need Modules.Authorizations too (see CheckExposure).
 	APIProtected bool
+	// MemoryMiB is the node's memory budget (Budget.MemoryMiB; 0:
+	// node.DefaultMemoryMiB). The Lua cap is derived from it unless
+	// Modules.Lua.MaxMemory is set.
+	MemoryMiB int
+}
+
+// LuaMemoryFor is the default Modules.Lua.MaxMemory of a memory budget:
+// a sixteenth, between 8 and 64 MiB. A capped call can briefly take
+// about twice that (one string doubling is not interruptible), so a
+// runaway handler stays within an eighth of the budget.
+func LuaMemoryFor(budgetMiB int) int64 {
+	if budgetMiB <= 0 {
+		budgetMiB = node.DefaultMemoryMiB
+	}
+	return min(max(int64(budgetMiB)<<20/16, 8<<20), 64<<20)
 }
 
 // Host runs the loaded modules and the http provider.
@@ -143,8 +158,11 @@ func settings(cfg, def node.ModulesConfig, o Options) (*modapi.Settings, httpapp
 	add(err)
 	st.MaxUploadSize, err = parseSize("HTTP.MaxUploadSize", cfg.HTTP.MaxUploadSize, def.HTTP.MaxUploadSize)
 	add(err)
-	st.LuaMaxMemory, err = parseSize("Lua.MaxMemory", cfg.Lua.MaxMemory, def.Lua.MaxMemory)
-	add(err)
+	st.LuaMaxMemory = LuaMemoryFor(o.MemoryMiB)
+	if cfg.Lua.MaxMemory != "" {
+		st.LuaMaxMemory, err = parseSize("Lua.MaxMemory", cfg.Lua.MaxMemory, "")
+		add(err)
+	}
 	st.LuaMaxRunTime, err = parseDur("Lua.MaxRunTime", cfg.Lua.MaxRunTime, def.Lua.MaxRunTime)
 	add(err)
 	ho.ReadTimeout, err = parseDur("HTTP.ReadTimeout", cfg.HTTP.ReadTimeout, def.HTTP.ReadTimeout)
@@ -287,7 +305,7 @@ func (h *Host) Load(name string) error {
 		h.mu.Unlock()
 	}()
 
-	m, err := h.find(name)
+	m, from, err := h.find(name)
 	if err != nil {
 		h.fail(name, err)
 		return err
@@ -323,7 +341,7 @@ func (h *Host) Load(name string) error {
 	h.order = append(h.order, name)
 	delete(h.failed, name)
 	h.mu.Unlock()
-	h.log.Info("module loaded", "module", name)
+	h.log.Info("module loaded", "module", name, "from", from)
 	return nil
 }
 
@@ -342,19 +360,22 @@ func (h *Host) fail(name string, err error) {
 	h.mu.Unlock()
 }
 
-// find returns a built-in module, else the Lua file mod_<name>.lua.
-func (h *Host) find(name string) (modapi.Module, error) {
-	if info, ok := modapi.Lookup(name); ok {
-		return info.New(), nil
-	}
+// find returns the Lua file <Dir>/mod_<name>.lua, else the built-in
+// module: as with Prosody's plugin_paths, the user's file wins. The
+// second result says where the module came from, for the log.
+func (h *Host) find(name string) (modapi.Module, string, error) {
 	p := filepath.Join(h.settings.ModulesDir, "mod_"+name+".lua")
-	if _, err := os.Stat(p); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("module %s not found (no built-in, no %s)", name, p)
-		}
-		return nil, err
+	_, err := os.Stat(p)
+	if err == nil {
+		return lua.New(name, p), p, nil
 	}
-	return lua.New(name, p), nil
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, "", err
+	}
+	if info, ok := modapi.Lookup(name); ok {
+		return info.New(), "built-in", nil
+	}
+	return nil, "", fmt.Errorf("module %s not found (no built-in, no %s)", name, p)
 }
 
 // Unload withdraws a module's apps and hooks and releases it.

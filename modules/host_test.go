@@ -176,3 +176,12 @@ func TestCheckExposure_Rules(t *testing.T) {
 		t.Errorf("Start with a bad AuthSecret: %v", err)
 	}
 }
+
+// Issue 18: the Lua cap is a share of the board's memory budget.
+func TestLuaMemoryFor_ShareOfBudget(t *testing.T) {
+	for budget, want := range map[int]int64{128: 8 << 20, 256: 16 << 20, 512: 32 << 20, 1024: 64 << 20, 4096: 64 << 20, 0: 64 << 20} {
+		if got := modules.LuaMemoryFor(budget); got != want {
+			t.Errorf("LuaMemoryFor(%d) = %d MiB, want %d MiB", budget, got>>20, want>>20)
+		}
+	}
+}

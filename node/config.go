@@ -297,9 +297,10 @@ type ModulesLua struct {
 	// MaxRunTime is a Go duration (default "1s"); a call still running
 	// then is stopped with an error.
 	MaxRunTime string
-	// MaxMemory (default "64MiB") is how much the Go heap may grow during
-	// a call before the call is stopped and the module's Lua state is
-	// thrown away and reloaded.
+	// MaxMemory is how much the Go heap may grow during a call before the
+	// call is stopped and the module's Lua state is thrown away and
+	// rebuilt. Empty (the default): a sixteenth of Budget.MemoryMiB
+	// (DefaultMemoryMiB without one), between 8 and 64 MiB.
 	MaxMemory string
 }
 
@@ -318,7 +319,7 @@ func DefaultModules() ModulesConfig {
 			Ports: []int{5281}, Interfaces: []string{"127.0.0.1"},
 			Certificate: "tls/modules.crt", Key: "tls/modules.key",
 		},
-		Lua: ModulesLua{MaxRunTime: "1s", MaxMemory: "64MiB"},
+		Lua: ModulesLua{MaxRunTime: "1s"},
 	}
 }
 

@@ -354,7 +354,7 @@ func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) err
 	}
 	defer node.RemoveAPIFile(dir)
 	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config.Modules, modules.Options{Repo: dir, Version: httprpc.Version,
-		APIProtected: len(n.Config.API.Authorizations) > 0})
+		APIProtected: len(n.Config.API.Authorizations) > 0, MemoryMiB: n.Config.Budget.MemoryMiB})
 	if err != nil {
 		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)
 	}

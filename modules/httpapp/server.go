@@ -270,6 +270,11 @@ func (s *Server) Listeners() []Listener {
 func (s *Server) Close() error {
 	err := s.srv.ShutdownWithContext(timeoutCtx(5 * time.Second))
 	s.cancel()
+	// A listener whose Serve had not started yet when Shutdown ran is not
+	// known to fasthttp: close it here, or Serve would wait forever.
+	for _, l := range s.Listeners() {
+		_ = l.l.Close()
+	}
 	s.wg.Wait()
 	return err
 }

@@ -3,6 +3,7 @@ package httpapp_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"cairn/modules/httpapp"
 )
@@ -65,6 +66,27 @@ func TestServer_AppHome_Answers(t *testing.T) {
 	for _, name := range []string{"base", "slash", "sub", "wild"} {
 		if !strings.Contains(root.body, `href="`+want[name]+`"`) {
 			t.Errorf("root page has no link to %s: %s", want[name], root.body)
+		}
+	}
+}
+
+// Close right after Listen returns (it hung when Serve had not yet
+// registered the listener with fasthttp).
+func TestServer_Close_RightAfterListen(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		s, err := httpapp.NewServer(httpapp.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Listen("127.0.0.1:0", nil); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() { s.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Close hung")
 		}
 	}
 }

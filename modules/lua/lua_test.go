@@ -21,6 +21,12 @@ import (
 // testdata/ and the given enabled modules.
 func startHost(t *testing.T, enabled []string, edit func(*node.ModulesConfig)) (*modules.Host, string) {
 	t.Helper()
+	return startHostLog(t, enabled, slog.New(slog.DiscardHandler), edit)
+}
+
+// startHostLog is startHost with the host's logger.
+func startHostLog(t *testing.T, enabled []string, log *slog.Logger, edit func(*node.ModulesConfig)) (*modules.Host, string) {
+	t.Helper()
 	n := testutil.MustOpenNode(t)
 	cfg := node.DefaultModules()
 	cfg.Enabled = enabled
@@ -29,7 +35,7 @@ func startHost(t *testing.T, enabled []string, edit func(*node.ModulesConfig)) (
 	if edit != nil {
 		edit(&cfg)
 	}
-	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -22,13 +23,18 @@ type Module struct {
 	ctx        *modapi.Context
 	lim        limits
 
-	mu       sync.Mutex // one call at a time in L
-	L        *lua.LState
-	broken   bool                  // L was thrown away; boot again before use
-	provided bool                  // the http app is mounted
-	handlers map[string]lua.LValue // route key -> function of the current L
-	callCtx  context.Context       // context of the call running in L
-	ev       *httpapp.Event        // event of the handler running in L
+	mu     sync.Mutex // one call at a time in L
+	src    []byte     // the file as read at Load; rebuilds run this, never a re-read
+	L      *lua.LState
+	broken bool // L was thrown away; boot again before use
+	// apps holds, per module:provides("http") call in load order, route
+	// key -> function of the current L. mounted is how many of them are
+	// mounted on the server; nprov counts the calls of the current boot.
+	apps    []map[string]lua.LValue
+	mounted int
+	nprov   int
+	callCtx context.Context // context of the call running in L
+	ev      *httpapp.Event  // event of the handler running in L
 }
 
 // New returns the module of a Lua file; nothing runs before Load.
@@ -50,8 +56,13 @@ func (m *Module) Load(ctx *modapi.Context) error {
 	if m.lim.maxMem <= 0 {
 		m.lim.maxMem = 64 << 20
 	}
+	src, err := os.ReadFile(m.path)
+	if err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.src = src
 	return m.boot()
 }
 
@@ -59,27 +70,23 @@ func (m *Module) Load(ctx *modapi.Context) error {
 func (m *Module) Unload() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.L != nil {
-		m.L.Close()
-		m.L = nil
-	}
+	m.dropState()
+	m.src = nil
 	return nil
 }
 
-// boot makes a fresh state and runs the file in it; m.mu is held.
+// boot makes a fresh state and runs the module's code in it; m.mu is
+// held. The code is the file as read at Load: a rebuild after a memory
+// stop never picks up edits made since (restart the daemon for those).
 func (m *Module) boot() error {
-	src, err := os.ReadFile(m.path)
-	if err != nil {
-		return err
-	}
-	if m.L != nil {
-		m.L.Close()
-	}
+	m.dropState()
 	m.L = newState(m)
 	m.broken = false
-	fn, err := m.L.Load(bytesReader(src), "@"+m.path)
+	m.nprov = 0
+	fn, err := m.L.Load(bytesReader(m.src), "@"+m.path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", m.path, err)
+		m.dropState()
+		return syntaxError(m.path, m.src, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), m.lim.maxTime+time.Second)
 	defer cancel()
@@ -90,19 +97,37 @@ func (m *Module) boot() error {
 	})
 	m.callCtx = nil
 	if err != nil {
+		// A state whose code failed half-way holds whatever it made:
+		// drop it; the next request tries again from the same code.
 		m.throwAway(err)
+		m.dropState()
 		return fmt.Errorf("loading %s: %w", m.path, err)
 	}
 	return nil
 }
 
-// throwAway discards L after a memory stop, so its garbage goes.
+// throwAway discards L after a memory stop, so its garbage goes, and
+// hands the freed pages back to the OS: a capped state can have grown
+// the heap by up to twice MaxMemory, which would otherwise stay in the
+// process's RSS.
 func (m *Module) throwAway(err error) {
 	if errors.Is(err, ErrMemoryLimit) && m.L != nil {
+		m.dropState()
+		debug.FreeOSMemory()
+	}
+}
+
+// dropState closes L and forgets every value of it: the route
+// functions, the timers. Nothing keeps the old state reachable.
+func (m *Module) dropState() {
+	for i := range m.apps {
+		m.apps[i] = nil
+	}
+	if m.L != nil {
 		m.L.Close()
 		m.L = nil
-		m.broken = true
 	}
+	m.broken = true
 }
 
 // provide is module:provides("http", t).
@@ -111,6 +136,8 @@ func (m *Module) provide(L *lua.LState, t *lua.LTable) error {
 	if !ok {
 		return errors.New(`http provider has no "route" table`)
 	}
+	idx := m.nprov
+	m.nprov++
 	handlers := map[string]lua.LValue{}
 	app := &httpapp.App{Routes: map[string]any{}}
 	var convErr error
@@ -123,7 +150,7 @@ func (m *Module) provide(L *lua.LState, t *lua.LTable) error {
 		switch v := v.(type) {
 		case *lua.LFunction:
 			handlers[string(key)] = v
-			app.Routes[string(key)] = m.handler(string(key))
+			app.Routes[string(key)] = m.handler(idx, string(key))
 		case *lua.LUserData:
 			if h, ok := v.Value.(httpapp.Handler); ok {
 				app.Routes[string(key)] = h
@@ -137,9 +164,11 @@ func (m *Module) provide(L *lua.LState, t *lua.LTable) error {
 	if convErr != nil {
 		return convErr
 	}
-	m.handlers = handlers
-	if m.provided {
-		return nil // a reload after a memory stop: same routes, new functions
+	if idx < m.mounted {
+		// A rebuild after a memory stop: the same code provides the same
+		// routes again; only the functions are new.
+		m.apps[idx] = handlers
+		return nil
 	}
 	if s, ok := t.RawGetString("name").(lua.LString); ok {
 		app.Name = string(s)
@@ -150,21 +179,25 @@ func (m *Module) provide(L *lua.LState, t *lua.LTable) error {
 	if _, err := m.ctx.Provide(app); err != nil {
 		return err
 	}
-	m.provided = true
+	m.apps = append(m.apps, handlers)
+	m.mounted++
 	return nil
 }
 
 // handler is the Go side of the Lua route key.
-func (m *Module) handler(key string) httpapp.Handler {
+func (m *Module) handler(app int, key string) httpapp.Handler {
 	return func(ev *httpapp.Event) any {
 		m.mu.Lock()
 		defer m.mu.Unlock()
+		if m.src == nil {
+			return nil // unloaded while the request was on its way
+		}
 		if m.broken || m.L == nil {
 			if err := m.boot(); err != nil {
-				return fmt.Errorf("module %s: reload: %w", m.name, err)
+				return fmt.Errorf("module %s: rebuilding the state: %w", m.name, err)
 			}
 		}
-		fn, ok := m.handlers[key]
+		fn, ok := m.apps[app][key]
 		if !ok {
 			return nil
 		}

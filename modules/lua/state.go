@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"cairn/modules/files"
 	"cairn/modules/httpapp"
@@ -85,48 +84,26 @@ func newState(m *Module) *lua.LState {
 		return 1
 	}))
 
-	osTab := L.NewTable()
-	osTab.RawSetString("time", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(time.Now().Unix())); return 1 }))
-	start := time.Now()
-	osTab.RawSetString("clock", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LNumber(time.Since(start).Seconds()))
-		return 1
-	}))
-	osTab.RawSetString("date", L.NewFunction(func(L *lua.LState) int {
-		t := time.Now()
-		if L.GetTop() >= 2 {
-			t = time.Unix(int64(L.CheckNumber(2)), 0)
-		}
-		if f := L.OptString(1, "%c"); strings.HasPrefix(f, "!") {
-			t = t.UTC()
-		}
-		L.Push(lua.LString(t.Format(time.RFC1123)))
-		return 1
-	}))
-	osTab.RawSetString("difftime", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LNumber(L.CheckNumber(1) - L.OptNumber(2, 0)))
-		return 1
-	}))
-	L.SetGlobal("os", osTab)
+	L.SetGlobal("os", newOSLib(L))
 
 	httpLib := newHTTPLib(L)
 	filesLib := newFilesLib(L, m)
 	cairnLib := newCairnLib(L, m)
 	L.SetGlobal("cairn", cairnLib)
+	libs := map[string]lua.LValue{"net.http": httpLib, "util.http": httpLib, "net.http.files": filesLib, "cairn": cairnLib}
+	addUtilLibs(L, libs)
 	L.SetGlobal("require", L.NewFunction(func(L *lua.LState) int {
-		switch name := L.CheckString(1); name {
-		case "net.http", "util.http":
-			L.Push(httpLib)
-		case "net.http.files":
-			L.Push(filesLib)
-		case "cairn":
-			L.Push(cairnLib)
-		default:
-			L.RaiseError("module %q not found (this sandbox provides net.http, util.http, net.http.files, cairn)", name)
+		name := L.CheckString(1)
+		lib, ok := libs[strings.TrimPrefix(name, "prosody.")]
+		if !ok {
+			L.RaiseError("module %q not found (this sandbox provides %s)", name, libNames(libs))
 		}
+		L.Push(lib)
 		return 1
 	}))
-	L.SetGlobal("module", newModuleObject(L, m, filesLib))
+	mod := newModuleObject(L, m, filesLib)
+	L.SetGlobal("module", mod)
+	runPrelude(L, mod, libs["util.set"])
 	return L
 }
 
@@ -206,9 +183,7 @@ func newModuleObject(L *lua.LState, m *Module, filesLib *lua.LTable) *lua.LTable
 		}
 		return 1
 	}
-	for _, n := range []string{"get_option", "get_option_string", "get_option_number", "get_option_boolean", "get_option_array", "get_option_set"} {
-		set(n, getOption)
-	}
+	set("get_option", getOption) // the typed getters are in prelude.lua
 	set("http_url", func(L *lua.LState) int {
 		app := L.OptString(2, httpapp.AppName(m.name))
 		base := L.OptString(3, "/"+app)
@@ -300,6 +275,10 @@ func newFilesLib(L *lua.LState, m *Module) *lua.LTable {
 		case *lua.LTable:
 			o.Path = lua.LVAsString(a.RawGetString("path"))
 			o.DirectoryIndex = lua.LVAsBool(a.RawGetString("directory_index"))
+			if mm, ok := a.RawGetString("mime_map").(*lua.LTable); ok {
+				o.MimeMap = map[string]string{}
+				mm.ForEach(func(k, v lua.LValue) { o.MimeMap[lua.LVAsString(k)] = lua.LVAsString(v) })
+			}
 			if idx, ok := a.RawGetString("index_files").(*lua.LTable); ok {
 				o.IndexFiles = []string{}
 				for i := 1; i <= idx.Len(); i++ {
@@ -322,6 +301,13 @@ func newFilesLib(L *lua.LState, m *Module) *lua.LTable {
 			h := L.CheckUserData(1).Value.(httpapp.Handler)
 			if m.ev == nil {
 				L.RaiseError("serve handler called outside a request")
+			}
+			// Headers and status the Lua handler set before delegating
+			// belong to the response (CORS, Content-Disposition, ...).
+			if evt, ok := L.Get(2).(*lua.LTable); ok {
+				if resp, ok := evt.RawGetString("response").(*lua.LTable); ok && !m.ev.Response.Finished() {
+					syncResponse(resp, m.ev.Response)
+				}
 			}
 			ev := *m.ev
 			if L.GetTop() >= 3 {
