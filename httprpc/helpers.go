@@ -109,3 +109,15 @@ func streamIf(opt string) func(*Request) OutputKind {
 		return OutSingle
 	}
 }
+
+// repoDir is the repo a command without an open node (NoRepo) works on:
+// the --config/--repo-dir global option, else $CAIRN_PATH or ~/.cairn.
+func repoDir(r *Request) string {
+	if dir := r.String("config"); dir != "" {
+		return dir
+	}
+	if dir := r.String("repo-dir"); dir != "" {
+		return dir
+	}
+	return node.DefaultRepoPath()
+}

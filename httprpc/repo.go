@@ -244,13 +244,7 @@ func runRepoVerify(r *Request, e Emitter) error {
 }
 
 func runRepoFsck(r *Request, e Emitter) error {
-	dir := r.String("config")
-	if dir == "" {
-		dir = r.String("repo-dir")
-	}
-	if dir == "" {
-		dir = node.DefaultRepoPath()
-	}
+	dir := repoDir(r)
 	lk, err := node.LockRepo(dir)
 	if err != nil {
 		if errors.Is(err, node.ErrRepoLocked) {

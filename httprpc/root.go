@@ -44,6 +44,8 @@ var Families = [][]*Command{
 	dhtCommands,
 	bitswapCommands,
 	configCommands,
+	configEditCommands,
+	updateCommands,
 	pinCommands,
 	repoCommands,
 	filesCommands,

@@ -4,7 +4,6 @@ package node
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -114,24 +113,9 @@ func (n *Node) open(opts *Options) error {
 }
 
 func (n *Node) loadIdentity() error {
-	id := n.Config.Identity
-	if id.PrivKey == "" {
-		return errors.New("config has no Identity.PrivKey")
-	}
-	raw, err := base64.StdEncoding.DecodeString(id.PrivKey)
-	if err != nil {
-		return fmt.Errorf("config Identity.PrivKey: %w", err)
-	}
-	sk, err := crypto.UnmarshalPrivateKey(raw)
-	if err != nil {
-		return fmt.Errorf("config Identity.PrivKey: %w", err)
-	}
-	pid, err := peer.IDFromPrivateKey(sk)
+	pid, sk, err := n.Config.Identity.Keys()
 	if err != nil {
 		return err
-	}
-	if id.PeerID != "" && id.PeerID != pid.String() {
-		return fmt.Errorf("config Identity.PeerID %s does not match the private key (%s)", id.PeerID, pid)
 	}
 	n.PeerID, n.PrivKey = pid, sk
 	return nil
