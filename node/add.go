@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alecthomas/units"
 	chunker "github.com/ipfs/boxo/chunker"
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/boxo/ipld/merkledag"
@@ -25,9 +24,7 @@ import (
 	"github.com/ipfs/boxo/ipld/unixfs/importer/trickle"
 	uio "github.com/ipfs/boxo/ipld/unixfs/io"
 	"github.com/ipfs/go-cid"
-	"github.com/ipfs/go-cidutil"
 	ipld "github.com/ipfs/go-ipld-format"
-	mh "github.com/multiformats/go-multihash"
 )
 
 // AddOptions are the settings of one add. Pointers are "unset": the
@@ -82,156 +79,6 @@ type AddEvent struct {
 	MtimeNsecs int    `json:",omitempty"`
 }
 
-// importSettings are AddOptions resolved against config and defaults.
-type importSettings struct {
-	builder     cid.Builder
-	rawLeaves   bool
-	maxLinks    int
-	chunker     string
-	dirOpts     []uio.DirectoryOption
-	hamtSize    int
-	hamtSizeSet bool
-}
-
-// ParseSizeEstimation maps Kubo's Import.UnixFSHAMTDirectorySizeEstimation.
-func ParseSizeEstimation(s string) (uio.SizeEstimationMode, error) {
-	switch s {
-	case "", "links":
-		return uio.SizeEstimationLinks, nil
-	case "block":
-		return uio.SizeEstimationBlock, nil
-	case "disabled":
-		return uio.SizeEstimationDisabled, nil
-	}
-	return 0, fmt.Errorf("invalid HAMT size estimation %q (want links, block or disabled)", s)
-}
-
-func (n *Node) resolveImport(o *AddOptions) (*importSettings, error) {
-	imp := n.Config.Import
-	st := &importSettings{}
-
-	cidVer := 0
-	if imp.CidVersion != nil {
-		cidVer = *imp.CidVersion
-	}
-	hashName := "sha2-256"
-	if imp.HashFunction != nil && *imp.HashFunction != "" {
-		hashName = *imp.HashFunction
-	}
-	if o.Hash != "" {
-		hashName = o.Hash
-	}
-	code, ok := mh.Names[hashName]
-	if !ok {
-		return nil, fmt.Errorf("unrecognized hash function: %q", strings.ToLower(hashName))
-	}
-	if o.CidVersion != nil {
-		cidVer = *o.CidVersion
-	} else if code != mh.SHA2_256 && imp.CidVersion == nil {
-		cidVer = 1
-	}
-	if cidVer != 0 && cidVer != 1 {
-		return nil, fmt.Errorf("unknown CID version: %d", cidVer)
-	}
-	if cidVer == 0 && code != mh.SHA2_256 {
-		return nil, errors.New("CIDv0 only supports sha2-256")
-	}
-	raw := cidVer > 0
-	if imp.UnixFSRawLeaves != nil {
-		raw = *imp.UnixFSRawLeaves
-	}
-	if o.RawLeaves != nil {
-		raw = *o.RawLeaves
-	}
-	rawSet := o.RawLeaves != nil || imp.UnixFSRawLeaves != nil
-	if o.NoCopy && !raw {
-		if rawSet {
-			return nil, errors.New("nocopy option requires '--raw-leaves' to be enabled as well")
-		}
-		raw = true
-	}
-	if o.PreserveMode || o.PreserveMtime || o.Mode != 0 || !o.Mtime.IsZero() {
-		if raw && rawSet {
-			return nil, errors.New("raw-leaves can't be used with UnixFS metadata like mode or modification time")
-		}
-		raw = false
-	}
-	st.rawLeaves = raw
-
-	prefix, err := merkledag.PrefixForCidVersion(cidVer)
-	if err != nil {
-		return nil, err
-	}
-	prefix.MhType = code
-	prefix.MhLength = -1
-	st.builder = prefix
-	if o.Inline {
-		limit := o.InlineLimit
-		if limit > 128 {
-			return nil, fmt.Errorf("inline-limit %d exceeds maximum allowed size of 128 bytes", limit)
-		}
-		st.builder = cidutil.InlineBuilder{Builder: prefix, Limit: limit}
-	}
-
-	st.maxLinks = helpers.DefaultLinksPerBlock
-	if imp.UnixFSFileMaxLinks != nil && *imp.UnixFSFileMaxLinks > 0 {
-		st.maxLinks = *imp.UnixFSFileMaxLinks
-	}
-	if o.MaxLinks > 0 {
-		st.maxLinks = o.MaxLinks
-	}
-
-	st.chunker = "size-262144"
-	if imp.UnixFSChunker != nil && *imp.UnixFSChunker != "" {
-		st.chunker = *imp.UnixFSChunker
-	}
-	if o.Chunker != "" {
-		st.chunker = o.Chunker
-	}
-	if _, err := chunker.FromString(strings.NewReader(""), st.chunker); err != nil {
-		return nil, err
-	}
-
-	st.dirOpts = []uio.DirectoryOption{uio.WithCidBuilder(st.builder)}
-	dirLinks := 0
-	if imp.UnixFSDirectoryMaxLinks != nil {
-		dirLinks = *imp.UnixFSDirectoryMaxLinks
-	}
-	if o.MaxDirLinks > 0 {
-		dirLinks = o.MaxDirLinks
-	}
-	st.dirOpts = append(st.dirOpts, uio.WithMaxLinks(dirLinks))
-	fanout := 256
-	if imp.UnixFSHAMTDirectoryMaxFanout != nil && *imp.UnixFSHAMTDirectoryMaxFanout > 0 {
-		fanout = *imp.UnixFSHAMTDirectoryMaxFanout
-	}
-	if o.MaxHAMTFanout > 0 {
-		fanout = o.MaxHAMTFanout
-	}
-	if fanout < 8 || fanout > 1024 || fanout&(fanout-1) != 0 {
-		return nil, fmt.Errorf("HAMT fanout must be a power of 2, between 8 and 1024 (got %d)", fanout)
-	}
-	st.dirOpts = append(st.dirOpts, uio.WithMaxHAMTFanout(fanout))
-	est := ""
-	if imp.UnixFSHAMTDirectorySizeEstimation != nil {
-		est = *imp.UnixFSHAMTDirectorySizeEstimation
-	}
-	mode, err := ParseSizeEstimation(est)
-	if err != nil {
-		return nil, err
-	}
-	st.dirOpts = append(st.dirOpts, uio.WithSizeEstimationMode(mode))
-	st.hamtSize = 256 << 10
-	if imp.UnixFSHAMTDirectorySizeThreshold != nil && *imp.UnixFSHAMTDirectorySizeThreshold != "" {
-		v, err := units.ParseBase2Bytes(*imp.UnixFSHAMTDirectorySizeThreshold)
-		if err != nil {
-			return nil, fmt.Errorf("Import.UnixFSHAMTDirectorySizeThreshold: %w", err)
-		}
-		st.hamtSize = int(v)
-	}
-	return st, nil
-}
-
 // Adder imports one add request.
 type Adder struct {
 	n    *Node
@@ -256,7 +103,7 @@ type Adder struct {
 
 // NewAdder prepares an import; emit receives the events in Kubo's order.
 func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) error) (*Adder, error) {
-	st, err := n.resolveImport(&o)
+	st, err := resolveImport(n.Cfg().Import, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -450,9 +297,9 @@ func (a *Adder) addNode(path string, f files.Node, de *dirEntry) (ipld.Node, err
 }
 
 func (a *Adder) newDir() (uio.Directory, error) {
-	opts := a.st.dirOpts
+	opts := a.st.dirOptions()
 	if a.fileMode != 0 || !a.fileMtime.IsZero() {
-		opts = append(append([]uio.DirectoryOption{}, opts...), uio.WithStat(a.fileMode, a.fileMtime))
+		opts = append(opts, uio.WithStat(a.fileMode, a.fileMtime))
 	}
 	d, err := uio.NewDirectory(a.dag, opts...)
 	if err != nil {

@@ -24,7 +24,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/alecthomas/units"
 	chunker "github.com/ipfs/boxo/chunker"
 	"github.com/ipfs/boxo/ipld/merkledag"
 	ft "github.com/ipfs/boxo/ipld/unixfs"
@@ -33,7 +32,6 @@ import (
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
 	ipld "github.com/ipfs/go-ipld-format"
-	mh "github.com/multiformats/go-multihash"
 )
 
 // MFSNoFlushLimit is how many flush=false commands may run in a row
@@ -127,89 +125,6 @@ func (n *Node) openMFS(ctx context.Context) (_ *MFS, err error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-// ImportCidBuilder is the CID builder of Import.CidVersion and
-// Import.HashFunction (Kubo's UnixFSCidBuilder): a hash other than
-// sha2-256 implies CIDv1.
-func (n *Node) ImportCidBuilder() (cid.Builder, error) {
-	imp := n.Cfg().Import
-	ver := 0
-	if imp.CidVersion != nil {
-		ver = *imp.CidVersion
-	}
-	hash := "sha2-256"
-	if imp.HashFunction != nil && *imp.HashFunction != "" {
-		hash = *imp.HashFunction
-	}
-	if hash != "sha2-256" && ver == 0 {
-		ver = 1
-	}
-	prefix, err := merkledag.PrefixForCidVersion(ver)
-	if err != nil {
-		return nil, err
-	}
-	code, ok := mh.Names[strings.ToLower(hash)]
-	if !ok {
-		return nil, fmt.Errorf("Import.HashFunction unrecognized: %q", hash)
-	}
-	prefix.MhType = code
-	prefix.MhLength = -1
-	return &prefix, nil
-}
-
-// MFSDirOptions are the directory settings of Import that Kubo's files
-// commands pass when they create directories.
-func (n *Node) MFSDirOptions(builder cid.Builder) ([]mfs.Option, error) {
-	imp := n.Cfg().Import
-	maxLinks := 0
-	if imp.UnixFSDirectoryMaxLinks != nil {
-		maxLinks = *imp.UnixFSDirectoryMaxLinks
-	}
-	est := ""
-	if imp.UnixFSHAMTDirectorySizeEstimation != nil {
-		est = *imp.UnixFSHAMTDirectorySizeEstimation
-	}
-	mode, err := ParseSizeEstimation(est)
-	if err != nil {
-		return nil, err
-	}
-	return []mfs.Option{mfs.WithCidBuilder(builder), mfs.WithMaxLinks(maxLinks), mfs.WithSizeEstimationMode(mode)}, nil
-}
-
-// mfsRootOptions are Kubo's MFSRootOptions: builder, chunker and
-// directory shape from Import.
-func (n *Node) mfsRootOptions() ([]mfs.Option, error) {
-	b, err := n.ImportCidBuilder()
-	if err != nil {
-		return nil, err
-	}
-	opts, err := n.MFSDirOptions(b)
-	if err != nil {
-		return nil, err
-	}
-	imp := n.Cfg().Import
-	fanout := 256
-	if imp.UnixFSHAMTDirectoryMaxFanout != nil && *imp.UnixFSHAMTDirectoryMaxFanout > 0 {
-		fanout = *imp.UnixFSHAMTDirectoryMaxFanout
-	}
-	shard := 256 << 10
-	if imp.UnixFSHAMTDirectorySizeThreshold != nil && *imp.UnixFSHAMTDirectorySizeThreshold != "" {
-		v, err := units.ParseBase2Bytes(*imp.UnixFSHAMTDirectorySizeThreshold)
-		if err != nil {
-			return nil, fmt.Errorf("Import.UnixFSHAMTDirectorySizeThreshold: %w", err)
-		}
-		shard = int(v)
-	}
-	spec := "size-262144"
-	if imp.UnixFSChunker != nil && *imp.UnixFSChunker != "" {
-		spec = *imp.UnixFSChunker
-	}
-	return append(opts,
-		mfs.WithChunker(splitterGen(spec)),
-		mfs.WithMaxHAMTFanout(fanout),
-		mfs.WithHAMTShardingSize(shard),
-	), nil
 }
 
 // splitterGen turns a chunker spec into a generator (invalid specs fall

@@ -1,0 +1,252 @@
+// import.go: the import settings (CID version, hash, raw leaves, chunker,
+// file and directory layout) of add and of MFS, resolved in one place: an
+// add's options first, then the config's Import section, then Kubo's
+// defaults.
+
+package node
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	chunker "github.com/ipfs/boxo/chunker"
+	"github.com/ipfs/boxo/ipld/merkledag"
+	"github.com/ipfs/boxo/ipld/unixfs/importer/helpers"
+	uio "github.com/ipfs/boxo/ipld/unixfs/io"
+	"github.com/ipfs/boxo/mfs"
+	"github.com/ipfs/go-cid"
+	"github.com/ipfs/go-cidutil"
+	mh "github.com/multiformats/go-multihash"
+)
+
+// Kubo's import defaults.
+const (
+	defaultHashFunction = "sha2-256"
+	defaultChunker      = "size-262144"
+	defaultHAMTFanout   = 256
+	defaultHAMTSize     = 256 << 10
+)
+
+// importSettings are the resolved import settings.
+type importSettings struct {
+	// prefix is the CID version and hash; builder is prefix, or an
+	// inlining builder around it (add --inline).
+	prefix  cid.Prefix
+	builder cid.Builder
+	// rawLeaves stores file leaves as raw blocks.
+	rawLeaves bool
+	// maxLinks is the links per file node; chunker the splitter spec.
+	maxLinks int
+	chunker  string
+	// dirMaxLinks is where a plain directory becomes a HAMT (0: by size
+	// only); fanout is the HAMT's width, hamtSize the size threshold and
+	// estimation how the size is estimated.
+	dirMaxLinks int
+	fanout      int
+	hamtSize    int
+	estimation  uio.SizeEstimationMode
+}
+
+// resolveImport resolves the import settings of imp and an add's options
+// o. o is nil for the files commands (MFS), which take only the config:
+// as Kubo's UnixFSCidBuilder there, a hash other than sha2-256 moves an
+// Import.CidVersion of 0 to CIDv1, where add refuses the pair as Kubo's add
+// does. Hash names are matched case-insensitively, as Kubo matches them.
+func resolveImport(imp Import, o *AddOptions) (*importSettings, error) {
+	mfsOnly := o == nil
+	if mfsOnly {
+		o = &AddOptions{}
+	}
+	st := &importSettings{}
+
+	hashName, hashFromConfig := defaultHashFunction, false
+	if imp.HashFunction != nil && *imp.HashFunction != "" {
+		hashName, hashFromConfig = *imp.HashFunction, true
+	}
+	if o.Hash != "" {
+		hashName, hashFromConfig = o.Hash, false
+	}
+	code, ok := mh.Names[strings.ToLower(hashName)]
+	if !ok {
+		if hashFromConfig {
+			return nil, fmt.Errorf("Import.HashFunction unrecognized: %q", hashName)
+		}
+		return nil, fmt.Errorf("unrecognized hash function: %q", strings.ToLower(hashName))
+	}
+	cidVer := 0
+	if imp.CidVersion != nil {
+		cidVer = *imp.CidVersion
+	}
+	switch {
+	case o.CidVersion != nil:
+		cidVer = *o.CidVersion
+	case code != mh.SHA2_256 && (imp.CidVersion == nil || mfsOnly && cidVer == 0):
+		cidVer = 1
+	}
+	if cidVer != 0 && cidVer != 1 {
+		return nil, fmt.Errorf("unknown CID version: %d", cidVer)
+	}
+	if cidVer == 0 && code != mh.SHA2_256 {
+		return nil, errors.New("CIDv0 only supports sha2-256")
+	}
+	var err error
+	if st.rawLeaves, err = resolveRawLeaves(imp, o, cidVer); err != nil {
+		return nil, err
+	}
+
+	prefix, err := merkledag.PrefixForCidVersion(cidVer)
+	if err != nil {
+		return nil, err
+	}
+	prefix.MhType = code
+	prefix.MhLength = -1
+	st.prefix, st.builder = prefix, prefix
+	if o.Inline {
+		if o.InlineLimit > 128 {
+			return nil, fmt.Errorf("inline-limit %d exceeds maximum allowed size of 128 bytes", o.InlineLimit)
+		}
+		st.builder = cidutil.InlineBuilder{Builder: prefix, Limit: o.InlineLimit}
+	}
+
+	st.maxLinks = helpers.DefaultLinksPerBlock
+	if imp.UnixFSFileMaxLinks != nil && *imp.UnixFSFileMaxLinks > 0 {
+		st.maxLinks = *imp.UnixFSFileMaxLinks
+	}
+	if o.MaxLinks > 0 {
+		st.maxLinks = o.MaxLinks
+	}
+
+	st.chunker = defaultChunker
+	if imp.UnixFSChunker != nil && *imp.UnixFSChunker != "" {
+		st.chunker = *imp.UnixFSChunker
+	}
+	if o.Chunker != "" {
+		st.chunker = o.Chunker
+	}
+	if _, err := chunker.FromString(strings.NewReader(""), st.chunker); err != nil {
+		return nil, err
+	}
+
+	if imp.UnixFSDirectoryMaxLinks != nil {
+		st.dirMaxLinks = *imp.UnixFSDirectoryMaxLinks
+	}
+	if o.MaxDirLinks > 0 {
+		st.dirMaxLinks = o.MaxDirLinks
+	}
+	st.fanout = defaultHAMTFanout
+	if imp.UnixFSHAMTDirectoryMaxFanout != nil && *imp.UnixFSHAMTDirectoryMaxFanout > 0 {
+		st.fanout = *imp.UnixFSHAMTDirectoryMaxFanout
+	}
+	if o.MaxHAMTFanout > 0 {
+		st.fanout = o.MaxHAMTFanout
+	}
+	if f := st.fanout; f < 8 || f > 1024 || f&(f-1) != 0 {
+		return nil, fmt.Errorf("HAMT fanout must be a power of 2, between 8 and 1024 (got %d)", f)
+	}
+	est := ""
+	if imp.UnixFSHAMTDirectorySizeEstimation != nil {
+		est = *imp.UnixFSHAMTDirectorySizeEstimation
+	}
+	if st.estimation, err = ParseSizeEstimation(est); err != nil {
+		return nil, err
+	}
+	st.hamtSize = defaultHAMTSize
+	if imp.UnixFSHAMTDirectorySizeThreshold != nil && *imp.UnixFSHAMTDirectorySizeThreshold != "" {
+		v, err := parseSize("Import.UnixFSHAMTDirectorySizeThreshold", *imp.UnixFSHAMTDirectorySizeThreshold)
+		if err != nil {
+			return nil, err
+		}
+		st.hamtSize = int(v)
+	}
+	return st, nil
+}
+
+// resolveRawLeaves is Kubo's raw-leaves rule: on by default with CIDv1,
+// the config's Import.UnixFSRawLeaves then --raw-leaves override it,
+// --nocopy needs it and UnixFS metadata (mode, mtime) rules it out.
+func resolveRawLeaves(imp Import, o *AddOptions, cidVer int) (bool, error) {
+	raw := cidVer > 0
+	if imp.UnixFSRawLeaves != nil {
+		raw = *imp.UnixFSRawLeaves
+	}
+	if o.RawLeaves != nil {
+		raw = *o.RawLeaves
+	}
+	rawSet := o.RawLeaves != nil || imp.UnixFSRawLeaves != nil
+	if o.NoCopy && !raw {
+		if rawSet {
+			return false, errors.New("nocopy option requires '--raw-leaves' to be enabled as well")
+		}
+		raw = true
+	}
+	if o.PreserveMode || o.PreserveMtime || o.Mode != 0 || !o.Mtime.IsZero() {
+		if raw && rawSet {
+			return false, errors.New("raw-leaves can't be used with UnixFS metadata like mode or modification time")
+		}
+		raw = false
+	}
+	return raw, nil
+}
+
+// dirOptions are the settings of a directory built by add.
+func (st *importSettings) dirOptions() []uio.DirectoryOption {
+	return []uio.DirectoryOption{
+		uio.WithCidBuilder(st.builder),
+		uio.WithMaxLinks(st.dirMaxLinks),
+		uio.WithMaxHAMTFanout(st.fanout),
+		uio.WithSizeEstimationMode(st.estimation),
+	}
+}
+
+// ParseSizeEstimation maps Kubo's Import.UnixFSHAMTDirectorySizeEstimation.
+func ParseSizeEstimation(s string) (uio.SizeEstimationMode, error) {
+	switch s {
+	case "", "links":
+		return uio.SizeEstimationLinks, nil
+	case "block":
+		return uio.SizeEstimationBlock, nil
+	case "disabled":
+		return uio.SizeEstimationDisabled, nil
+	}
+	return 0, fmt.Errorf("invalid HAMT size estimation %q (want links, block or disabled)", s)
+}
+
+// ImportCidBuilder is the CID builder of Import.CidVersion and
+// Import.HashFunction (Kubo's UnixFSCidBuilder): a hash other than
+// sha2-256 implies CIDv1.
+func (n *Node) ImportCidBuilder() (cid.Builder, error) {
+	st, err := resolveImport(n.Cfg().Import, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &st.prefix, nil
+}
+
+// MFSDirOptions are the directory settings of Import that Kubo's files
+// commands pass when they create directories.
+func (n *Node) MFSDirOptions(builder cid.Builder) ([]mfs.Option, error) {
+	st, err := resolveImport(n.Cfg().Import, nil)
+	if err != nil {
+		return nil, err
+	}
+	return []mfs.Option{mfs.WithCidBuilder(builder), mfs.WithMaxLinks(st.dirMaxLinks),
+		mfs.WithSizeEstimationMode(st.estimation)}, nil
+}
+
+// mfsRootOptions are Kubo's MFSRootOptions: builder, chunker and
+// directory shape from Import.
+func (n *Node) mfsRootOptions() ([]mfs.Option, error) {
+	st, err := resolveImport(n.Cfg().Import, nil)
+	if err != nil {
+		return nil, err
+	}
+	return []mfs.Option{
+		mfs.WithCidBuilder(&st.prefix),
+		mfs.WithMaxLinks(st.dirMaxLinks),
+		mfs.WithSizeEstimationMode(st.estimation),
+		mfs.WithChunker(splitterGen(st.chunker)),
+		mfs.WithMaxHAMTFanout(st.fanout),
+		mfs.WithHAMTShardingSize(st.hamtSize),
+	}, nil
+}
