@@ -47,8 +47,8 @@ func TestDerive_BelowFloor(t *testing.T) {
 
 // Ensure Fill keeps overrides, derives the rest, and rejects overrides
 // that break the budget.
-func TestLimits_Fill_Overrides(t *testing.T) {
-	l, err := board.Limits{MemoryMiB: 512, HTTPConcurrency: 40}.Fill()
+func TestBudget_Fill_Overrides(t *testing.T) {
+	l, err := board.Budget{MemoryMiB: 512, HTTPConcurrency: 40}.Fill()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,14 +58,14 @@ func TestLimits_Fill_Overrides(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		l    board.Limits
+		l    board.Budget
 		want string
 	}{
-		{"gomemlimit above high", board.Limits{MemoryMiB: 512, GoMemLimitMiB: 500}, "GOMEMLIMIT 500 MiB must be below MemoryHigh"},
-		{"high above max", board.Limits{MemoryMiB: 512, MemoryHighMiB: 600}, "MemoryHigh 600 MiB must be below the budget"},
-		{"http buffers", board.Limits{MemoryMiB: 256, HTTPConcurrency: 2000}, "more than GOMEMLIMIT"},
-		{"network memory", board.Limits{MemoryMiB: 512, NetMemoryMiB: 400}, "resource manager memory 400 MiB must be below GOMEMLIMIT"},
-		{"queue", board.Limits{MemoryMiB: 512, StoreBatchMiB: 8, StorePendingMiB: 4}, "at least one batch"},
+		{"gomemlimit above high", board.Budget{MemoryMiB: 512, GoMemLimitMiB: 500}, "GOMEMLIMIT 500 MiB must be below MemoryHigh"},
+		{"high above max", board.Budget{MemoryMiB: 512, MemoryHighMiB: 600}, "MemoryHigh 600 MiB must be below the budget"},
+		{"http buffers", board.Budget{MemoryMiB: 256, HTTPConcurrency: 2000}, "more than GOMEMLIMIT"},
+		{"network memory", board.Budget{MemoryMiB: 512, NetMemoryMiB: 400}, "resource manager memory 400 MiB must be below GOMEMLIMIT"},
+		{"queue", board.Budget{MemoryMiB: 512, StoreBatchMiB: 8, StorePendingMiB: 4}, "at least one batch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.l.Fill()

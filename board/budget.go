@@ -17,47 +17,57 @@ const RuntimeFloorMiB = 24
 // buffer (request line and headers) plus the 32 KiB write buffer.
 const httpConnKiB = 256 + 32
 
-// Limits are the numbers a memory budget sets for the process as a whole.
-// Memory is in MiB. The network layer derives its own limits (resource
-// manager, connection watermarks, bitswap) from the same budget in
-// node.Config.NetLimits; its memory enters here as NetMemoryMiB so that
-// Check sees everything that shares GOMEMLIMIT.
-type Limits struct {
-	// MemoryMiB is the budget: the service's hard cap (systemd MemoryMax).
-	MemoryMiB int
+// Budget is the config's Budget section (cairn's; Kubo has none) and the
+// numbers one memory budget sets for the process as a whole. Memory is in
+// MiB. MemoryMiB is the one input (the service's hard memory cap); `cairn
+// init --board` writes the other fields, derived from it by Derive, so they
+// can be read and tuned. Zero means "derive from MemoryMiB" (Fill). Without
+// MemoryMiB the daemon sets no GOMEMLIMIT and keeps its built-in sizes.
+//
+// The network layer derives its own limits (connection watermarks,
+// bitswap) from MemoryMiB in node.Config.NetLimits; its memory is
+// NetMemoryMiB, which is never written to the config.
+type Budget struct {
+	// Board is the profile init used ("pi-zero-2w", "generic", ...).
+	Board string `json:",omitempty"`
+	// MemoryMiB is the budget: systemd MemoryMax. At least MinMemoryMiB.
+	MemoryMiB int `json:",omitempty"`
 	// MemoryHighMiB is where the kernel starts reclaiming (systemd
 	// MemoryHigh): 85% of the budget.
-	MemoryHighMiB int
-	// GoMemLimitMiB is the Go runtime's soft limit (GOMEMLIMIT): 70%.
-	GoMemLimitMiB int
-	// NetMemoryMiB is the libp2p resource manager's memory. Derive
-	// estimates it as node.NetLimits does (a quarter, at least 32 MiB);
-	// callers that have the config put node's figure here.
-	NetMemoryMiB int
+	MemoryHighMiB int `json:",omitempty"`
+	// GoMemLimitMiB is the Go runtime's soft limit (GOMEMLIMIT): 70%. The
+	// daemon applies it with debug.SetMemoryLimit unless GOMEMLIMIT is set
+	// in the environment.
+	GoMemLimitMiB int `json:",omitempty"`
+	// NetMemoryMiB is the libp2p resource manager's memory, always
+	// NetMemoryMiB(MemoryMiB); it enters here so that Check sees everything
+	// that shares GOMEMLIMIT.
+	NetMemoryMiB int `json:"-"`
 	// HTTPConcurrency caps simultaneous RPC connections.
-	HTTPConcurrency int
+	HTTPConcurrency int `json:",omitempty"`
 	// StoreBatchMiB caps the bytes committed in one bbolt transaction.
-	StoreBatchMiB int
+	StoreBatchMiB int `json:",omitempty"`
 	// StorePendingMiB caps the bytes queued for the writer.
-	StorePendingMiB int
-	// CacheMiB is the budget for block and key caches.
-	CacheMiB int
+	StorePendingMiB int `json:",omitempty"`
 }
 
+// NetMemoryMiB is the libp2p resource manager's memory for a budget of
+// memoryMiB: a quarter of it, at least 32 MiB.
+func NetMemoryMiB(memoryMiB int) int { return max(memoryMiB/4, 32) }
+
 // Derive computes the limits for a budget of memoryMiB.
-func Derive(memoryMiB int) (Limits, error) {
+func Derive(memoryMiB int) (Budget, error) {
 	if memoryMiB < MinMemoryMiB {
-		return Limits{}, fmt.Errorf("%w: %d MiB is below the floor of %d MiB (Budget.MemoryMiB)", ErrBudgetTooSmall, memoryMiB, MinMemoryMiB)
+		return Budget{}, fmt.Errorf("%w: %d MiB is below the floor of %d MiB (Budget.MemoryMiB)", ErrBudgetTooSmall, memoryMiB, MinMemoryMiB)
 	}
 	m := memoryMiB
-	l := Limits{
+	l := Budget{
 		MemoryMiB:       m,
 		MemoryHighMiB:   m * 85 / 100,
 		GoMemLimitMiB:   m * 70 / 100,
-		NetMemoryMiB:    max(m/4, 32),
+		NetMemoryMiB:    NetMemoryMiB(m),
 		HTTPConcurrency: clamp(m/4, 32, 256),
 		StorePendingMiB: clamp(m/32, 4, 32),
-		CacheMiB:        clamp(m/16, 8, 256),
 	}
 	l.StoreBatchMiB = l.StorePendingMiB / 2
 	return l, l.Check()
@@ -65,16 +75,15 @@ func Derive(memoryMiB int) (Limits, error) {
 
 // Fill sets every zero field of l from Derive(l.MemoryMiB), so a config
 // can override single limits and leave the rest to the budget.
-func (l Limits) Fill() (Limits, error) {
+func (l Budget) Fill() (Budget, error) {
 	d, err := Derive(l.MemoryMiB)
 	if err != nil {
-		return Limits{}, err
+		return Budget{}, err
 	}
 	for _, f := range []struct{ dst, src *int }{
 		{&l.MemoryHighMiB, &d.MemoryHighMiB}, {&l.GoMemLimitMiB, &d.GoMemLimitMiB},
 		{&l.NetMemoryMiB, &d.NetMemoryMiB}, {&l.HTTPConcurrency, &d.HTTPConcurrency},
 		{&l.StoreBatchMiB, &d.StoreBatchMiB}, {&l.StorePendingMiB, &d.StorePendingMiB},
-		{&l.CacheMiB, &d.CacheMiB},
 	} {
 		if *f.dst == 0 {
 			*f.dst = *f.src
@@ -85,14 +94,14 @@ func (l Limits) Fill() (Limits, error) {
 
 // HeapNeedMiB is the memory the derived consumers may take together: it
 // must fit under GOMEMLIMIT.
-func (l Limits) HeapNeedMiB() int {
+func (l Budget) HeapNeedMiB() int {
 	return RuntimeFloorMiB + l.NetMemoryMiB + l.StorePendingMiB + l.StoreBatchMiB +
-		(l.HTTPConcurrency*httpConnKiB+1023)/1024 + l.CacheMiB
+		(l.HTTPConcurrency*httpConnKiB+1023)/1024
 }
 
 // Check reports the first relation l breaks, as ErrBudgetTooSmall or
 // ErrInconsistent.
-func (l Limits) Check() error {
+func (l Budget) Check() error {
 	if l.MemoryMiB < MinMemoryMiB {
 		return fmt.Errorf("%w: %d MiB is below the floor of %d MiB (Budget.MemoryMiB)", ErrBudgetTooSmall, l.MemoryMiB, MinMemoryMiB)
 	}
@@ -107,22 +116,22 @@ func (l Limits) Check() error {
 	case l.NetMemoryMiB >= l.GoMemLimitMiB:
 		return bad("resource manager memory %d MiB must be below GOMEMLIMIT %d MiB", l.NetMemoryMiB, l.GoMemLimitMiB)
 	case l.HeapNeedMiB() > l.GoMemLimitMiB:
-		return bad("resource manager, write queue, HTTP buffers, caches and runtime need %d MiB, more than GOMEMLIMIT %d MiB",
+		return bad("resource manager, write queue, HTTP buffers and runtime need %d MiB, more than GOMEMLIMIT %d MiB",
 			l.HeapNeedMiB(), l.GoMemLimitMiB)
 	case l.StoreBatchMiB <= 0 || l.StorePendingMiB < l.StoreBatchMiB:
 		return bad("write queue %d MiB must hold at least one batch of %d MiB", l.StorePendingMiB, l.StoreBatchMiB)
-	case l.HTTPConcurrency <= 0 || l.CacheMiB < 0:
+	case l.HTTPConcurrency <= 0:
 		return bad("HTTP concurrency must be positive")
 	}
 	return nil
 }
 
 // String is a one-line summary for the daemon's start banner.
-func (l Limits) String() string {
+func (l Budget) String() string {
 	return fmt.Sprintf("budget %d MiB (MemoryHigh %d MiB, GOMEMLIMIT %d MiB), resource manager %d MiB, "+
-		"HTTP %d connections, write queue %d/%d MiB, caches %d MiB",
+		"HTTP %d connections, write queue %d/%d MiB",
 		l.MemoryMiB, l.MemoryHighMiB, l.GoMemLimitMiB, l.NetMemoryMiB, l.HTTPConcurrency,
-		l.StoreBatchMiB, l.StorePendingMiB, l.CacheMiB)
+		l.StoreBatchMiB, l.StorePendingMiB)
 }
 
 func clamp(v, lo, hi int) int {

@@ -3,7 +3,8 @@
 // (budget.go), detection of the board from /proc (detect.go), and the store
 // size that fits the disk and the word size (storage.go).
 //
-// It imports nothing of cairn's: cmd/cairn turns a profile into config
+// It imports nothing of cairn's. Its Budget type is the config's Budget
+// section (node.Config.Budget): cmd/cairn turns a profile into config
 // values at `cairn init --board=NAME` and applies the budget when the daemon
 // starts. The files beside the Go code are the systemd unit
 // (systemd/cairn.service), the installer (install.sh) and the Debian
@@ -14,11 +15,12 @@
 // A profile names the board's RAM and a memory budget for the daemon. The
 // budget is the service's hard memory cap (systemd MemoryMax); from it
 // Derive computes MemoryHigh, GOMEMLIMIT, HTTP concurrency, the storage
-// write queue and cache sizes. The network layer derives its limits
-// (resource manager, connection watermarks, bitswap) from the same budget
-// in node.Config.NetLimits. Limits.Check states how they must relate:
+// write queue and the resource manager's memory (NetMemoryMiB, the one
+// formula the network layer uses too). The network layer derives its other
+// limits (connection watermarks, bitswap) from the same budget in
+// node.Config.NetLimits. Budget.Check states how they must relate:
 //
-//	resource manager + write queue + HTTP buffers + caches + runtime floor
+//	resource manager + write queue + HTTP buffers + runtime floor
 //	  <= GOMEMLIMIT < MemoryHigh < MemoryMax (the budget)
 //
 // A budget below MinMemoryMiB is refused (ErrBudgetTooSmall).

@@ -12,7 +12,7 @@ var (
 	ErrBudgetTooSmall = errors.New("memory budget too small")
 
 	// ErrInconsistent means a set of limits breaks one of the relations
-	// Limits.Check states (for example GOMEMLIMIT above MemoryHigh).
+	// Budget.Check states (for example GOMEMLIMIT above MemoryHigh).
 	ErrInconsistent = errors.New("inconsistent memory limits")
 
 	// ErrDiskTooSmall means StorageMax does not fit the free disk space.

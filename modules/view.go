@@ -13,7 +13,6 @@ import (
 	"cairn/modules/modapi"
 	"cairn/node"
 
-	"github.com/alecthomas/units"
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/boxo/ipld/merkledag"
 	ft "github.com/ipfs/boxo/ipld/unixfs"
@@ -159,11 +158,7 @@ func (v *View) Repo(ctx context.Context) (modapi.RepoStat, error) {
 		return modapi.RepoStat{}, err
 	}
 	rs := modapi.RepoStat{UsedBytes: st.FileBytes, BlockBytes: int64(st.BlockBytes), NumBlocks: int64(st.NumBlocks)}
-	if m := v.n.Config.Datastore.StorageMax; m != "" {
-		if b, err := units.ParseStrictBytes(m); err == nil {
-			rs.StorageMax = b
-		}
-	}
+	rs.StorageMax = int64(v.n.StorageMax())
 	q, err := v.n.Store.Datastore().Query(ctx, dsq.Query{Prefix: "/pins/", KeysOnly: true})
 	if err != nil {
 		return rs, err

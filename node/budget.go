@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	humanize "github.com/dustin/go-humanize"
+	"cairn/board"
 )
 
 // DefaultMemoryMiB is the budget assumed when Budget.MemoryMiB is unset.
@@ -43,11 +43,7 @@ func (c *Config) NetLimits() (NetLimits, error) {
 		l.MemoryMiB = DefaultMemoryMiB
 	}
 	small := l.MemoryMiB <= 512
-	// A quarter of the budget for libp2p's buffers (at least 32 MiB).
-	l.LibP2PMemory = int64(l.MemoryMiB) << 20 / 4
-	if l.LibP2PMemory < 32<<20 {
-		l.LibP2PMemory = 32 << 20
-	}
+	l.LibP2PMemory = int64(board.NetMemoryMiB(l.MemoryMiB)) << 20
 	l.LowWater, l.HighWater = 20, 40
 	if small {
 		l.LowWater, l.HighWater = 10, 20
@@ -97,7 +93,7 @@ func (c *Config) NetLimits() (NetLimits, error) {
 		if f.s == "" {
 			continue
 		}
-		v, err := humanize.ParseBytes(f.s)
+		v, err := parseSize("Swarm.Bandwidth."+f.key, f.s)
 		if err != nil || v == 0 || v > 1<<40 {
 			return l, fmt.Errorf("config Swarm.Bandwidth.%s %q: want a byte rate such as 512KiB", f.key, f.s)
 		}

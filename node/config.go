@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"cairn/board"
 )
 
 // Strings is a list that also accepts a single JSON string, as Kubo's
@@ -61,8 +63,9 @@ type Config struct {
 	Swarm        SwarmConfig
 	Import       Import
 	Experimental Experimental
-	// Budget is cairn's: the memory budget every limit is derived from.
-	Budget Budget
+	// Budget is cairn's: the memory budget every limit is derived from
+	// (package board; the network's limits in budget.go).
+	Budget board.Budget
 	// Modules is cairn's: the module facility (web apps on 5280/5281).
 	Modules ModulesConfig
 }
@@ -178,32 +181,6 @@ type Import struct {
 type Experimental struct {
 	FilestoreEnabled bool
 	UrlstoreEnabled  bool
-}
-
-// Budget is cairn's memory budget section, written by `cairn init
-// --board`. MemoryMiB is the one input (the service's hard memory cap); the
-// other fields are derived from it by package board and written out so
-// they can be read and tuned, and the network limits are derived from it
-// by NetLimits (budget.go). Zero means "derive from MemoryMiB". Without
-// MemoryMiB the daemon sets no GOMEMLIMIT and keeps its built-in sizes, and
-// NetLimits assumes DefaultMemoryMiB.
-type Budget struct {
-	// Board is the profile init used ("pi-zero-2w", "generic", ...).
-	Board string `json:",omitempty"`
-	// MemoryMiB is the budget: systemd MemoryMax. At least 128.
-	MemoryMiB int `json:",omitempty"`
-	// MemoryHighMiB is systemd MemoryHigh.
-	MemoryHighMiB int `json:",omitempty"`
-	// GoMemLimitMiB is applied with debug.SetMemoryLimit at daemon start
-	// (unless GOMEMLIMIT is set in the environment).
-	GoMemLimitMiB int `json:",omitempty"`
-	// HTTPConcurrency caps simultaneous RPC connections.
-	HTTPConcurrency int `json:",omitempty"`
-	// StoreBatchMiB and StorePendingMiB size the storage write queue.
-	StoreBatchMiB   int `json:",omitempty"`
-	StorePendingMiB int `json:",omitempty"`
-	// CacheMiB is the budget for block and key caches.
-	CacheMiB int `json:",omitempty"`
 }
 
 // ModulesConfig is cairn's module facility (Kubo has no such section).

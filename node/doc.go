@@ -23,8 +23,9 @@
 //   - gc.go collects garbage with a bounded-memory mark (walk.go) while adds
 //     and reads go on; mfs.go is the files commands' tree.
 //
-// Imports run one way: node uses storage and never imports httprpc or
-// modules.
+// Imports run one way: node uses storage and board (leaves that import
+// nothing of cairn's; the config's Budget section is board.Budget) and
+// never imports httprpc or modules.
 //
 // # Errors
 //

@@ -73,19 +73,6 @@ func (n *Node) StorageMax() uint64 {
 	return v
 }
 
-// ParseStorageMax reads Datastore.StorageMax as Kubo does ("10GB" is 10^10
-// bytes; "" means no cap).
-func ParseStorageMax(s string) (uint64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	v, err := humanize.ParseBytes(s)
-	if err != nil {
-		return 0, fmt.Errorf("Datastore.StorageMax %q: %w", s, err)
-	}
-	return v, nil
-}
-
 // Usage is what StorageMax bounds: the bytes of the store file's pages in
 // use (stored blocks plus bbolt's page overhead; free pages are reused,
 // not counted) plus the bytes queued for writing. Holding it under the cap

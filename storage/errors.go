@@ -1,12 +1,12 @@
+// errors.go: the store's sentinel errors. A missing block is boxo's
+// ipld.ErrNotFound and a missing datastore key go-datastore's
+// ds.ErrNotFound, the errors boxo and go-datastore callers test for.
+
 package storage
 
 import "errors"
 
 var (
-	// ErrNotFound is returned when a block or key is not in the store. It is
-	// the error boxo and go-datastore callers test for (see blockstore.go).
-	ErrNotFound = errors.New("storage: not found")
-
 	// ErrSchemaVersion is returned by Open when the file was written by a
 	// schema this code does not read.
 	ErrSchemaVersion = errors.New("storage: unsupported schema version")

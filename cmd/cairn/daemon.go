@@ -94,7 +94,7 @@ func cmdInit(argv []string, stdout, stderr io.Writer) int {
 type boardPlan struct {
 	profile    board.Profile
 	why        string // how the profile was chosen
-	limits     board.Limits
+	limits     board.Budget
 	net        node.NetLimits // what the network layer derives from the budget
 	storageMax int64
 	storageWhy string
@@ -130,12 +130,9 @@ func planBoard(dir, name string, budgetMiB int, storageMax string) (*boardPlan, 
 	if err != nil {
 		return nil, err
 	}
-	probe := &node.Config{Budget: node.Budget{MemoryMiB: memory}}
+	lim.Board = p.profile.Name
+	probe := &node.Config{Budget: lim}
 	if p.net, err = probe.NetLimits(); err != nil {
-		return nil, err
-	}
-	lim.NetMemoryMiB = int(p.net.LibP2PMemory >> 20)
-	if err := lim.Check(); err != nil {
 		return nil, err
 	}
 	p.limits = lim
@@ -164,12 +161,7 @@ func planBoard(dir, name string, budgetMiB int, storageMax string) (*boardPlan, 
 
 // write stores the plan in the new repo's config.
 func (p *boardPlan) write(dir string, cfg *node.Config) error {
-	l := p.limits
-	cfg.Budget = node.Budget{
-		Board: p.profile.Name, MemoryMiB: l.MemoryMiB, MemoryHighMiB: l.MemoryHighMiB,
-		GoMemLimitMiB: l.GoMemLimitMiB, HTTPConcurrency: l.HTTPConcurrency,
-		StoreBatchMiB: l.StoreBatchMiB, StorePendingMiB: l.StorePendingMiB, CacheMiB: l.CacheMiB,
-	}
+	cfg.Budget = p.limits
 	// Written out so that the config shows them; the network layer would
 	// derive the same from Budget.MemoryMiB.
 	cfg.Swarm.ConnMgr.LowWater, cfg.Swarm.ConnMgr.HighWater = p.net.LowWater, p.net.HighWater
@@ -397,28 +389,16 @@ func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) err
 	return nil
 }
 
-// budgetLimits turns the config's Budget section into limits, with the
-// network layer's memory from NetLimits; nil when the repo has no budget
-// (Budget.MemoryMiB unset and nothing else set).
-func budgetLimits(cfg *node.Config) (*board.Limits, error) {
-	b := cfg.Budget
-	l := board.Limits{
-		MemoryMiB: b.MemoryMiB, MemoryHighMiB: b.MemoryHighMiB, GoMemLimitMiB: b.GoMemLimitMiB,
-		HTTPConcurrency: b.HTTPConcurrency, StoreBatchMiB: b.StoreBatchMiB,
-		StorePendingMiB: b.StorePendingMiB, CacheMiB: b.CacheMiB,
-	}
-	if l == (board.Limits{}) {
+// budgetLimits fills the config's Budget section from Budget.MemoryMiB
+// and checks it; nil when the repo has no budget (no field set besides
+// Board).
+func budgetLimits(cfg *node.Config) (*board.Budget, error) {
+	l := cfg.Budget
+	if l == (board.Budget{Board: l.Board}) {
 		return nil, nil
 	}
-	if b.MemoryMiB == 0 {
+	if l.MemoryMiB == 0 {
 		return nil, errors.New("config Budget: limits are set but Budget.MemoryMiB is not; set it (e.g. 512) or remove the Budget section")
-	}
-	if b.MemoryMiB >= board.MinMemoryMiB {
-		net, err := cfg.NetLimits()
-		if err != nil {
-			return nil, err
-		}
-		l.NetMemoryMiB = int(net.LibP2PMemory >> 20)
 	}
 	full, err := l.Fill()
 	if err != nil {

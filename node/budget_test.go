@@ -1,0 +1,58 @@
+package node_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"cairn/board"
+	"cairn/node"
+)
+
+// The resource manager's memory the network layer runs with is the figure
+// board's budget check counts: one formula, for every budget.
+func TestConfig_NetLimits_SameNetMemoryAsBoard(t *testing.T) {
+	for _, m := range []int{128, 130, 256, 333, 512, 1024, 3072, 4096} {
+		b, err := board.Derive(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := &node.Config{Budget: b}
+		l, err := cfg.NetLimits()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := int(l.LibP2PMemory >> 20); got != b.NetMemoryMiB || l.LibP2PMemory%(1<<20) != 0 {
+			t.Errorf("budget %d MiB: network layer %d bytes, board counts %d MiB", m, l.LibP2PMemory, b.NetMemoryMiB)
+		}
+	}
+}
+
+// The Budget section is board's type: it round-trips through the config
+// file without the derived NetMemoryMiB, and a config written by an older
+// version (with CacheMiB) still loads.
+func TestConfig_Budget_JSON(t *testing.T) {
+	b, err := board.Derive(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Board = "pi-zero-2w"
+	doc, err := (&node.Config{Budget: b}).ToDoc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(doc["Budget"])
+	if s := string(raw); strings.Contains(s, "NetMemoryMiB") || !strings.Contains(s, `"Board":"pi-zero-2w"`) || !strings.Contains(s, `"MemoryMiB":256`) {
+		t.Fatalf("Budget section: %s", s)
+	}
+	doc["Budget"].(map[string]any)["CacheMiB"] = 16
+	cfg, err := node.DecodeConfig(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := b
+	want.NetMemoryMiB = 0
+	if cfg.Budget != want {
+		t.Fatalf("decoded %+v, want %+v", cfg.Budget, want)
+	}
+}
