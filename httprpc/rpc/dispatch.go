@@ -6,6 +6,7 @@ package rpc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -87,7 +88,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 				textError(ctx, 400, "no multipart boundary param in Content-Type")
 				return
 			}
-			mr = multipart.NewReader(ctx.RequestBodyStream(), b)
+			mr = multipart.NewReader(requestBody(ctx), b)
 			ctx.SetConnectionClose()
 		}
 	}
@@ -229,6 +230,17 @@ func (b *bodyReader) Close() error {
 }
 
 func stringOpt(opts map[string]any, name string) string { v, _ := opts[name].(string); return v }
+
+// requestBody is the request's body as a stream. fasthttp has no stream
+// for a request without a body (no Content-Length, not chunked): that
+// one reads as empty, so that the multipart reader answers Kubo's
+// "multipart: NextPart: EOF".
+func requestBody(ctx *fasthttp.RequestCtx) io.Reader {
+	if r := ctx.RequestBodyStream(); r != nil {
+		return r
+	}
+	return bytes.NewReader(ctx.Request.Body())
+}
 
 // readBodyLines reads the first part of a multipart body as argument
 // lines; other parts are ignored.
