@@ -151,7 +151,8 @@ func TestServer_CORS(t *testing.T) {
 	}
 }
 
-// Ensure API.Authorizations gates every path but version (spec 5.4).
+// Ensure API.Authorizations gates every path but /api/v0/version itself
+// (spec 5.4).
 func TestServer_Authorizations(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	n.Config.API.Authorizations = map[string]*node.RPCAuthScope{
@@ -166,6 +167,8 @@ func TestServer_Authorizations(t *testing.T) {
 		{"/api/v0/version", "", 403},
 		{"/api/v0/version", "Bearer wrong", 403},
 		{"/api/v0/version", "Bearer s3cret", 200},
+		{"/api/v0/version/deps", "Bearer s3cret", 403}, // Kubo: only /api/v0/version itself
+		{"/api/v0/version/deps", "Basic Ym9iOnB3", 200},
 		{"/api/v0/id", "Bearer s3cret", 403},
 		{"/api/v0/cat?arg=QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o", "Bearer s3cret", 500},
 		{"/api/v0/commands", "Basic Ym9iOnB3", 200},
@@ -176,6 +179,28 @@ func TestServer_Authorizations(t *testing.T) {
 		}
 		if tc.want == 403 && !strings.HasPrefix(string(body), "Kubo RPC Access Denied") {
 			t.Errorf("403 body %q", body)
+		}
+	}
+}
+
+// Ensure the ipfs-companion extension origins are always allowed, as in
+// Kubo 0.42 (spec 5.2), and other extensions are not.
+func TestServer_CompanionOrigins(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
+	for _, tc := range []struct {
+		origin string
+		want   int
+	}{
+		{"chrome-extension://nibjojkomfdiaoajekhjakgkdhaomnch", 200},
+		{"chrome-extension://hjoieblefckbooibpepigmacodalfndh", 200},
+		{"chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 403},
+	} {
+		resp, body := postURL(t, srv.URL+"/api/v0/id", map[string]string{"Origin": tc.origin})
+		if resp.StatusCode != tc.want {
+			t.Errorf("Origin %s: got %d, want %d (%s)", tc.origin, resp.StatusCode, tc.want, body)
+		}
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); tc.want == 200 && got != tc.origin {
+			t.Errorf("Origin %s: Access-Control-Allow-Origin %q", tc.origin, got)
 		}
 	}
 }

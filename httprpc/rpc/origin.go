@@ -19,17 +19,25 @@ func localPort(ctx *fasthttp.RequestCtx) string {
 	return ""
 }
 
+// companionOrigins are the ipfs-companion browser extension (release and
+// beta), which Kubo 0.42 always allows.
+var companionOrigins = []string{
+	"chrome-extension://nibjojkomfdiaoajekhjakgkdhaomnch",
+	"chrome-extension://hjoieblefckbooibpepigmacodalfndh",
+}
+
 // allowedOrigins is the configured list plus the localhost origins of the
-// listener's port (0.42 behaviour: always appended).
+// listener's port and the companion origins (0.42 behaviour: always
+// appended).
 func (s *Server) allowedOrigins(port string) []string {
-	out := make([]string, 0, len(s.origins)+6)
+	out := make([]string, 0, len(s.origins)+6+len(companionOrigins))
 	for _, o := range s.origins {
 		out = append(out, strings.ReplaceAll(o, "<port>", port))
 	}
 	for _, h := range []string{"127.0.0.1", "[::1]", "localhost"} {
 		out = append(out, "http://"+h+":"+port, "https://"+h+":"+port)
 	}
-	return out
+	return append(out, companionOrigins...)
 }
 
 func (s *Server) originAllowed(origin, port string) bool {
