@@ -46,6 +46,7 @@ var Families = [][]*Command{
 	configCommands,
 	configEditCommands,
 	updateCommands,
+	diagCommands,
 	pinCommands,
 	repoCommands,
 	filesCommands,
