@@ -49,8 +49,10 @@ func (b *Blockstore) Has(_ context.Context, c cid.Cid) (bool, error) {
 	return ok, err
 }
 
-// View calls fn with the block's bytes straight from the memory map, inside
-// a read transaction that lasts as long as fn. fn must not keep the slice.
+// View calls fn with the block's bytes, inside a read transaction that
+// lasts as long as fn: small blocks straight from the memory map, large
+// ones in a pooled buffer read from the file (readfile.go). fn must not
+// keep the slice.
 func (b *Blockstore) View(_ context.Context, c cid.Cid, fn func([]byte) error) error {
 	if d, ok := IdentityData(c); ok {
 		return fn(d)
@@ -60,18 +62,28 @@ func (b *Blockstore) View(_ context.Context, c cid.Cid, fn func([]byte) error) e
 		if v == nil {
 			return ipld.ErrNotFound{Cid: c}
 		}
-		return fn(v)
+		return b.s.rd.view(b.s.db, tx, v, fn)
 	})
 }
 
 // Get returns a copy of the block.
-func (b *Blockstore) Get(ctx context.Context, c cid.Cid) (blocks.Block, error) {
+func (b *Blockstore) Get(_ context.Context, c cid.Cid) (blocks.Block, error) {
 	if !c.Defined() {
 		return nil, ipld.ErrNotFound{Cid: c}
 	}
+	if d, ok := IdentityData(c); ok {
+		return blocks.NewBlockWithCid(append([]byte(nil), d...), c)
+	}
 	var data []byte
-	err := b.View(ctx, c, func(v []byte) error {
-		data = append([]byte(nil), v...)
+	err := b.s.db.View(func(tx *bolt.Tx) error {
+		v := lookup(tx, c.Hash())
+		if v == nil {
+			return ipld.ErrNotFound{Cid: c}
+		}
+		data = make([]byte, len(v))
+		if !b.s.rd.readInto(b.s.db, tx, v, data) {
+			copy(data, v)
+		}
 		return nil
 	})
 	if err != nil {
@@ -81,9 +93,19 @@ func (b *Blockstore) Get(ctx context.Context, c cid.Cid) (blocks.Block, error) {
 }
 
 // GetSize returns the stored size of the block.
-func (b *Blockstore) GetSize(ctx context.Context, c cid.Cid) (int, error) {
+func (b *Blockstore) GetSize(_ context.Context, c cid.Cid) (int, error) {
+	if d, ok := IdentityData(c); ok {
+		return len(d), nil
+	}
 	n := -1
-	err := b.View(ctx, c, func(v []byte) error { n = len(v); return nil })
+	err := b.s.db.View(func(tx *bolt.Tx) error {
+		v := lookup(tx, c.Hash())
+		if v == nil {
+			return ipld.ErrNotFound{Cid: c}
+		}
+		n = len(v)
+		return nil
+	})
 	return n, err
 }
 

@@ -79,7 +79,8 @@ type Store struct {
 	opts Options
 	path string
 
-	w *writer
+	w  *writer
+	rd *fileReader
 
 	closeOnce sync.Once
 	closeErr  error
@@ -126,6 +127,10 @@ func Open(path string, opts *Options) (s *Store, err error) {
 	if err := s.initSchema(); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if s.rd, err = newFileReader(path); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
 	if !o.ReadOnly {
 		s.w = newWriter(db, o)
@@ -196,6 +201,7 @@ func (s *Store) Close() error {
 			s.w.close()
 		}
 		s.closeErr = s.db.Close()
+		s.rd.close()
 	})
 	return s.closeErr
 }
