@@ -19,7 +19,6 @@ import (
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/boxo/ipld/merkledag"
 	ft "github.com/ipfs/boxo/ipld/unixfs"
-	"github.com/ipfs/boxo/ipld/unixfs/importer/balanced"
 	"github.com/ipfs/boxo/ipld/unixfs/importer/helpers"
 	"github.com/ipfs/boxo/ipld/unixfs/importer/trickle"
 	uio "github.com/ipfs/boxo/ipld/unixfs/io"
@@ -572,7 +571,7 @@ func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
 	if a.o.Trickle {
 		nd, err = trickle.Layout(db)
 	} else {
-		nd, err = balanced.Layout(db)
+		nd, err = balancedLayout(db, spl, a.o.NoCopy)
 	}
 	if err != nil {
 		return nil, err
