@@ -104,7 +104,7 @@ func TestAdd_CutBodyKeepsNothing(t *testing.T) {
 			if err != nil || len(pins) != 0 {
 				t.Fatalf("pins after a cut add: %v %v", pins, err)
 			}
-			if ents, err := m.Root().GetDirectory().ListNames(ctx); err != nil || len(ents) != 0 {
+			if ents, err := m.List(ctx, "/", false, nil); err != nil || len(ents) != 0 {
 				t.Fatalf("MFS after a cut add: %v %v", ents, err)
 			}
 			if _, err := n.CollectGarbage(ctx, nil); err != nil {

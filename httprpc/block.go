@@ -3,18 +3,14 @@
 package httprpc
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-
-	"cairn/node"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/boxo/verifcid"
 	blocks "github.com/ipfs/go-block-format"
 	"github.com/ipfs/go-cid"
-	ipld "github.com/ipfs/go-ipld-format"
 	mc "github.com/multiformats/go-multicodec"
 	mh "github.com/multiformats/go-multihash"
 )
@@ -120,15 +116,6 @@ type RemovedBlock struct {
 	Error string `json:",omitempty"`
 }
 
-// getBlock reads a block as boxo's blockservice would (allowed hashes
-// only; a missing block is "ipld: could not find <cid>").
-func getBlock(ctx context.Context, n *node.Node, c cid.Cid) (blocks.Block, error) {
-	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, c); err != nil {
-		return nil, err
-	}
-	return n.Blocks.Get(ctx, c)
-}
-
 func runBlockStat(r *Request, e Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
@@ -138,10 +125,7 @@ func runBlockStat(r *Request, e Emitter) error {
 	if err != nil {
 		return err
 	}
-	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, c); err != nil {
-		return err
-	}
-	size, err := r.Node.Blocks.GetSize(r.Ctx, c)
+	size, err := r.Node.BlockSize(r.Ctx, c)
 	if err != nil {
 		return err
 	}
@@ -153,7 +137,7 @@ func runBlockGet(r *Request, e Emitter) error {
 	if err != nil {
 		return err
 	}
-	blk, err := getBlock(r.Ctx, r.Node, c)
+	blk, err := r.Node.GetBlock(r.Ctx, c)
 	if err != nil {
 		return err
 	}
@@ -297,8 +281,8 @@ func runBlockRm(r *Request, e Emitter) error {
 		if err != nil {
 			return err
 		}
-		if msg := removeBlock(r.Ctx, r.Node, c, force); msg != "" {
-			if err := e.Emit(&RemovedBlock{Hash: enc.Encode(c), Error: msg}); err != nil {
+		if rerr := r.Node.RemoveBlock(r.Ctx, c, force); rerr != nil {
+			if err := e.Emit(&RemovedBlock{Hash: enc.Encode(c), Error: rerr.Error()}); err != nil {
 				return err
 			}
 			continue
@@ -310,29 +294,6 @@ func runBlockRm(r *Request, e Emitter) error {
 		}
 	}
 	return nil
-}
-
-// removeBlock deletes c unless it is pinned; it returns why it did not
-// ("" on success).
-func removeBlock(ctx context.Context, n *node.Node, c cid.Cid, force bool) string {
-	reason, pinned, err := n.PinnedReason(ctx, c)
-	if err != nil {
-		return "pin check failed: " + err.Error()
-	}
-	if pinned {
-		return reason
-	}
-	has, err := n.Blocks.Has(ctx, c)
-	if err != nil {
-		return err.Error()
-	}
-	if !has && !force {
-		return ipld.ErrNotFound{Cid: c}.Error()
-	}
-	if err := n.Blocks.DeleteBlock(ctx, c); err != nil {
-		return err.Error()
-	}
-	return ""
 }
 
 // blockRmState remembers failures for the final error.

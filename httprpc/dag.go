@@ -412,7 +412,7 @@ func runDagStat(r *Request, e Emitter) error {
 		return e.Emit(&v)
 	}
 	for _, c := range roots {
-		if _, err := getBlock(r.Ctx, r.Node, c); err != nil {
+		if _, err := r.Node.GetBlock(r.Ctx, c); err != nil {
 			return err
 		}
 		st := &DagStatEntry{Cid: enc.Encode(c)}

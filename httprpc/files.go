@@ -8,7 +8,6 @@
 package httprpc
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +21,6 @@ import (
 	"cairn/node"
 
 	humanize "github.com/dustin/go-humanize"
-	"github.com/ipfs/boxo/filestore/posinfo"
 	dag "github.com/ipfs/boxo/ipld/merkledag"
 	ft "github.com/ipfs/boxo/ipld/unixfs"
 	"github.com/ipfs/boxo/mfs"
@@ -288,60 +286,6 @@ func filesPrefix(r *Request, useConfig bool) (cid.Builder, error) {
 	return nil, nil
 }
 
-// mfsOp runs fn as one tree-changing MFS command (see node.MFS.Begin).
-func mfsOp(r *Request, flush bool, fn func(m *node.MFS) error) error {
-	m, err := r.Node.MFS(r.Ctx)
-	if err != nil {
-		return err
-	}
-	end, err := m.Begin(flush)
-	if err != nil {
-		return err
-	}
-	err = fn(m)
-	if eerr := end(); err == nil {
-		err = eerr
-	}
-	return err
-}
-
-// nodeFromPath resolves an /ipfs/ path through the DAG, anything else in
-// MFS (Kubo's getNodeFromPath).
-func nodeFromPath(ctx context.Context, r *Request, m *node.MFS, p string) (ipld.Node, error) {
-	if strings.HasPrefix(p, "/ipfs/") {
-		res, err := r.Node.Resolve(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		return res.Node, nil
-	}
-	fsn, err := mfs.Lookup(m.Root(), p)
-	if err != nil {
-		return nil, err
-	}
-	return fsn.GetNode()
-}
-
-func getParentDir(root *mfs.Root, dir string) (*mfs.Directory, error) {
-	parent, err := mfs.Lookup(root, dir)
-	if err != nil {
-		return nil, err
-	}
-	pdir, ok := parent.(*mfs.Directory)
-	if !ok {
-		return nil, errors.New("expected *mfs.Directory, didn't get it. This is likely a race condition")
-	}
-	return pdir, nil
-}
-
-func ensureContainingDirectoryExists(r *mfs.Root, p string, opts ...mfs.Option) error {
-	dir := gopath.Dir(p)
-	if dir == "/" {
-		return nil
-	}
-	return mfs.Mkdir(r, dir, mfs.MkdirOpts{Mkparents: true}, opts...)
-}
-
 func runFilesChcid(r *Request, _ Emitter) error {
 	p := "/"
 	if len(r.Args) > 0 {
@@ -359,28 +303,11 @@ func runFilesChcid(r *Request, _ Emitter) error {
 	if err != nil {
 		return err
 	}
-	flush := r.Bool("flush")
-	return mfsOp(r, flush, func(m *node.MFS) error {
-		if prefix != nil {
-			fsn, err := mfs.Lookup(m.Root(), p)
-			if err != nil {
-				return err
-			}
-			d, ok := fsn.(*mfs.Directory)
-			if !ok {
-				return errors.New("can only update directories")
-			}
-			d.SetCidBuilder(prefix)
-		}
-		if !flush {
-			return nil
-		}
-		if _, err := mfs.FlushPath(r.Ctx, m.Root(), p); err != nil {
-			return err
-		}
-		_, err := mfs.FlushPath(r.Ctx, m.Root(), gopath.Dir(p))
+	m, err := r.Node.MFS(r.Ctx)
+	if err != nil {
 		return err
-	})
+	}
+	return m.Chcid(r.Ctx, p, prefix, r.Bool("flush"))
 }
 
 func runFilesCp(r *Request, _ Emitter) error {
@@ -402,89 +329,12 @@ func runFilesCp(r *Request, _ Emitter) error {
 	if err != nil {
 		return err
 	}
-	flush := r.Bool("flush")
-	return mfsOp(r, flush, func(m *node.MFS) error {
-		nd, err := nodeFromPath(r.Ctx, r, m, src)
-		if err != nil {
-			return fmt.Errorf("cp: cannot get node from path %s: %s", src, err)
-		}
-		if err := checkUnixFS(nd); err != nil {
-			return err
-		}
-		if r.Bool("parents") {
-			opts, err := r.Node.MFSDirOptions(prefix)
-			if err != nil {
-				return err
-			}
-			if err := ensureContainingDirectoryExists(m.Root(), dst, opts...); err != nil {
-				return err
-			}
-		}
-		if r.Bool("force") {
-			if err := unlinkIfExists(m.Root(), dst); err != nil {
-				return fmt.Errorf("cp: cannot unlink existing file: %s", err)
-			}
-		}
-		if err := mfs.PutNode(m.Root(), dst, nd); err != nil {
-			return fmt.Errorf("cp: cannot put node in path %s: %s", dst, err)
-		}
-		if !flush {
-			return nil
-		}
-		if _, err := mfs.FlushPath(r.Ctx, m.Root(), dst); err != nil {
-			return fmt.Errorf("cp: cannot flush the created file %s: %s", dst, err)
-		}
-		if _, err := mfs.FlushPath(r.Ctx, m.Root(), gopath.Dir(dst)); err != nil {
-			return fmt.Errorf("cp: cannot flush the created file's parent folder %s: %s", dst, err)
-		}
-		return nil
-	})
-}
-
-var errFilesCpInvalidUnixFS = errors.New("cp: source must be a valid UnixFS (dag-pb or raw codec)")
-
-// checkUnixFS accepts what Kubo's files cp accepts as a source root.
-func checkUnixFS(nd ipld.Node) error {
-	switch nd.Cid().Type() {
-	case cid.Raw:
-		if _, ok := nd.(*dag.RawNode); !ok {
-			return errFilesCpInvalidUnixFS
-		}
-	case cid.DagProtobuf:
-		pn, ok := nd.(*dag.ProtoNode)
-		if !ok {
-			return errFilesCpInvalidUnixFS
-		}
-		if _, err := ft.FSNodeFromBytes(pn.Data()); err != nil {
-			return fmt.Errorf("%w: %v", errFilesCpInvalidUnixFS, err)
-		}
-	default:
-		return errFilesCpInvalidUnixFS
-	}
-	return nil
-}
-
-func unlinkIfExists(root *mfs.Root, p string) error {
-	dir, name := gopath.Split(p)
-	parent, err := mfs.Lookup(root, dir)
+	m, err := r.Node.MFS(r.Ctx)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
 		return err
 	}
-	pdir, ok := parent.(*mfs.Directory)
-	if !ok {
-		return fmt.Errorf("not a directory: %s", dir)
-	}
-	child, err := pdir.Child(name)
-	if err != nil {
-		return nil
-	}
-	if child.Type() != mfs.TFile {
-		return fmt.Errorf("not a file: %s", p)
-	}
-	return pdir.Unlink(name)
+	return m.Cp(r.Ctx, src, dst, node.CpOptions{Parents: r.Bool("parents"), Force: r.Bool("force"),
+		Flush: r.Bool("flush"), Builder: prefix})
 }
 
 func runFilesFlush(r *Request, e Emitter) error {
@@ -499,15 +349,11 @@ func runFilesFlush(r *Request, e Emitter) error {
 	if p, err = checkMFSPath(p); err != nil {
 		return err
 	}
-	var c cid.Cid
-	err = mfsOp(r, true, func(m *node.MFS) error {
-		nd, err := mfs.FlushPath(r.Ctx, m.Root(), p)
-		if err != nil {
-			return err
-		}
-		c = nd.Cid()
-		return nil
-	})
+	m, err := r.Node.MFS(r.Ctx)
+	if err != nil {
+		return err
+	}
+	c, err := m.Flush(r.Ctx, p)
 	if err != nil {
 		return err
 	}
@@ -527,52 +373,15 @@ func runFilesLs(r *Request, e Emitter) error {
 	if err != nil {
 		return err
 	}
-	fsn, err := mfs.Lookup(m.Root(), p)
-	if err != nil {
-		return err
-	}
-	long := r.Bool("long")
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
 	}
-	switch fsn := fsn.(type) {
-	case *mfs.Directory:
-		if long {
-			list, err := fsn.List(r.Ctx)
-			if err != nil {
-				return err
-			}
-			return e.Emit(&FilesLsOutput{Entries: list})
-		}
-		names, err := fsn.ListNames(r.Ctx)
-		if err != nil {
-			return err
-		}
-		var out []mfs.NodeListing
-		for _, name := range names {
-			out = append(out, mfs.NodeListing{Name: name})
-		}
-		return e.Emit(&FilesLsOutput{Entries: out})
-	case *mfs.File:
-		_, name := gopath.Split(p)
-		out := &FilesLsOutput{Entries: []mfs.NodeListing{{Name: name}}}
-		if long {
-			out.Entries[0].Type = int(fsn.Type())
-			size, err := fsn.Size()
-			if err != nil {
-				return err
-			}
-			out.Entries[0].Size = size
-			nd, err := fsn.GetNode()
-			if err != nil {
-				return err
-			}
-			out.Entries[0].Hash = enc.Encode(nd.Cid())
-		}
-		return e.Emit(out)
+	entries, err := m.List(r.Ctx, p, r.Bool("long"), enc.Encode)
+	if err != nil {
+		return err
 	}
-	return errors.New("unrecognized type")
+	return e.Emit(&FilesLsOutput{Entries: entries})
 }
 
 func filesLsText(t *TextEnv, v any) error {
@@ -599,49 +408,31 @@ func runFilesMkdir(r *Request, _ Emitter) error {
 	if err != nil {
 		return err
 	}
-	flush := r.Bool("flush")
-	return mfsOp(r, flush, func(m *node.MFS) error {
-		prefix, err := filesPrefix(r, true)
-		if err != nil {
-			return err
-		}
-		opts, err := r.Node.MFSDirOptions(prefix)
-		if err != nil {
-			return err
-		}
-		return mfs.Mkdir(m.Root(), p, mfs.MkdirOpts{Mkparents: r.Bool("parents"), Flush: flush}, opts...)
-	})
+	prefix, err := filesPrefix(r, true)
+	if err != nil {
+		return err
+	}
+	m, err := r.Node.MFS(r.Ctx)
+	if err != nil {
+		return err
+	}
+	return m.Mkdir(p, r.Bool("parents"), r.Bool("flush"), prefix)
 }
 
 func runFilesMv(r *Request, _ Emitter) error {
-	flush := r.Bool("flush")
-	return mfsOp(r, flush, func(m *node.MFS) error {
-		src, err := checkMFSPath(r.Args[0])
-		if err != nil {
-			return err
-		}
-		dst, err := checkMFSPath(r.Args[1])
-		if err != nil {
-			return err
-		}
-		if err := mfs.Mv(m.Root(), src, dst); err != nil {
-			return err
-		}
-		if !flush {
-			return nil
-		}
-		psrc, pdst := gopath.Dir(src), gopath.Dir(dst)
-		if _, err := mfs.FlushPath(r.Ctx, m.Root(), pdst); err != nil {
-			return fmt.Errorf("cp: cannot flush the destination file's parent folder %s: %s", dst, err)
-		}
-		if psrc != pdst {
-			if _, err := mfs.FlushPath(r.Ctx, m.Root(), psrc); err != nil {
-				return fmt.Errorf("cp: cannot flush the source's file's parent folder %s: %s", dst, err)
-			}
-		}
-		_, err = mfs.FlushPath(r.Ctx, m.Root(), "/")
+	src, err := checkMFSPath(r.Args[0])
+	if err != nil {
 		return err
-	})
+	}
+	dst, err := checkMFSPath(r.Args[1])
+	if err != nil {
+		return err
+	}
+	m, err := r.Node.MFS(r.Ctx)
+	if err != nil {
+		return err
+	}
+	return m.Mv(r.Ctx, src, dst, r.Bool("flush"))
 }
 
 func runFilesRead(r *Request, e Emitter) error {
@@ -653,109 +444,56 @@ func runFilesRead(r *Request, e Emitter) error {
 	if err != nil {
 		return err
 	}
-	fsn, err := mfs.Lookup(m.Root(), p)
-	if err != nil {
-		return fmt.Errorf("%s: %w", p, err)
-	}
-	fi, ok := fsn.(*mfs.File)
-	if !ok {
-		return fmt.Errorf("%s was not a file", p)
-	}
-	nd, err := fi.GetNode()
-	if err != nil {
-		return err
-	}
-	if pn, ok := nd.(*dag.ProtoNode); ok {
-		if fsn, err := ft.FSNodeFromBytes(pn.Data()); err == nil && fsn.Type() == ft.TSymlink {
-			return errors.New("symlinks not yet supported")
-		}
-	}
-	offset := r.Int("offset")
-	if offset < 0 {
-		return errors.New("cannot specify negative offset")
-	}
-	size, err := fi.Size()
-	if err != nil {
-		return err
-	}
-	if offset > size {
-		return fmt.Errorf("offset was past end of file (%d > %d)", offset, size)
-	}
-	count := int64(-1)
+	var count *int64
 	if r.IsSet("count") {
-		if count = r.Int("count"); count < 0 {
-			return errors.New("cannot specify negative 'count'")
-		}
+		c := r.Int("count")
+		count = &c
 	}
-	if err := m.Sync(); err != nil {
-		return err
-	}
-	return r.Node.WriteFile(r.Ctx, nd.Cid(), offset, count, e)
+	return m.ReadFile(r.Ctx, p, r.Int("offset"), count, e)
 }
 
 func runFilesRm(r *Request, _ Emitter) error {
 	if !r.Bool("flush") {
 		return errors.New("files rm always flushes for safety. The --flush flag cannot be set to false for this command")
 	}
-	force, dashr := r.Bool("force"), r.Bool("recursive")
-	var errs []string
-	err := mfsOp(r, true, func(m *node.MFS) error {
-		for _, arg := range r.Args {
-			p, err := checkMFSPath(arg)
-			if err != nil {
-				errs = append(errs, fmt.Sprintf("%s is not a valid path: %s", arg, err))
-				continue
-			}
-			if err := removePath(m.Root(), p, force, dashr); err != nil {
-				errs = append(errs, fmt.Sprintf("%s: %s", p, err))
-			}
-		}
-		return nil
-	})
-	switch {
-	case err != nil:
+	m, err := r.Node.MFS(r.Ctx)
+	if err != nil {
 		return err
+	}
+	// Invalid paths are reported in argument order among the others.
+	bad := make([]error, len(r.Args))
+	var paths []string
+	for i, arg := range r.Args {
+		p, err := checkMFSPath(arg)
+		if err != nil {
+			bad[i] = fmt.Errorf("%s is not a valid path: %s", arg, err)
+			continue
+		}
+		paths = append(paths, p)
+	}
+	rmErrs, err := m.Remove(paths, r.Bool("force"), r.Bool("recursive"))
+	if err != nil {
+		return err
+	}
+	var errs []string
+	j := 0
+	for i := range r.Args {
+		if bad[i] != nil {
+			errs = append(errs, bad[i].Error())
+			continue
+		}
+		if rmErrs[j] != nil {
+			errs = append(errs, fmt.Sprintf("%s: %s", paths[j], rmErrs[j]))
+		}
+		j++
+	}
+	switch {
 	case len(errs) == 1:
 		return errors.New(errs[0])
 	case len(errs) > 1:
 		return fmt.Errorf("can't remove some files: %s", strings.Join(errs, "; "))
 	}
 	return nil
-}
-
-func removePath(root *mfs.Root, p string, force, dashr bool) error {
-	if p == "/" {
-		return errors.New("cannot delete root")
-	}
-	p = strings.TrimSuffix(p, "/")
-	dir, name := gopath.Split(p)
-	pdir, err := getParentDir(root, dir)
-	if err != nil {
-		if force && errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	if force {
-		if err := pdir.Unlink(name); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		return pdir.Flush()
-	}
-	child, err := pdir.Child(name)
-	if err != nil {
-		return err
-	}
-	if _, isDir := child.(*mfs.Directory); isDir && !dashr {
-		return errors.New("path is a directory, use -r to remove directories")
-	}
-	if err := pdir.Unlink(name); err != nil {
-		return err
-	}
-	return pdir.Flush()
 }
 
 func statFormat(r *Request) (string, error) {
@@ -790,7 +528,7 @@ func runFilesStat(r *Request, e Emitter) error {
 	if err != nil {
 		return err
 	}
-	nd, err := nodeFromPath(r.Ctx, r, m, p)
+	nd, err := m.Node(r.Ctx, p)
 	if err != nil {
 		return err
 	}
@@ -799,10 +537,7 @@ func runFilesStat(r *Request, e Emitter) error {
 		return err
 	}
 	if r.Bool("with-local") {
-		if err := m.Sync(); err != nil {
-			return err
-		}
-		local, sizeLocal, err := walkLocal(r.Ctx, r.Node.DAG, nd)
+		local, sizeLocal, err := m.LocalSize(r.Ctx, nd)
 		if err != nil {
 			return err
 		}
@@ -849,30 +584,6 @@ func statNode(nd ipld.Node, enc CidEncoder) (*FilesStatOutput, error) {
 	return nil, errors.New("not unixfs node (proto or raw)")
 }
 
-// walkLocal is Kubo's walkBlock: whether the whole DAG is stored, and the
-// bytes of the part that is.
-func walkLocal(ctx context.Context, dserv ipld.DAGService, nd ipld.Node) (bool, uint64, error) {
-	size := uint64(len(nd.RawData()))
-	local := true
-	for _, l := range nd.Links() {
-		child, err := dserv.Get(ctx, l.Cid)
-		if ipld.IsNotFound(err) {
-			local = false
-			continue
-		}
-		if err != nil {
-			return local, size, err
-		}
-		cl, cs, err := walkLocal(ctx, dserv, child)
-		if err != nil {
-			return local, size, err
-		}
-		local = local && cl
-		size += cs
-	}
-	return local, size, nil
-}
-
 func filesStatText(t *TextEnv, v any) error {
 	out := v.(*FilesStatOutput)
 	const unset = "not set"
@@ -917,113 +628,24 @@ func runFilesWrite(r *Request, _ Emitter) error {
 	if err != nil {
 		return err
 	}
-	create, parents, trunc, flush := r.Bool("create"), r.Bool("parents"), r.Bool("truncate"), r.Bool("flush")
-	rawSet := r.IsSet("raw-leaves")
-	raw := r.Bool("raw-leaves")
-	return mfsOp(r, flush, func(m *node.MFS) (err error) {
-		if imp := r.Node.Cfg().Import; !rawSet && imp.UnixFSRawLeaves != nil {
-			rawSet, raw = true, *imp.UnixFSRawLeaves
-		}
-		prefix, err := filesPrefix(r, true)
-		if err != nil {
-			return err
-		}
-		offset := r.Int("offset")
-		if offset < 0 {
-			return errors.New("cannot have negative write offset")
-		}
-		if parents {
-			opts, err := r.Node.MFSDirOptions(prefix)
-			if err != nil {
-				return err
-			}
-			if err := ensureContainingDirectoryExists(m.Root(), p, opts...); err != nil {
-				return err
-			}
-		}
-		fi, err := fileHandle(m.Root(), p, create, prefix)
-		if err != nil {
-			return err
-		}
-		if rawSet {
-			fi.RawLeaves = raw
-		}
-		wfd, err := fi.Open(mfs.Flags{Write: true, Sync: flush})
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if cerr := wfd.Close(); err == nil {
-				err = cerr
-			}
-			if flush {
-				if _, ferr := mfs.FlushPath(r.Ctx, m.Root(), gopath.Dir(p)); err == nil {
-					err = ferr
-				}
-			}
-		}()
-		if trunc {
-			if err := wfd.Truncate(0); err != nil {
-				return err
-			}
-		}
-		count := r.Int("count")
-		if r.IsSet("count") && count < 0 {
-			return errors.New("cannot have negative byte count")
-		}
-		if _, err := wfd.Seek(offset, io.SeekStart); err != nil {
-			return err
-		}
-		var in io.Reader
-		if in, err = firstFile(r.Files); err != nil {
-			return err
-		}
-		if r.IsSet("count") {
-			in = io.LimitReader(in, count)
-		}
-		_, err = io.Copy(wfd, in)
+	o := node.WriteOptions{Offset: r.Int("offset"), Create: r.Bool("create"), Parents: r.Bool("parents"),
+		Truncate: r.Bool("truncate"), Flush: r.Bool("flush")}
+	if r.IsSet("raw-leaves") {
+		raw := r.Bool("raw-leaves")
+		o.RawLeaves = &raw
+	}
+	if r.IsSet("count") {
+		c := r.Int("count")
+		o.Count = &c
+	}
+	if o.Builder, err = filesPrefix(r, true); err != nil {
 		return err
-	})
-}
-
-// fileHandle is Kubo's getFileHandle: the file at p, created empty (with
-// builder, or its directory's) when create is set.
-func fileHandle(root *mfs.Root, p string, create bool, builder cid.Builder) (*mfs.File, error) {
-	target, err := mfs.Lookup(root, p)
-	switch {
-	case err == nil:
-		fi, ok := target.(*mfs.File)
-		if !ok {
-			return nil, fmt.Errorf("%s was not a file", p)
-		}
-		return fi, nil
-	case !errors.Is(err, os.ErrNotExist) || !create:
-		return nil, err
 	}
-	dir, name := gopath.Split(p)
-	pdir, err := getParentDir(root, dir)
+	m, err := r.Node.MFS(r.Ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if builder == nil {
-		builder = pdir.GetCidBuilder()
-	}
-	nd := dag.NodeWithData(ft.FilePBData(nil, 0))
-	if err := nd.SetCidBuilder(builder); err != nil {
-		return nil, err
-	}
-	if err := pdir.AddChild(name, nd); err != nil {
-		return nil, err
-	}
-	fsn, err := pdir.Child(name)
-	if err != nil {
-		return nil, err
-	}
-	fi, ok := fsn.(*mfs.File)
-	if !ok {
-		return nil, errors.New("expected *mfs.File, didn't get it. This is likely a race condition")
-	}
-	return fi, nil
+	return m.Write(r.Ctx, p, func() (io.Reader, error) { return firstFile(r.Files) }, o)
 }
 
 // toFiles is add's --to-files: after each top-level entry, a reference to
@@ -1041,33 +663,14 @@ func toFiles(r *Request, dst string) func(name string, nd ipld.Node) error {
 		if err != nil {
 			return fmt.Errorf("to-files: %w", err)
 		}
-		if fn, ok := nd.(*posinfo.FilestoreNode); ok {
-			nd = fn.Node
-		}
-		return mfsOp(r, true, func(m *node.MFS) error {
-			asDir := d[len(d)-1] == '/'
-			if asDir {
-				fsn, err := mfs.Lookup(m.Root(), d)
-				if err != nil {
-					return fmt.Errorf("to-files: MFS destination directory %q does not exist: %w", d, err)
-				}
-				if fsn.Type() != mfs.TDir {
-					return fmt.Errorf("to-files: MFS destination %q is not a directory", d)
-				}
-				d += gopath.Base(name)
-			}
-			if added && !asDir {
-				return fmt.Errorf("to-files: MFS destination is a file: only one entry can be copied to %q", d)
-			}
-			if _, err := mfs.Lookup(m.Root(), gopath.Dir(d)); err != nil {
-				return fmt.Errorf("to-files: MFS destination parent %q %q does not exist: %w", d, gopath.Dir(d), err)
-			}
-			if err := mfs.PutNode(m.Root(), d, nd); err != nil {
-				return fmt.Errorf("to-files: cannot put node in path %q: %w", d, err)
-			}
-			added = true
-			_, err := mfs.FlushPath(r.Ctx, m.Root(), gopath.Dir(d))
+		m, err := r.Node.MFS(r.Ctx)
+		if err != nil {
 			return err
-		})
+		}
+		if err := m.PutRef(r.Ctx, d, name, nd, !added); err != nil {
+			return err
+		}
+		added = true
+		return nil
 	}
 }

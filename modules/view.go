@@ -18,7 +18,6 @@ import (
 	ft "github.com/ipfs/boxo/ipld/unixfs"
 	uio "github.com/ipfs/boxo/ipld/unixfs/io"
 	"github.com/ipfs/go-cid"
-	dsq "github.com/ipfs/go-datastore/query"
 	ipld "github.com/ipfs/go-ipld-format"
 )
 
@@ -159,18 +158,8 @@ func (v *View) Repo(ctx context.Context) (modapi.RepoStat, error) {
 	}
 	rs := modapi.RepoStat{UsedBytes: st.FileBytes, BlockBytes: int64(st.BlockBytes), NumBlocks: int64(st.NumBlocks)}
 	rs.StorageMax = int64(v.n.StorageMax())
-	q, err := v.n.Store.Datastore().Query(ctx, dsq.Query{Prefix: "/pins/", KeysOnly: true})
-	if err != nil {
-		return rs, err
-	}
-	defer q.Close()
-	for r := range q.Next() {
-		if r.Error != nil {
-			return rs, r.Error
-		}
-		rs.Pins++
-	}
-	return rs, nil
+	rs.Pins, err = v.n.PinCount(ctx)
+	return rs, err
 }
 
 // Peers implements modapi.NodeView: connected peers (0 offline).

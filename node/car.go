@@ -210,12 +210,18 @@ type WalkOptions struct {
 // WalkUnique visits every distinct block reachable from root once, depth
 // first in link order. fn gets the block's bytes straight from the store
 // (valid only during the call, inside a short read transaction). A
-// missing block fails the walk with an ipld.ErrNotFound unless
-// SkipMissing is set.
+// missing block is fetched from peers as GetBlock does, and fails the walk
+// with an ipld.ErrNotFound when it cannot be had; with SkipMissing it is
+// skipped (with its subtree) without asking peers.
 func (n *Node) WalkUnique(ctx context.Context, root cid.Cid, o WalkOptions, fn func(c cid.Cid, data []byte) error) error {
 	seen := o.Seen
 	if seen == nil {
 		seen = NewCidSet()
+	}
+	// Missing blocks come from peers unless they are to be skipped.
+	view := n.view
+	if o.SkipMissing {
+		view = n.Blocks.View
 	}
 	// A frame is the link list of one block being walked; the stack holds
 	// the lists along the current path, not copies of them.
@@ -242,7 +248,7 @@ func (n *Node) WalkUnique(ctx context.Context, root cid.Cid, o WalkOptions, fn f
 			return err
 		}
 		var links []cid.Cid
-		err := n.Blocks.View(ctx, c, func(b []byte) error {
+		err := view(ctx, c, func(b []byte) error {
 			if err := fn(c, b); err != nil {
 				return err
 			}
@@ -295,7 +301,7 @@ func (n *Node) ExportCAR(ctx context.Context, root cid.Cid, w io.Writer, localOn
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, root); err != nil {
 		return err
 	}
-	if err := n.Blocks.View(ctx, root, func([]byte) error { return nil }); err != nil {
+	if err := n.view(ctx, root, func([]byte) error { return nil }); err != nil {
 		return err
 	}
 	hdr, err := carHeader([]cid.Cid{root})

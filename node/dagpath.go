@@ -30,7 +30,11 @@ import (
 
 // resolvers builds Kubo's two path resolvers over the local blocks.
 func (n *Node) resolvers() (ipldRes, unixfsRes resolver.Resolver) {
-	fc := bsfetcher.NewFetcherConfig(blockservice.New(n.Blocks, nil))
+	bs := blockservice.New(n.Blocks, nil)
+	if nt := n.Net; nt != nil {
+		bs = nt.bserv // missing blocks come from peers, unless offline
+	}
+	fc := bsfetcher.NewFetcherConfig(bs)
 	fc.PrototypeChooser = dagpb.AddSupportToChooser(bsfetcher.DefaultPrototypeChooser)
 	return resolver.NewBasicResolver(fc), resolver.NewBasicResolver(fc.WithReifier(unixfsnode.Reify))
 }
@@ -88,11 +92,12 @@ func DecodeBlock(c cid.Cid, data []byte) (prime.Node, error) {
 	return nb.Build(), nil
 }
 
-// LoadBlockNode reads block c and decodes it with DecodeBlock.
+// LoadBlockNode reads block c (as GetBlock does) and decodes it with
+// DecodeBlock.
 func (n *Node) LoadBlockNode(ctx context.Context, c cid.Cid) (prime.Node, error) {
 	var nd prime.Node
 	var data []byte
-	err := n.Blocks.View(ctx, c, func(b []byte) error {
+	err := n.view(ctx, c, func(b []byte) error {
 		data = append([]byte(nil), b...)
 		return nil
 	})

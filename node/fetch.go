@@ -6,6 +6,7 @@ package node
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ipfs/boxo/bitswap"
 	blocks "github.com/ipfs/go-block-format"
@@ -34,7 +35,7 @@ type netExchange struct{ *bitswap.Bitswap }
 
 func (x netExchange) GetBlock(ctx context.Context, c cid.Cid) (blocks.Block, error) {
 	if isOffline(ctx) {
-		return nil, ipld.ErrNotFound{Cid: c}
+		return nil, errOfflineNotFound(ipld.ErrNotFound{Cid: c})
 	}
 	return x.Bitswap.GetBlock(ctx, c)
 }
@@ -58,13 +59,22 @@ func OfflineContext(ctx context.Context) context.Context {
 
 func isOffline(ctx context.Context) bool { return ctx.Value(offlineKey{}) != nil }
 
+// errOfflineNotFound is Kubo's error (its offline exchange's) for a block
+// a request marked offline does not have.
+func errOfflineNotFound(err error) error {
+	return fmt.Errorf("block was not found locally (offline): %w", err)
+}
+
 // view is n.Blocks.View that, on an online node, fetches a missing block
 // from the network first (and prefetches the children of a dag-pb node
 // so a reader walking a file does not wait one round trip per block).
 func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error {
 	err := n.Blocks.View(ctx, c, fn)
 	nt := n.Net
-	if err == nil || nt == nil || !ipld.IsNotFound(err) || isOffline(ctx) {
+	if err != nil && isOffline(ctx) && ipld.IsNotFound(err) {
+		return errOfflineNotFound(err)
+	}
+	if err == nil || nt == nil || !ipld.IsNotFound(err) {
 		return err
 	}
 	blk, ferr := nt.bserv.GetBlock(ctx, c)

@@ -144,9 +144,6 @@ func splitterGen(spec string) chunker.SplitterGen {
 	}
 }
 
-// Root is boxo's MFS root.
-func (m *MFS) Root() *mfs.Root { return m.root }
-
 // Sync makes every block MFS has written so far durable (and readable
 // straight from the store).
 func (m *MFS) Sync() error { return m.dag.sync() }

@@ -212,6 +212,24 @@ func (n *Node) Pins(ctx context.Context, typ string) ([]PinEntry, error) {
 	return out, nil
 }
 
+// PinCount returns the number of stored pins, recursive and direct
+// (keys only: no record is decoded).
+func (n *Node) PinCount(ctx context.Context) (int, error) {
+	q, err := n.Store.Datastore().Query(ctx, dsq.Query{Prefix: "/pins/", KeysOnly: true})
+	if err != nil {
+		return 0, err
+	}
+	defer q.Close()
+	var count int
+	for r := range q.Next() {
+		if r.Error != nil {
+			return count, r.Error
+		}
+		count++
+	}
+	return count, nil
+}
+
 // ForEachIndirect calls fn once for every block reachable from a
 // recursive pin that is not itself a root of a pin, with the root it was
 // reached through. Memory: one map entry per block listed.
