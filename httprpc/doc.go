@@ -8,7 +8,9 @@
 // ping.go, bootstrap.go, version.go, commands.go, shutdown.go, ...), as in
 // Kubo's core/commands/: a `var <family>Commands = []*Command{...}` with the
 // options, arguments, output shape and text renderer of each command, and
-// Run functions that decode the request and call package node. Helpers
+// Run functions that decode the request and call package node (files.go,
+// for one, checks paths and options and calls node's MFS methods; block
+// and dag reads go through node.GetBlock and its read path). Helpers
 // several families share are in helpers.go; framework.go gives the
 // framework's types their short names here (Request, Emitter, OutStream...);
 // pending.go lists the commands of the reference this build lacks, which

@@ -13,7 +13,9 @@
 //     CIDs; tar.go and car.go write archives.
 //   - fetch.go is the read path on an online node: a block missing from the
 //     store (blockstore.go, which also serves filestore references) is
-//     fetched with bitswap, and the DAG below it prefetched.
+//     fetched with bitswap, and the DAG below it prefetched; block.go gives
+//     single blocks through it (GetBlock, BlockSize), and a request marked
+//     offline (OfflineContext) answers Kubo's offline error instead.
 //   - net.go starts the network layer (libp2p host, DHT, bitswap) with the
 //     limits of budget.go; provide.go announces content; netfilter.go holds
 //     address filters and bandwidth caps.
@@ -21,7 +23,8 @@
 //     configstore.go changes it on a running node; repo.go is the repo
 //     directory (init, lock, api file).
 //   - gc.go collects garbage with a bounded-memory mark (walk.go) while adds
-//     and reads go on; mfs.go is the files commands' tree.
+//     and reads go on; mfs.go is the files commands' tree and mfsops.go
+//     their operations (cp, mv, mkdir, rm, read, write, add --to-files).
 //
 // Imports run one way: node uses storage and board (leaves that import
 // nothing of cairn's; the config's Budget section is board.Budget) and
