@@ -7,8 +7,9 @@
 //
 //   - add.go imports files as UnixFS DAGs with Kubo's layout choices, through
 //     a write session (session.go) so that GC and the StorageMax cap see
-//     every block; pins.go records the pin.
-//   - read.go streams a file straight from the store's memory map, decoding
+//     every block; pins.go records the pin; leafhash.go is the balanced
+//     layout with its leaves built and hashed on every core.
+//   - read.go streams a file block by block from the store, decoding
 //     dag-pb with pbdecode.go; resolve.go and dagpath.go turn paths into
 //     CIDs; tar.go and car.go write archives.
 //   - fetch.go is the read path on an online node: a block missing from the

@@ -1,8 +1,9 @@
-// read.go: streaming a UnixFS file straight from the store's memory map.
+// read.go: streaming a UnixFS file from the store.
 //
 // Each block is read in its own short read transaction; leaf bytes are
-// written from the map to the destination without a heap copy. Only the
-// links of inner nodes (a few KiB) are copied out.
+// written to the destination from the store's read buffer (storage reads
+// large values with pread, see "Reads" in storage/doc.go). Only the links
+// of inner nodes (a few KiB) are copied out.
 
 package node
 

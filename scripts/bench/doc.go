@@ -14,5 +14,5 @@
 // `make bench` builds cairn (amd64 and arm64) and installs Kubo once into
 // $HOME/.cache/cairn-bench (scripts/bench-kubo.sh, never committed).
 //
-//	go run ./scripts/bench [-size 256] [-runs 3] [-bin bin/cairn] [-kubo PATH] [-wrk 3]
+//	go run ./scripts/bench [-size 256] [-runs 3] [-bin bin/cairn] [-kubo PATH] [-wrk 3] [-cairn-env GOMAXPROCS=1]
 package main

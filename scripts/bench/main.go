@@ -21,12 +21,19 @@ func main() {
 	kubo := flag.String("kubo", filepath.Join(benchutil.KuboDir(), "ipfs"), "Kubo "+benchutil.KuboVersion+" binary (scripts/bench-kubo.sh)")
 	runs := flag.Int("runs", 3, "runs of every figure (the table shows medians)")
 	wrkSecs := flag.Int("wrk", 3, "seconds of wrk per run")
+	cairnEnv := flag.String("cairn-env", "", "extra environment of the cairn daemon, e.g. GOMAXPROCS=1 (comma-separated)")
 	flag.Parse()
+	if *cairnEnv != "" {
+		extraEnv = strings.Split(*cairnEnv, ",")
+	}
 	if err := run(*bin, *arm, *kubo, int64(*sizeMiB)<<20, *runs, *wrkSecs); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
+
+// extraEnv is added to the cairn daemon's environment (-cairn-env).
+var extraEnv []string
 
 // measured is what one daemon run gives.
 type measured struct {
@@ -77,7 +84,7 @@ func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
 			repo := filepath.Join(work, fmt.Sprintf("%s-%d", impl, r))
 			var d *benchutil.Daemon
 			if impl == "cairn" {
-				d, err = benchutil.StartCairn(bin, repo, "", nil)
+				d, err = benchutil.StartCairn(bin, repo, "", nil, extraEnv...)
 			} else {
 				d, err = benchutil.StartKubo(kubo, repo, "", nil)
 			}
