@@ -156,8 +156,14 @@ func (v *View) Repo(ctx context.Context) (modapi.RepoStat, error) {
 	if err != nil {
 		return modapi.RepoStat{}, err
 	}
-	rs := modapi.RepoStat{UsedBytes: st.FileBytes, BlockBytes: int64(st.BlockBytes), NumBlocks: int64(st.NumBlocks)}
-	rs.StorageMax = int64(v.n.StorageMax())
+	// UsedBytes is the figure StorageMax bounds (Node.Usage), not the
+	// store file's allocated size.
+	used, err := v.n.Usage()
+	if err != nil {
+		return modapi.RepoStat{}, err
+	}
+	rs := modapi.RepoStat{UsedBytes: int64(used), BlockBytes: int64(st.BlockBytes), NumBlocks: int64(st.NumBlocks),
+		StorageMax: int64(v.n.StorageMax())}
 	rs.Pins, err = v.n.PinCount(ctx)
 	return rs, err
 }

@@ -52,7 +52,7 @@ type Entry struct {
 
 // RepoStat is the storage use the status app shows.
 type RepoStat struct {
-	UsedBytes  int64 // size of the store file
+	UsedBytes  int64 // what Datastore.StorageMax counts (node.Usage)
 	BlockBytes int64 // sum of block sizes
 	NumBlocks  int64
 	StorageMax int64 // 0: not set

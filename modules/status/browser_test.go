@@ -17,6 +17,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/modules"
+	"cairn/modules/modapi"
 	"cairn/node"
 
 	"github.com/gorilla/websocket"
@@ -135,6 +136,77 @@ func browserUpload(t *testing.T, login bool) {
 	}
 	want := onlyHash(t, n, content)
 
+	c := launchChromium(t, bin)
+	c.call("Page.enable", nil)
+	c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 820, "height": 900, "deviceScaleFactor": 1, "mobile": false})
+	start := time.Now()
+	c.call("Page.navigate", map[string]any{"url": pageURL})
+	c.waitEvent("Page.loadEventFired")
+	t.Logf("status page loaded in %v", time.Since(start).Round(time.Millisecond))
+	if title := c.eval("document.title"); title != "cairn status" {
+		t.Fatalf("title: %v", title)
+	}
+	if peers := c.eval("document.getElementById('peers').textContent"); peers != "0" {
+		t.Errorf("peers: %v", peers)
+	}
+	if svg := c.eval("document.querySelectorAll('svg.chart polyline').length"); svg != float64(2) {
+		t.Errorf("chart lines: %v", svg)
+	}
+
+	doc := c.call("DOM.getDocument", nil)
+	root := doc["root"].(map[string]any)["nodeId"]
+	input := c.call("DOM.querySelector", map[string]any{"nodeId": root, "selector": "#file"})
+	c.call("DOM.setFileInputFiles", map[string]any{"nodeId": input["nodeId"], "files": []string{upload}})
+	start = time.Now()
+	c.eval("document.getElementById('add').click()")
+	c.waitEvent("Page.loadEventFired")
+	t.Logf("upload answered in %v", time.Since(start).Round(time.Millisecond))
+
+	if loc := c.eval("location.pathname + location.search"); !strings.HasPrefix(fmt.Sprint(loc), "/status/?added="+want) {
+		t.Errorf("after the upload the browser is at %v, want the result page of the redirect after POST", loc)
+	}
+	got := c.eval("(document.getElementById('cid') || {}).textContent")
+	if got != want {
+		t.Fatalf("CID on the page: %v, want %s (page: %v)", got, want, c.eval("document.body.innerText"))
+	}
+	if pins := c.eval("document.getElementById('pins').textContent"); pins != "1" {
+		t.Errorf("pins after the upload: %v", pins)
+	}
+	shot := c.call("Page.captureScreenshot", map[string]any{"format": "png"})
+	png, err := base64.StdEncoding.DecodeString(shot["data"].(string))
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) || len(png) < 10000 {
+		t.Fatalf("screenshot: %d bytes, %v", len(png), err)
+	}
+	out := filepath.Join(t.TempDir(), "status-upload.png")
+	if p := os.Getenv("CAIRN_SCREENSHOT"); p != "" {
+		out = p
+	}
+	if err := os.WriteFile(out, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot with CID %s: %s (%d bytes)", want, out, len(png))
+
+	// The file is in the node: the gateway app serves it back.
+	greq, _ := http.NewRequest("GET", base+"/ipfs/"+want, nil)
+	if getAuth != "" {
+		greq.Header.Set("Authorization", getAuth)
+	}
+	r, err := http.DefaultClient.Do(greq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	body.ReadFrom(r.Body)
+	r.Body.Close()
+	if r.StatusCode != 200 || body.String() != string(content) {
+		t.Errorf("gateway: %d %q", r.StatusCode, body.String())
+	}
+}
+
+// launchChromium starts a headless Chromium with a fresh profile and
+// returns a DevTools client on its page; both end with the test.
+func launchChromium(t *testing.T, bin string) *cdp {
+	t.Helper()
 	profile := t.TempDir()
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
@@ -178,70 +250,103 @@ func browserUpload(t *testing.T, login bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.Close()
+	t.Cleanup(func() { ws.Close() })
 	ws.SetReadDeadline(time.Now().Add(60 * time.Second))
 	c := &cdp{t: t, ws: ws}
 
-	c.call("Page.enable", nil)
-	c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 820, "height": 900, "deviceScaleFactor": 1, "mobile": false})
-	start := time.Now()
-	c.call("Page.navigate", map[string]any{"url": pageURL})
-	c.waitEvent("Page.loadEventFired")
-	t.Logf("status page loaded in %v", time.Since(start).Round(time.Millisecond))
-	if title := c.eval("document.title"); title != "cairn status" {
-		t.Fatalf("title: %v", title)
-	}
-	if peers := c.eval("document.getElementById('peers').textContent"); peers != "0" {
-		t.Errorf("peers: %v", peers)
-	}
-	if svg := c.eval("document.querySelectorAll('svg.chart polyline').length"); svg != float64(2) {
-		t.Errorf("chart lines: %v", svg)
-	}
+	return c
+}
 
-	doc := c.call("DOM.getDocument", nil)
-	root := doc["root"].(map[string]any)["nodeId"]
-	input := c.call("DOM.querySelector", map[string]any{"nodeId": root, "selector": "#file"})
-	c.call("DOM.setFileInputFiles", map[string]any{"nodeId": input["nodeId"], "files": []string{upload}})
-	start = time.Now()
-	c.eval("document.getElementById('add').click()")
-	c.waitEvent("Page.loadEventFired")
-	t.Logf("upload answered in %v", time.Since(start).Round(time.Millisecond))
+// busyView reports a networked node with three peers and a busy hour,
+// so that the chart has long labels.
+type busyView struct{ modapi.NodeView }
 
-	got := c.eval("(document.getElementById('cid') || {}).textContent")
-	if got != want {
-		t.Fatalf("CID on the page: %v, want %s (page: %v)", got, want, c.eval("document.body.innerText"))
+func (busyView) Peers() int       { return 3 }
+func (busyView) Networking() bool { return true }
+func (busyView) Bandwidth() []modapi.BandwidthSample {
+	now := time.Now()
+	var out []modapi.BandwidthSample
+	for i := 0; i < 60; i++ {
+		out = append(out, modapi.BandwidthSample{Time: now.Add(-time.Duration(i) * time.Minute),
+			BytesIn: int64(60 * 50000 * (1 + i%5) / 5), BytesOut: int64(60 * 9000 * (1 + i%3) / 3)})
 	}
-	if pins := c.eval("document.getElementById('pins').textContent"); pins != "1" {
-		t.Errorf("pins after the upload: %v", pins)
+	return out
+}
+
+// artifactDir is where the browser tests keep their screenshots:
+// $CAIRN_TEST_OUTPUT, or test-output/ at the top of the checkout.
+func artifactDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("CAIRN_TEST_OUTPUT")
+	if dir == "" {
+		dir, _ = filepath.Abs(filepath.Join("..", "..", "test-output"))
 	}
-	shot := c.call("Page.captureScreenshot", map[string]any{"format": "png"})
-	png, err := base64.StdEncoding.DecodeString(shot["data"].(string))
-	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) || len(png) < 10000 {
-		t.Fatalf("screenshot: %d bytes, %v", len(png), err)
-	}
-	out := filepath.Join(t.TempDir(), "status-upload.png")
-	if p := os.Getenv("CAIRN_SCREENSHOT"); p != "" {
-		out = p
-	}
-	if err := os.WriteFile(out, png, 0o644); err != nil {
+	dir = filepath.Join(dir, "status")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("screenshot with CID %s: %s (%d bytes)", want, out, len(png))
+	return dir
+}
 
-	// The file is in the node: the gateway app serves it back.
-	greq, _ := http.NewRequest("GET", base+"/ipfs/"+want, nil)
-	if getAuth != "" {
-		greq.Header.Set("Authorization", getAuth)
+// Ensure the page works on a phone (390x844: nothing wider than the
+// screen) and on a desktop (1280x900), with every chart label inside the
+// chart's box; screenshots of both are kept in artifactDir.
+func TestStatus_Browser_PhoneLayoutAndChart(t *testing.T) {
+	bin := findChromium()
+	if bin == "" {
+		t.Skip("chromium not found (install it with scripts/install-test-deps.sh, or set CAIRN_CHROMIUM)")
 	}
-	r, err := http.DefaultClient.Do(greq)
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	h, err := modules.Start(context.Background(), busyView{modules.ViewOf(n)}, cfg, modules.Options{Repo: n.Repo, Version: "test", Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var body bytes.Buffer
-	body.ReadFrom(r.Body)
-	r.Body.Close()
-	if r.StatusCode != 200 || body.String() != string(content) {
-		t.Errorf("gateway: %d %q", r.StatusCode, body.String())
+	t.Cleanup(func() { h.Close() })
+	c := launchChromium(t, bin)
+	c.call("Page.enable", nil)
+	dir := artifactDir(t)
+	// Each label's box against the chart's box, in CSS pixels.
+	const labelsOutside = `(() => {
+		const box = document.querySelector('svg.chart').getBoundingClientRect();
+		return [...document.querySelectorAll('svg.chart text')].filter(e => {
+			const r = e.getBoundingClientRect();
+			return r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
+		}).map(e => e.textContent);
+	})()`
+	for _, vp := range []struct {
+		w, h   int
+		mobile bool
+	}{{390, 844, true}, {1280, 900, false}} {
+		c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": vp.w, "height": vp.h, "deviceScaleFactor": 1, "mobile": vp.mobile})
+		c.call("Page.navigate", map[string]any{"url": h.Listeners()[0].URL() + "/status/"})
+		c.waitEvent("Page.loadEventFired")
+		if out := c.eval(labelsOutside); fmt.Sprint(out) != "[]" {
+			t.Errorf("%dx%d: chart labels cut at the box: %v", vp.w, vp.h, out)
+		}
+		if labels := fmt.Sprint(c.eval(`[...document.querySelectorAll('svg.chart text')].map(e => e.textContent).join('|')`)); !strings.Contains(labels, "48.8 KiB/s") {
+			t.Errorf("%dx%d: peak label missing: %s", vp.w, vp.h, labels)
+		}
+		if wide := c.eval(`document.documentElement.scrollWidth`); wide.(float64) > float64(vp.w) {
+			t.Errorf("%dx%d: the page is %v px wide: it overflows the screen", vp.w, vp.h, wide)
+		}
+		if over := c.eval(`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5).map(e => e.tagName + '#' + e.id).slice(0, 5)`); fmt.Sprint(over) != "[]" {
+			t.Errorf("%dx%d: elements past the right edge: %v", vp.w, vp.h, over)
+		}
+		if peers := c.eval(`document.getElementById('peers-word').textContent`); peers != "peers" {
+			t.Errorf("3 peers worded %v", peers)
+		}
+		shot := c.call("Page.captureScreenshot", map[string]any{"format": "png"})
+		png, err := base64.StdEncoding.DecodeString(shot["data"].(string))
+		if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+			t.Fatalf("screenshot: %v", err)
+		}
+		out := filepath.Join(dir, fmt.Sprintf("status-%dx%d.png", vp.w, vp.h))
+		if err := os.WriteFile(out, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot %dx%d: %s", vp.w, vp.h, out)
 	}
 }
 

@@ -54,9 +54,11 @@ func (m *Module) render(ev *httpapp.Event, res *added) any {
 }
 
 // chart draws bytes per second in and out over the last hour, one point
-// per minute; minutes without a sample are zero.
+// per minute; minutes without a sample are zero. The SVG scales to its
+// container's width (a phone's 390 px too); the y-axis labels sit inside
+// the plot, above their grid lines, so no label can be cut at the edge.
 func chart(samples []modapi.BandwidthSample, now time.Time) template.HTML {
-	const w, h, left, top, bottom = 600, 160, 48, 10, 22
+	const w, h, left, top, bottom, font = 600, 180, 4, 6, 24, 14
 	in, out := make([]float64, 60), make([]float64, 60)
 	for _, s := range samples {
 		age := int(now.Sub(s.Time) / time.Minute)
@@ -82,21 +84,37 @@ func chart(samples []modapi.BandwidthSample, now time.Time) template.HTML {
 		return strings.Join(pts, " ")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="bandwidth over the last hour">`, w, h, w, h)
+	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" preserveAspectRatio="xMidYMid meet" role="img" aria-label="bandwidth over the last hour">`, w, h)
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#ccc"/>`, left, top, plotW, plotH)
 	for i := 0; i <= 4; i++ {
 		y := float64(top) + plotH*float64(i)/4
 		fmt.Fprintf(&b, `<line x1="%d" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#eee"/>`, left, float64(left)+plotW, y, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" text-anchor="end" fill="#777">%s/s</text>`, left-4, y+3, short(peak*float64(4-i)/4))
+		if i < 4 { // the 0 line needs no label
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="%d" text-anchor="start" fill="#555" stroke="#fff" stroke-width="3" paint-order="stroke">%s/s</text>`, left+4, y-3+(font+2)*boolf(i == 0), font, short(peak*float64(4-i)/4))
+		}
 	}
 	for i, lbl := range []string{"-60 min", "-45", "-30", "-15", "now"} {
 		x := float64(left) + plotW*float64(i)/4
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#777">%s</text>`, x, h-6, lbl)
+		anchor := "middle"
+		switch i {
+		case 0:
+			anchor = "start"
+		case 4:
+			anchor = "end"
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="%d" text-anchor="%s" fill="#777">%s</text>`, x, h-6, font, anchor, lbl)
 	}
 	fmt.Fprintf(&b, `<polyline fill="none" stroke="#2a7ae2" stroke-width="2" points="%s"/>`, line(in))
 	fmt.Fprintf(&b, `<polyline fill="none" stroke="#e2892a" stroke-width="2" points="%s"/>`, line(out))
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // short formats a byte count: 0 B, 1.5 KiB, 3.2 MiB.
@@ -116,6 +134,19 @@ func short(n float64) string {
 var pageTmpl = template.Must(template.New("status").Funcs(template.FuncMap{
 	"bytes": func(n int64) string { return short(float64(n)) },
 	"pct":   func(f float64) string { return fmt.Sprintf("%.1f", f) },
+	"word": func(n any, one, many string) string {
+		var v int64
+		switch n := n.(type) {
+		case int:
+			v = int64(n)
+		case int64:
+			v = n
+		}
+		if v == 1 {
+			return one
+		}
+		return many
+	},
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>cairn status</title>
@@ -123,7 +154,9 @@ var pageTmpl = template.Must(template.New("status").Funcs(template.FuncMap{
 body{font-family:system-ui,sans-serif;margin:0;background:#f5f6f8;color:#1d2330}
 header{background:#1d2330;color:#fff;padding:14px 24px}header h1{margin:0;font-size:1.3em}
 header code{color:#9fc3ff;font-size:.85em;word-break:break-all}
-main{max-width:720px;margin:0 auto;padding:16px}
+main{max-width:720px;margin:0 auto;padding:16px;box-sizing:border-box}
+svg.chart{display:block;width:100%;height:auto}
+input[type=file]{max-width:100%}
 section{background:#fff;border-radius:8px;box-shadow:0 1px 3px #0002;padding:14px 18px;margin:14px 0}
 h2{font-size:1em;margin:0 0 10px;color:#444;text-transform:uppercase;letter-spacing:.05em}
 .stats{display:flex;gap:12px;flex-wrap:wrap}.stat{flex:1;min-width:120px}
@@ -143,12 +176,12 @@ footer{color:#888;font-size:.8em;text-align:center;padding:10px}
 {{if $.IPFSBase}}<p><a href="{{$.IPFSBase}}/{{.Cid}}">open it</a></p>{{end}}</section>
 {{end}}{{end}}
 <section><h2>Node</h2><div class="stats">
-<div class="stat"><b id="peers">{{.Peers}}</b>peers</div>
-<div class="stat"><b id="pins">{{.Repo.Pins}}</b>pins</div>
-<div class="stat"><b>{{.Repo.NumBlocks}}</b>blocks</div>
+<div class="stat"><b id="peers">{{.Peers}}</b><span id="peers-word">{{word .Peers "peer" "peers"}}</span></div>
+<div class="stat"><b id="pins">{{.Repo.Pins}}</b>{{word .Repo.Pins "pin" "pins"}}</div>
+<div class="stat"><b>{{.Repo.NumBlocks}}</b>{{word .Repo.NumBlocks "block" "blocks"}}</div>
 </div>{{if not .Networking}}<p class="note">This node is offline (daemon --offline, or running without a daemon): peers and bandwidth stay at 0.</p>{{end}}</section>
 <section><h2>Repo</h2>{{if .RepoErr}}<p>{{.RepoErr}}</p>{{end}}
-<p id="repo-use">{{bytes .Repo.UsedBytes}} used{{if .Repo.StorageMax}} of {{bytes .Repo.StorageMax}} (StorageMax), {{pct .UsedPct}}%{{end}}; blocks hold {{bytes .Repo.BlockBytes}}</p>
+<p id="repo-use">{{bytes .Repo.UsedBytes}} used{{if .Repo.StorageMax}} of {{bytes .Repo.StorageMax}} (StorageMax), {{pct .UsedPct}}%{{end}}</p>
 {{if .Repo.StorageMax}}<div class="bar"><div style="width:{{pct .UsedPct}}%"></div></div>{{end}}</section>
 <section><h2>Bandwidth, last hour</h2>{{.Chart}}
 <p class="legend"><span style="background:#2a7ae2"></span>in<span style="background:#e2892a"></span>out</p></section>

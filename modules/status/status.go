@@ -42,7 +42,30 @@ func (m *Module) Load(ctx *modapi.Context) error {
 func (m *Module) index(ev *httpapp.Event) any {
 	ev.Response.Headers["content_type"] = "text/html; charset=utf-8"
 	ev.Response.Headers["cache_control"] = "no-store"
-	return m.render(ev, nil)
+	return m.render(ev, m.justAdded(ev))
+}
+
+// justAdded is the upload named by the query of the redirect after a
+// POST (?added=<cid>&name=<file name>), checked against the node: a CID
+// it does not hold shows nothing.
+func (m *Module) justAdded(ev *httpapp.Event) *added {
+	if !ev.Request.URL.HasQuery {
+		return nil
+	}
+	q := httpapp.FormDecode(ev.Request.URL.Query)
+	c := q.Values["added"]
+	if c == "" {
+		return nil
+	}
+	e, err := m.ctx.Node.Stat(ev.Ctx, "/ipfs/"+c)
+	if err != nil || e.Cid != c {
+		return nil
+	}
+	name := q.Values["name"]
+	if name == "" {
+		name = "file"
+	}
+	return &added{Name: name, Cid: c, Size: e.Size}
 }
 
 // added is the outcome of an upload shown on the page.
@@ -62,10 +85,14 @@ func (m *Module) upload(ev *httpapp.Event) any {
 	if res.Err != "" {
 		ev.Response.StatusCode = 400
 		m.ctx.Log.Warn("status upload failed", "err", res.Err)
-	} else {
-		m.ctx.Log.Info("status upload added", "name", res.Name, "cid", res.Cid, "bytes", res.Size)
+		return m.render(ev, res)
 	}
-	return m.render(ev, res)
+	m.ctx.Log.Info("status upload added", "name", res.Name, "cid", res.Cid, "bytes", res.Size)
+	// Redirect after POST: reloading the result page must not upload
+	// the file again.
+	ev.Response.Headers["location"] = strings.TrimSuffix(ev.Base, "/") + "/?" + httpapp.FormEncode([]httpapp.FormField{{Name: "added", Value: res.Cid}, {Name: "name", Value: res.Name}})
+	ev.Response.Body = nil
+	return 303
 }
 
 // crossSite reports a post made by another site's page.

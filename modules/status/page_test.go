@@ -1,0 +1,95 @@
+package status_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/internal/testutil"
+	"cairn/modules"
+	"cairn/modules/modapi"
+	"cairn/modules/status"
+	"cairn/node"
+)
+
+// onePeer is a node view that reports one connected peer.
+type onePeer struct{ modapi.NodeView }
+
+func (onePeer) Peers() int { return 1 }
+
+// Status page items of issue 18: redirect after POST (303), "1 peer",
+// the repo figure StorageMax counts.
+func TestStatus_Upload_RedirectAfterPost(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	h, err := modules.Start(context.Background(), onePeer{modules.ViewOf(n)}, cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	u := h.Listeners()[0].URL()
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	body, ct := form(t, "hello.txt", []byte("hello world\n"))
+	req, _ := http.NewRequest("POST", u+"/status/", body)
+	req.Header.Set("Content-Type", ct)
+	resp, err := noFollow.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != 303 || loc != "/status/?added=QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o&name=hello.txt" {
+		t.Fatalf("upload: %d Location %q, want 303 to the result page", resp.StatusCode, loc)
+	}
+	page := func(path string) string {
+		resp, err := http.Get(u + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	got := page(loc)
+	if !strings.Contains(got, `id="cid">QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o<`) || !strings.Contains(got, "hello.txt (12 B)") {
+		t.Errorf("result page after the redirect: %.400q", got)
+	}
+	if !strings.Contains(got, `<span id="peers-word">peer</span>`) || !strings.Contains(got, `1</b>pin</div>`) {
+		t.Errorf("singular words: %s", regexp.MustCompile(`(?s)<div class="stats">.*?</section>`).FindString(got))
+	}
+	// A CID the node does not hold shows no result.
+	if got := page("/status/?added=QmUNLLsPACCz1vLxQVkXqqLX5R1X345qqfHbsf67hvA3Nn&name=x"); strings.Contains(got, `id="cid"`) {
+		t.Error("a CID the node does not hold was shown as added")
+	}
+	used, _ := n.Usage()
+	want := `<p id="repo-use">` + status.Short(float64(used)) + " used"
+	if got := page("/status/"); !strings.Contains(got, want) || strings.Contains(got, "blocks hold") {
+		t.Errorf("repo use: want %q (node.Usage, what StorageMax counts), page: %s", want, regexp.MustCompile(`<p id="repo-use">[^<]*`).FindString(got))
+	}
+}
+
+// The chart's labels stay inside the SVG's box: the y labels are drawn
+// left-aligned inside the plot, the x labels anchored to the edges.
+func TestStatus_Chart_LabelsInside(t *testing.T) {
+	now := time.Now()
+	svg := string(status.Chart([]modapi.BandwidthSample{{Time: now.Add(-time.Minute), BytesIn: 60 * 50000, BytesOut: 60 * 1000}}, now))
+	if !strings.Contains(svg, "48.8 KiB/s") {
+		t.Errorf("peak label missing: %s", svg)
+	}
+	for _, m := range regexp.MustCompile(`<text x="([0-9.]+)"[^>]*text-anchor="(\w+)"`).FindAllStringSubmatch(svg, -1) {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		if m[2] == "end" && x > 600 || m[2] == "start" && x < 0 || m[2] == "middle" && (x < 30 || x > 570) {
+			t.Errorf("label at x=%s anchored %s may leave the box", m[1], m[2])
+		}
+	}
+	if strings.Contains(svg, `width="600"`) {
+		t.Error("the chart has a fixed pixel width; it must scale to a phone's screen")
+	}
+}
