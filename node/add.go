@@ -79,6 +79,17 @@ type AddEvent struct {
 }
 
 // Adder imports one add request.
+//
+// A multipart body may send a directory's entries in several runs,
+// interleaved with other directories' (kubo-rpc-client's addAll sends
+// test-dir/a/1, test-dir/b/2, test-dir/a/3 without directory parts), and
+// Kubo's adder merges them. So the directories of a request are kept as
+// links (name, CID, size) until the whole body has arrived, and only then
+// built: any order of parts gives the tree of the sorted upload. File
+// contents are never kept; a file is imported while its part streams and
+// its directory keeps the link to its root. The same path twice is an
+// error found before any result is sent: results (not progress) are held
+// until the body is complete, and nothing is pinned before that.
 type Adder struct {
 	n    *Node
 	o    AddOptions
@@ -93,10 +104,9 @@ type Adder struct {
 	// adder behaves the same way).
 	fileMode  os.FileMode
 	fileMtime time.Time
-	// top is the metadata of the current top-level entry, which every
-	// event of that entry reports (Kubo does the same).
-	top AddEvent
-	// sess is the write session of the request.
+	// cur is the top-level entry being imported.
+	cur *topEntry
+	// sess is the request's write session.
 	sess *WriteSession
 }
 
@@ -123,8 +133,8 @@ func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) e
 	return a, nil
 }
 
-// begin opens the write session of the request: its blocks are safe from
-// a concurrent GC until the pins are recorded, and removed again if the
+// begin opens the request's write session: its blocks are safe from a
+// concurrent GC until the pins are recorded, and removed again if the
 // request fails.
 func (a *Adder) begin() {
 	if a.o.OnlyHash {
@@ -138,8 +148,8 @@ func (a *Adder) begin() {
 	a.sync = a.sess.Sync
 }
 
-// end closes the current session; after a failure it first removes the
-// blocks the entry stored.
+// end closes the session; after a failure it first removes the blocks
+// the request stored.
 func (a *Adder) end(failed bool) error {
 	if a.sess == nil {
 		return nil
@@ -152,21 +162,49 @@ func (a *Adder) end(failed bool) error {
 	return s.End()
 }
 
-// dirEntry is a directory built during the import, kept for the
-// post-order directory events.
-type dirEntry struct {
-	path     string
-	node     ipld.Node
-	children map[string]*dirEntry
-	order    []string // subdirectory names in event order
+// topEntry is one top-level entry of the request (with Wrap, the
+// wrapping directory), held until the body is complete.
+type topEntry struct {
+	name  string
+	meta  AddEvent // the metadata every event of the entry reports
+	root  ipld.Node
+	dir   *treeDir // nil for a file or symlink
+	files []fileEvent
+}
+
+// fileEvent is a held file or symlink result.
+type fileEvent struct {
+	name string
+	c    cid.Cid
+	size uint64
+}
+
+// treeDir is a directory of the import: links while the body arrives,
+// its node once built.
+type treeDir struct {
+	path  string
+	mode  os.FileMode
+	mtime time.Time
+	links map[string]*ipld.Link // files and symlinks
+	dirs  map[string]*treeDir
+	node  ipld.Node
+	order []string // subdirectory names in event order, set by build
+}
+
+func (a *Adder) newTreeDir(path string) *treeDir {
+	return &treeDir{path: path, mode: a.fileMode, mtime: a.fileMtime,
+		links: map[string]*ipld.Link{}, dirs: map[string]*treeDir{}}
+}
+
+func (d *treeDir) has(name string) bool {
+	_, f := d.links[name]
+	_, s := d.dirs[name]
+	return f || s
 }
 
 // AddAll imports every top-level entry of root (each on its own, or all
 // under one wrapping directory) and returns the roots imported. Nothing
-// is pinned or linked into MFS (AfterTop) before root's iterator has
-// ended without error: an interrupted upload (a multipart body cut before
-// its closing boundary) fails as a whole, and the blocks it stored are
-// removed again.
+// is pinned and no result is emitted until root's last entry has arrived.
 func (a *Adder) AddAll(root files.Directory) (roots []cid.Cid, err error) {
 	a.begin()
 	defer func() {
@@ -174,133 +212,146 @@ func (a *Adder) AddAll(root files.Directory) (roots []cid.Cid, err error) {
 			err = eerr
 		}
 	}()
-	if a.o.Wrap {
-		wrap := &dirEntry{path: "", children: map[string]*dirEntry{}}
-		it := root.Entries()
-		nd, err := a.addDir("", it, it.Next(), wrap)
-		if err != nil {
-			return nil, err
-		}
-		if err := a.finishTop(wrap); err != nil {
-			return nil, err
-		}
-		return []cid.Cid{nd.Cid()}, a.commit([]string{""}, []ipld.Node{nd})
-	}
+	var tops []*topEntry
 	it := root.Entries()
-	var names []string
-	var nds []ipld.Node
-	for it.Next() {
-		name := it.Name()
-		a.top = topStat(it.Node())
-		var de *dirEntry
-		if _, isDir := it.Node().(files.Directory); isDir {
-			de = &dirEntry{path: name, children: map[string]*dirEntry{}}
-		}
-		nd, err := a.addNode(name, it.Node(), de)
-		if err != nil {
+	if a.o.Wrap {
+		a.cur = &topEntry{}
+		a.cur.dir = a.newTreeDir("")
+		if err := a.fillDir(a.cur.dir, it, it.Next()); err != nil {
 			return nil, err
 		}
-		if err := a.finishTop(de); err != nil {
+		tops = append(tops, a.cur)
+	} else {
+		for it.Next() {
+			name := it.Name()
+			a.cur = &topEntry{name: name, meta: topStat(it.Node())}
+			if err := a.visit(it.Node()); err != nil {
+				return nil, err
+			}
+			if d, isDir := it.Node().(files.Directory); isDir {
+				a.cur.dir = a.newTreeDir(name)
+				dit := d.Entries()
+				err = a.fillDir(a.cur.dir, dit, dit.Next())
+			} else {
+				a.cur.root, err = a.addLeaf(name, it.Node())
+			}
+			if err != nil {
+				return nil, err
+			}
+			tops = append(tops, a.cur)
+		}
+		if err := it.Err(); err != nil {
 			return nil, err
 		}
-		names, nds = append(names, name), append(nds, nd)
-		roots = append(roots, nd.Cid())
+		if len(tops) == 0 {
+			return nil, errors.New("expected a file argument")
+		}
 	}
-	if err := it.Err(); err != nil {
+	// The body is complete: build the directories, make it all durable,
+	// pin, then answer.
+	for _, t := range tops {
+		if t.dir != nil {
+			if t.root, err = a.build(t.dir); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, t := range tops {
+		roots = append(roots, t.root.Cid())
+	}
+	if err := a.sync(); err != nil {
 		return nil, err
 	}
-	if len(nds) == 0 {
-		return nil, errors.New("expected a file argument")
-	}
-	return roots, a.commit(names, nds)
-}
-
-// finishTop makes a top-level entry durable and emits its directory
-// events (post-order, children by name).
-func (a *Adder) finishTop(de *dirEntry) error {
-	if err := a.sync(); err != nil {
-		return err
-	}
-	if de == nil {
-		return nil
-	}
-	return a.emitDirs(de)
-}
-
-// commit pins the top-level entries of a complete request and runs
-// AfterTop on each (not with Wrap), then closes the write session.
-func (a *Adder) commit(names []string, nds []ipld.Node) error {
 	if a.o.Pin && !a.o.OnlyHash {
-		cs := make([]cid.Cid, len(nds))
-		for i, nd := range nds {
-			cs[i] = nd.Cid()
-		}
-		if err := a.n.PinRoots(a.ctx, a.o.PinName, cs...); err != nil {
-			return err
+		if err := a.n.PinRoots(a.ctx, a.o.PinName, roots...); err != nil {
+			return nil, err
 		}
 	}
 	if err := a.end(false); err != nil {
-		return err
+		return nil, err
 	}
-	if a.o.AfterTop == nil || a.o.Wrap {
+	if a.o.AfterTop != nil && !a.o.Wrap {
+		for _, t := range tops {
+			if err := a.o.AfterTop(t.name, t.root); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, t := range tops {
+		if err := a.emitTop(t); err != nil {
+			return nil, err
+		}
+	}
+	return roots, nil
+}
+
+// emitTop emits an entry's results as Kubo orders them: its files in
+// upload order, then its directories post-order, children by link order.
+func (a *Adder) emitTop(t *topEntry) error {
+	for _, f := range t.files {
+		if err := a.event(t.meta, f.name, f.c, f.size); err != nil {
+			return err
+		}
+	}
+	if t.dir == nil {
 		return nil
 	}
-	for i, nd := range nds {
-		if err := a.o.AfterTop(names[i], nd); err != nil {
+	return a.emitDirs(t.meta, t.dir)
+}
+
+func (a *Adder) emitDirs(meta AddEvent, d *treeDir) error {
+	for _, k := range d.order {
+		if err := a.emitDirs(meta, d.dirs[k]); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-func (a *Adder) emitDirs(de *dirEntry) error {
-	for _, k := range de.order {
-		if err := a.emitDirs(de.children[k]); err != nil {
-			return err
-		}
-	}
-	return a.event(de.path, de.node)
-}
-
-func (a *Adder) event(name string, nd ipld.Node) error {
-	size, err := nd.Size()
+	size, err := d.node.Size()
 	if err != nil {
 		return err
 	}
-	h := nd.Cid().String()
+	return a.event(meta, d.path, d.node.Cid(), size)
+}
+
+func (a *Adder) event(meta AddEvent, name string, c cid.Cid, size uint64) error {
+	h := c.String()
 	if a.o.Encode != nil {
-		h = a.o.Encode(nd.Cid())
+		h = a.o.Encode(c)
 	}
-	ev := a.top
-	ev.Name, ev.Hash, ev.Size = name, h, strconv.FormatUint(size, 10)
-	return a.emit(ev)
+	meta.Name, meta.Hash, meta.Size = name, h, strconv.FormatUint(size, 10)
+	return a.emit(meta)
 }
 
-func (a *Adder) addNode(path string, f files.Node, de *dirEntry) (ipld.Node, error) {
-	if err := a.ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := a.visit(f); err != nil {
-		return nil, err
-	}
+// addLeaf imports a file or symlink and holds its result.
+func (a *Adder) addLeaf(path string, f files.Node) (ipld.Node, error) {
+	var nd ipld.Node
+	var err error
 	switch f := f.(type) {
-	case files.Directory:
-		it := f.Entries()
-		return a.addDir(path, it, it.Next(), de)
 	case *files.Symlink:
-		return a.addSymlink(path, f)
+		nd, err = a.addSymlink(f)
 	case files.File:
-		return a.addFile(path, f)
+		nd, err = a.addFile(path, f)
+	default:
+		return nil, errors.New("unknown file type")
 	}
-	return nil, errors.New("unknown file type")
+	if err != nil {
+		return nil, err
+	}
+	if !a.o.Silent {
+		size, err := nd.Size()
+		if err != nil {
+			return nil, err
+		}
+		a.cur.files = append(a.cur.files, fileEvent{name: nameOr(path, nd), c: nd.Cid(), size: size})
+	}
+	return nd, nil
 }
 
-func (a *Adder) newDir() (uio.Directory, error) {
+func (a *Adder) newDir(mode os.FileMode, mtime time.Time) (uio.Directory, error) {
 	opts := a.st.dirOptions()
-	if a.fileMode != 0 || !a.fileMtime.IsZero() {
-		opts = append(opts, uio.WithStat(a.fileMode, a.fileMtime))
+	if mode != 0 || !mtime.IsZero() {
+		opts = append(opts, uio.WithStat(mode, mtime))
 	}
-	d, err := uio.NewDirectory(a.dag, opts...)
+	d, err := uio.NewDirectory(dirDAG{a.dag}, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -308,78 +359,162 @@ func (a *Adder) newDir() (uio.Directory, error) {
 	return d, nil
 }
 
-// addDir imports a directory whose iterator it was already advanced once
-// (has is that first Next's result), so that callers can peek for
-// emptiness as Kubo's adder does.
-func (a *Adder) addDir(path string, it files.DirIterator, has bool, de *dirEntry) (ipld.Node, error) {
-	d, err := a.newDir()
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]struct{}{}
-	var subdirs []string
+// fillDir records the entries of one run of directory d, whose iterator
+// was already advanced once (has is that first Next's result), so that
+// callers can peek for emptiness as Kubo's adder does. A directory met
+// again continues where it was left; a name met again otherwise is
+// Kubo's ErrDirEntryExists.
+func (a *Adder) fillDir(d *treeDir, it files.DirIterator, has bool) error {
 	for ; has; has = it.Next() {
 		name := it.Name()
 		if name == "." || name == ".." || strings.Contains(name, "/") {
-			return nil, fmt.Errorf("invalid entry name %q", name)
+			return fmt.Errorf("invalid entry name %q", name)
 		}
-		if _, dup := seen[name]; dup && name != "" {
-			return nil, ErrDirEntryExists
-		}
-		seen[name] = struct{}{}
-		child := pathpkg.Join(path, name)
-		var nd ipld.Node
-		var cde *dirEntry
+		child := pathpkg.Join(d.path, name)
 		if sub, isDir := it.Node().(files.Directory); isDir {
+			if _, isFile := d.links[name]; isFile {
+				return ErrDirEntryExists
+			}
 			cit := sub.Entries()
 			chas := cit.Next()
-			if !chas {
-				if err := cit.Err(); err != nil {
-					return nil, err
+			cd := d.dirs[name]
+			if cd == nil {
+				if !chas {
+					if err := cit.Err(); err != nil {
+						return err
+					}
+					if !a.o.EmptyDirs {
+						continue
+					}
 				}
-				if !a.o.EmptyDirs {
-					continue
+				if err := a.visit(sub); err != nil {
+					return err
 				}
+				cd = a.newTreeDir(child)
+				d.dirs[name] = cd
+			} else if err := a.visit(sub); err != nil {
+				return err
 			}
-			cde = &dirEntry{path: child, children: map[string]*dirEntry{}}
-			if err := a.visit(sub); err != nil {
-				return nil, err
+			if err := a.fillDir(cd, cit, chas); err != nil {
+				return err
 			}
-			nd, err = a.addDir(child, cit, chas, cde)
-		} else {
-			nd, err = a.addNode(child, it.Node(), nil)
+			continue
 		}
+		if name != "" && d.has(name) {
+			return ErrDirEntryExists
+		}
+		if err := a.visit(it.Node()); err != nil {
+			return err
+		}
+		nd, err := a.addLeaf(child, it.Node())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if name == "" {
 			// An unnamed entry (stdin inside -w) is linked under its CID.
 			name = nd.Cid().String()
+			if d.has(name) {
+				return ErrDirEntryExists
+			}
 		}
-		if cde != nil {
-			de.children[name] = cde
-			subdirs = append(subdirs, name)
+		lnk, err := ipld.MakeLink(nd)
+		if err != nil {
+			return err
 		}
-		if err := d.AddChild(a.ctx, name, nd); err != nil {
+		d.links[name] = lnk
+	}
+	return it.Err()
+}
+
+// build makes d's node and its subdirectories' (children first), stores
+// them, and keeps in d only what the events need.
+func (a *Adder) build(d *treeDir) (ipld.Node, error) {
+	dir, err := a.newDir(d.mode, d.mtime)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(d.links)+len(d.dirs))
+	var subdirs []string
+	for name := range d.links {
+		names = append(names, name)
+	}
+	for name := range d.dirs {
+		names = append(names, name)
+		subdirs = append(subdirs, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		var nd ipld.Node
+		if sub := d.dirs[name]; sub != nil {
+			if nd, err = a.build(sub); err != nil {
+				return nil, err
+			}
+		} else {
+			nd = &linkNode{l: *d.links[name]}
+		}
+		if err := dir.AddChild(a.ctx, name, nd); err != nil {
 			return nil, err
 		}
 	}
-	if err := it.Err(); err != nil {
-		return nil, err
-	}
-	nd, err := d.GetNode()
+	d.links = nil
+	nd, err := dir.GetNode()
 	if err != nil {
 		return nil, err
 	}
 	if err := a.dag.Add(a.ctx, nd); err != nil {
 		return nil, err
 	}
-	de.node = nd
-	de.order, err = a.dirOrder(d, nd, subdirs)
+	d.node = nd
+	d.order, err = a.dirOrder(dir, nd, subdirs)
 	if err != nil {
 		return nil, err
 	}
 	return nd, nil
+}
+
+// linkNode stands for an imported file or symlink while its directory is
+// built: the directory needs only the CID and size, which is all an
+// import keeps of a file. dirDAG never stores it (the file's own blocks
+// were stored when it was imported).
+type linkNode struct{ l ipld.Link }
+
+var errLinkNode = errors.New("add: a directory entry's link is not a node")
+
+func (n *linkNode) Cid() cid.Cid                  { return n.l.Cid }
+func (n *linkNode) Size() (uint64, error)         { return n.l.Size, nil }
+func (n *linkNode) RawData() []byte               { return nil }
+func (n *linkNode) String() string                { return n.l.Cid.String() }
+func (n *linkNode) Loggable() map[string]any      { return map[string]any{"cid": n.l.Cid} }
+func (n *linkNode) Tree(string, int) []string     { return nil }
+func (n *linkNode) Copy() ipld.Node               { c := *n; return &c }
+func (n *linkNode) Links() []*ipld.Link           { return nil }
+func (n *linkNode) Stat() (*ipld.NodeStat, error) { return nil, errLinkNode }
+func (n *linkNode) Resolve([]string) (any, []string, error) {
+	return nil, nil, errLinkNode
+}
+func (n *linkNode) ResolveLink([]string) (*ipld.Link, []string, error) {
+	return nil, nil, errLinkNode
+}
+
+// dirDAG is the DAG service directory builders write to: it skips the
+// linkNodes a HAMT shard hands back to it.
+type dirDAG struct{ ipld.DAGService }
+
+func (d dirDAG) Add(ctx context.Context, nd ipld.Node) error {
+	if _, ok := nd.(*linkNode); ok {
+		return nil
+	}
+	return d.DAGService.Add(ctx, nd)
+}
+
+func (d dirDAG) AddMany(ctx context.Context, nds []ipld.Node) error {
+	keep := make([]ipld.Node, 0, len(nds))
+	for _, nd := range nds {
+		if _, ok := nd.(*linkNode); !ok {
+			keep = append(keep, nd)
+		}
+	}
+	return d.DAGService.AddMany(ctx, keep)
 }
 
 // visit updates the metadata the next node stores, when preserving.
@@ -451,7 +586,7 @@ func topStat(f files.Node) AddEvent {
 	return ev
 }
 
-func (a *Adder) addSymlink(path string, l *files.Symlink) (ipld.Node, error) {
+func (a *Adder) addSymlink(l *files.Symlink) (ipld.Node, error) {
 	sdata, err := ft.SymlinkData(l.Target)
 	if err != nil {
 		return nil, err
@@ -473,11 +608,6 @@ func (a *Adder) addSymlink(path string, l *files.Symlink) (ipld.Node, error) {
 	}
 	if err := a.dag.Add(a.ctx, nd); err != nil {
 		return nil, err
-	}
-	if !a.o.Silent {
-		if err := a.event(nameOr(path, nd), nd); err != nil {
-			return nil, err
-		}
 	}
 	return nd, nil
 }
@@ -575,19 +705,6 @@ func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
 	}
 	if err != nil {
 		return nil, err
-	}
-	if !a.o.Silent {
-		// A top-level file's event acknowledges it: make it durable
-		// first. Files inside a directory are acknowledged by the
-		// directory's event (finishTop), which saves an fsync per file.
-		if !a.o.Wrap && !strings.Contains(path, "/") {
-			if err := a.sync(); err != nil {
-				return nil, err
-			}
-		}
-		if err := a.event(nameOr(path, nd), nd); err != nil {
-			return nil, err
-		}
 	}
 	return nd, nil
 }

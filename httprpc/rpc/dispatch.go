@@ -161,6 +161,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 			em.finish(err)
 		}()
 		err = cmd.Run(req, em)
+		if mr != nil {
+			drainBody(ctx)
+		}
 	}()
 	<-em.first
 	if !em.started {
@@ -196,6 +199,20 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 	}()
 	ctx.Response.SetBodyStream(&bodyReader{pipe: pipe, em: em, ctx: ctx, stop: cancel}, -1)
 	cancel = nil // the body reader owns the context now
+}
+
+// drainBody reads what a command left of a multipart body (the epilogue
+// after the closing boundary, a chunked body's last chunk; at most 256
+// KiB, for at most a second) before the connection is closed: closing a
+// socket with unread input resets it, and the client may then lose the
+// end of the answer (seen with large add answers sent at once).
+func drainBody(ctx *fasthttp.RequestCtx) {
+	if c := ctx.Conn(); c != nil {
+		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+	}
+	if body := ctx.RequestBodyStream(); body != nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(body, 256<<10))
+	}
 }
 
 // bodyReader hands a command's output to fasthttp.
