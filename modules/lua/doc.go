@@ -22,8 +22,10 @@
 // dofile, loadfile, collectgarbage and the io, os (but os.time, os.clock,
 // os.date, os.difftime), package and debug libraries are not there.
 // require knows "net.http" / "util.http" (formdecode, urlencode,
-// urldecode, formencode, parse_multipart), "net.http.files" (serve) and
-// "cairn" (the node API, also the global cairn).
+// urldecode, formencode, parse_multipart), "net.http.files" (serve),
+// "cairn" (the node API, also the global cairn), and util.json,
+// util.encodings, util.hashes and util.set (lib_util.go, prelude.lua).
+// os.date and os.time follow Lua 5.1 (lib_os.go).
 //
 // # Limits
 //
@@ -32,8 +34,9 @@
 // than Modules.Lua.MaxRunTime, or when the Go heap grows by more than
 // Modules.Lua.MaxMemory while it runs (checked every few milliseconds and
 // confirmed after a garbage collection). The request then gets a 500
-// page; after a memory stop the state is thrown away and the module is
-// loaded again on its next request. string.rep refuses results over the
+// page; after a memory stop the state is thrown away (its pages returned
+// to the OS) and rebuilt on the next request from the code read at Load;
+// the file is never re-read. string.rep refuses results over the
 // memory cap, the Lua stack and call depth are bounded, and a Lua error
 // is a 500 page: none of these stop the node or the other modules.
 package lua

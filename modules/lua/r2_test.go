@@ -216,3 +216,17 @@ func TestLua_UtilLibs(t *testing.T) {
 		t.Errorf("util.encodings/hashes:\n got %q\nwant %q", r.body, want)
 	}
 }
+
+// The ported community module of docs/modules.md answers at its
+// default_path with the decoded icon.
+func TestLua_PortedFavicon(t *testing.T) {
+	h, u := startHost(t, []string{"http_favicon"}, nil)
+	r := req(t, "GET", u+"/favicon.ico", "")
+	want := "\x00\x00\x01\x00\x01\x00\x10\x10\x00\x00\x01\x00 \x00h\x04\x00\x00\x16\x00\x00\x00(\x00\x00\x00\x10\x00\x00\x00 "
+	if r.code != 200 || r.h.Get("Content-Type") != "image/x-icon" || !strings.HasPrefix(r.body, want) || len(r.body) != 74 {
+		t.Errorf("favicon: %d %v %d bytes %q", r.code, r.h, len(r.body), r.body)
+	}
+	if urls := h.URLs(); len(urls) != 1 || !strings.HasSuffix(urls[0], "/favicon.ico") {
+		t.Errorf("printed URL: %v", urls)
+	}
+}
