@@ -230,3 +230,20 @@ func TestLua_PortedFavicon(t *testing.T) {
 		t.Errorf("printed URL: %v", urls)
 	}
 }
+
+// module:load_resource reads files beside the module, nothing else.
+func TestLua_LoadResource(t *testing.T) {
+	_, u := startHost(t, []string{"http_resource"}, nil)
+	if r := req(t, "GET", u+"/resource/all", ""); r.body != "line one\nline two\n" {
+		t.Errorf("read *a: %d %q", r.code, r.body)
+	}
+	if r := req(t, "GET", u+"/resource/lines", ""); r.body != "[line one][line two]" {
+		t.Errorf("lines: %d %q", r.code, r.body)
+	}
+	r := req(t, "GET", u+"/resource/refused", "")
+	for _, want := range []string{"../lua_test.go: outside the modules folder", "/etc/passwd: outside the modules folder", "only reading is allowed"} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("refusals: %q lacks %q", r.body, want)
+		}
+	}
+}

@@ -102,6 +102,7 @@ func newState(m *Module) *lua.LState {
 		return 1
 	}))
 	mod := newModuleObject(L, m, filesLib)
+	addModuleAPI(L, mod, m)
 	L.SetGlobal("module", mod)
 	runPrelude(L, mod, libs["util.set"])
 	return L
