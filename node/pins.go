@@ -95,7 +95,7 @@ func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name strin
 	defer sess.End()
 	if !recursive {
 		if isRec {
-			return fmt.Errorf("pin: %s already pinned recursively", c)
+			return fmt.Errorf("%s already pinned recursively", c)
 		}
 		sess.record(c.Hash())
 		if _, err := n.Links(ctx, c); err != nil {
@@ -104,10 +104,8 @@ func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name strin
 		return d.Put(ctx, pinKey(pinDirectPrefix, c), []byte(name))
 	}
 	if isRec {
-		if name != "" {
-			return d.Put(ctx, pinKey(pinRecursivePrefix, c), []byte(name))
-		}
-		return nil
+		// Pinning again replaces the name, by an empty one too (boxo).
+		return d.Put(ctx, pinKey(pinRecursivePrefix, c), []byte(name))
 	}
 	seen := 0
 	err = n.WalkDAG(ctx, c, nil, func(x cid.Cid) error {
@@ -162,6 +160,13 @@ func (n *Node) UpdatePin(ctx context.Context, from, to cid.Cid, unpin bool) erro
 	}
 	if from.Equals(to) {
 		return nil
+	}
+	// boxo's pinner refuses to move onto an existing recursive pin (the
+	// old pin would be dropped and the other's name overwritten).
+	if ok, err := d.Has(ctx, pinKey(pinRecursivePrefix, to)); err != nil {
+		return err
+	} else if ok {
+		return errors.New("'to' cid was already recursively pinned")
 	}
 	name, err := d.Get(ctx, pinKey(pinRecursivePrefix, from))
 	if err != nil {

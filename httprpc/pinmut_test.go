@@ -1,0 +1,78 @@
+package httprpc_test
+
+import (
+	"net/url"
+	"testing"
+
+	"cairn/internal/testutil"
+)
+
+// pinState lists pins (all types but indirect) as CID -> "type name".
+func pinState(t *testing.T, srv *testutil.Server) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, typ := range []string{"recursive", "direct"} {
+		resp := pinPost(t, srv, "pin/ls?names=true&type="+typ)
+		got := lines(t, resp)
+		keys, _ := got[0]["Keys"].(map[string]any) // omitted when empty, as in Kubo
+		for c, v := range keys {
+			m := v.(map[string]any)
+			name, _ := m["Name"].(string)
+			out[c] = m["Type"].(string) + " " + name
+		}
+	}
+	return out
+}
+
+func sameState(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: pins %v, want %v", what, got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Fatalf("%s: pins %v, want %v", what, got, want)
+		}
+	}
+}
+
+// Ensure every pin mutation keeps what Kubo 0.42 keeps: pin/update to a
+// root already pinned recursively is refused and changes nothing (it
+// dropped the old pin), update with unpin=false keeps both, a repeated
+// pin/add replaces the name as boxo's pinner does, rm of a name-less pin
+// removes exactly it, and a direct pin of a recursive one is refused with
+// Kubo's text (no doubled prefix).
+func TestPin_Mutations_AsKubo(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	a := addBytes(t, n, []byte("A"), map[string]string{"pin": "false"}).String()
+	b := addBytes(t, n, []byte("B"), map[string]string{"pin": "false"}).String()
+	c := addBytes(t, n, []byte("C"), map[string]string{"pin": "false"}).String()
+	pinPost(t, srv, "pin/add?arg="+a+"&name=na")
+	pinPost(t, srv, "pin/add?arg="+b+"&name=nb")
+	before := pinState(t, srv)
+	sameState(t, "setup", before, map[string]string{a: "recursive na", b: "recursive nb"})
+
+	for _, unpin := range []string{"true", "false"} {
+		resp := rpcPost(t, srv, "pin/update", url.Values{"arg": {a, b}, "unpin": {unpin}}, nil, "")
+		wantErrorJSON(t, resp, 500, "'to' cid was already recursively pinned")
+		sameState(t, "update to a pinned root, unpin="+unpin, pinState(t, srv), before)
+	}
+	resp := rpcPost(t, srv, "pin/update", url.Values{"arg": {a, c}, "unpin": {"false"}}, nil, "")
+	readAll(t, resp.Body)
+	sameState(t, "update unpin=false", pinState(t, srv), map[string]string{a: "recursive na", b: "recursive nb", c: "recursive na"})
+
+	// Pinning again replaces the name, also by an empty one (boxo).
+	pinPost(t, srv, "pin/add?arg="+c+"&name=nc")
+	sameState(t, "re-pin with a name", pinState(t, srv), map[string]string{a: "recursive na", b: "recursive nb", c: "recursive nc"})
+	pinPost(t, srv, "pin/add?arg="+c)
+	sameState(t, "re-pin without a name", pinState(t, srv), map[string]string{a: "recursive na", b: "recursive nb", c: "recursive "})
+
+	// rm of the name-less pin removes it alone.
+	pinPost(t, srv, "pin/rm?arg="+c)
+	sameState(t, "rm name-less", pinState(t, srv), map[string]string{a: "recursive na", b: "recursive nb"})
+
+	resp = rpcPost(t, srv, "pin/add", url.Values{"arg": {a}, "recursive": {"false"}}, nil, "")
+	wantErrorJSON(t, resp, 500, "pin: "+a+" already pinned recursively")
+	sameState(t, "direct over recursive", pinState(t, srv), map[string]string{a: "recursive na", b: "recursive nb"})
+}
