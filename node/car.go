@@ -454,7 +454,9 @@ func (im *CarImporter) Roots() []cid.Cid { return im.roots }
 
 // Finish makes the blocks durable and, with pin, pins each root
 // recursively (a root whose DAG is incomplete gets its error, as in Kubo;
-// the import itself stands).
+// the import itself stands). Pinning reads local blocks only: an online
+// node never waits on the network for a root the CAR lacks (Kubo answers
+// those at once too).
 func (im *CarImporter) Finish(ctx context.Context, pin bool) ([]RootPin, error) {
 	im.done = true
 	defer im.s.End()
@@ -466,8 +468,17 @@ func (im *CarImporter) Finish(ctx context.Context, pin bool) ([]RootPin, error) 
 		return nil, nil
 	}
 	out := make([]RootPin, 0, len(im.roots))
+	local := OfflineContext(ctx)
 	for _, c := range im.roots {
-		err := im.n.AddPin(ctx, c, true, "", nil)
+		has, err := im.n.Blocks.Has(ctx, c)
+		switch {
+		case err != nil:
+		case !has:
+			// Kubo's text: its blockstore's, for the root it reads first.
+			err = ipld.ErrNotFound{Cid: c}
+		default:
+			err = im.n.AddPin(local, c, true, "", nil)
+		}
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
