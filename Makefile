@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-slow bench fmt lint clean \
+.PHONY: build run test test-slow conformance bench fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board vm-bench board-check
 
 build:
@@ -35,6 +35,14 @@ test:
 
 test-slow:
 	CAIRN_SLOW=1 $(GO) test -count=1 -timeout 30m -v ./tests/...
+
+# The clients' own suites against cairn daemons on loopback: go-ipfs-api
+# 0.7.0's tests and kubo-rpc-client 7.1.0 driven by interface-ipfs-core
+# through ipfsd-ctl (docs/conformance.md). A failure not listed in
+# tests/conformance/skip.txt fails. Needs node and npm; installs are cached
+# in ~/.cache/cairn-conformance.
+conformance: build
+	$(GO) run ./scripts/conformance -bin $(BIN)
 
 # Side by side with Kubo v0.42.0 (installed once under ~/.cache/cairn-bench
 # by scripts/bench-kubo.sh); both offline on loopback in a network
