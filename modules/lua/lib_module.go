@@ -1,21 +1,24 @@
 // lib_module.go: module methods beyond the http provider:
-// module:load_resource.
+// module:load_resource, module:add_timer.
 
 package lua
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
 
 // addModuleAPI adds the methods of this file to the module object.
 func addModuleAPI(L *lua.LState, mod *lua.LTable, m *Module) {
+	mod.RawSetString("add_timer", L.NewFunction(func(L *lua.LState) int { return addTimer(L, m) }))
 	// module:load_resource(path[, mode]) opens a file next to the module
 	// (Prosody resolves it against the module's folder) for reading. It
 	// returns a file object with read, lines and close, or nil and an
@@ -114,4 +117,98 @@ func newFileObject(L *lua.LState, b []byte) *lua.LTable {
 		return 1
 	}))
 	return t
+}
+
+// timer is one module:add_timer task.
+type timer struct {
+	t       *time.Timer
+	stopped bool
+}
+
+// addTimer is module:add_timer(delay, callback, ...): callback(now, ...)
+// runs after delay seconds in the module's state, one call at a time
+// with the handlers and under the same limits; a number returned
+// reschedules it that many seconds later. The returned object has stop
+// (alias disarm) and reschedule(delay). Timers end with the state (a
+// memory stop, an unload).
+func addTimer(L *lua.LState, m *Module) int {
+	delay := float64(L.CheckNumber(2))
+	fn := L.CheckFunction(3)
+	var args []lua.LValue
+	for i := 4; i <= L.GetTop(); i++ {
+		args = append(args, L.Get(i))
+	}
+	tm := &timer{}
+	gen := m.gen
+	var fire func()
+	fire = func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if tm.stopped || m.gen != gen || m.L == nil {
+			return
+		}
+		L := m.L
+		var next lua.LValue = lua.LNil
+		ctx, cancel := context.WithTimeout(context.Background(), m.lim.maxTime+time.Second)
+		defer cancel()
+		m.callCtx = ctx
+		err := m.lim.run(ctx, L, func() error {
+			L.Push(fn)
+			L.Push(lua.LNumber(float64(time.Now().UnixNano()) / 1e9))
+			for _, a := range args {
+				L.Push(a)
+			}
+			if err := L.PCall(1+len(args), 1, nil); err != nil {
+				return err
+			}
+			next = L.Get(-1)
+			L.Pop(1)
+			return nil
+		})
+		m.callCtx = nil
+		if err != nil {
+			m.ctx.Log.Error("lua timer failed", "err", err)
+			m.throwAway(err)
+			return
+		}
+		if n, ok := next.(lua.LNumber); ok && !tm.stopped {
+			tm.t = time.AfterFunc(seconds(float64(n)), fire)
+		}
+	}
+	tm.t = time.AfterFunc(seconds(delay), fire)
+	m.timers = append(m.timers, tm)
+	obj := L.NewTable()
+	stop := L.NewFunction(func(L *lua.LState) int {
+		tm.stopped = true
+		tm.t.Stop()
+		return 0
+	})
+	obj.RawSetString("stop", stop)
+	obj.RawSetString("disarm", stop)
+	obj.RawSetString("reschedule", L.NewFunction(func(L *lua.LState) int {
+		d := float64(L.CheckNumber(2))
+		tm.t.Stop()
+		tm.stopped = false
+		tm.t = time.AfterFunc(seconds(d), fire)
+		return 0
+	}))
+	L.Push(obj)
+	return 1
+}
+
+func seconds(s float64) time.Duration {
+	if s < 0 {
+		s = 0
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// stopTimers ends every timer of the state; m.mu is held.
+func (m *Module) stopTimers() {
+	for _, tm := range m.timers {
+		tm.stopped = true
+		tm.t.Stop()
+	}
+	m.timers = nil
+	m.gen++
 }

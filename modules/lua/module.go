@@ -33,6 +33,8 @@ type Module struct {
 	apps    []map[string]lua.LValue
 	mounted int
 	nprov   int
+	timers  []*timer        // module:add_timer tasks of the current L
+	gen     int             // bumped when L's timers end
 	callCtx context.Context // context of the call running in L
 	ev      *httpapp.Event  // event of the handler running in L
 }
@@ -120,6 +122,7 @@ func (m *Module) throwAway(err error) {
 // dropState closes L and forgets every value of it: the route
 // functions, the timers. Nothing keeps the old state reachable.
 func (m *Module) dropState() {
+	m.stopTimers()
 	for i := range m.apps {
 		m.apps[i] = nil
 	}

@@ -247,3 +247,24 @@ func TestLua_LoadResource(t *testing.T) {
 		}
 	}
 }
+
+// module:add_timer runs in the module's state, reschedules on a number,
+// and a stopped timer never fires.
+func TestLua_AddTimer(t *testing.T) {
+	_, u := startHost(t, []string{"http_timer"}, nil)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := req(t, "GET", u+"/timer", "")
+		if r.body == "3 0" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timers: %q, want \"3 0\"", r.body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(150 * time.Millisecond)
+	if r := req(t, "GET", u+"/timer", ""); r.body != "3 0" {
+		t.Errorf("the timer went on after returning nothing: %q", r.body)
+	}
+}
