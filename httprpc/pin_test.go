@@ -120,7 +120,7 @@ func TestRepo_HTTP_GCStat(t *testing.T) {
 	addDir(t, n)
 	resp := pinPost(t, srv, "repo/stat")
 	got := lines(t, resp)
-	if got[0]["NumObjects"].(float64) != 2 || got[0]["StorageMax"].(float64) != 1e10 || got[0]["Version"] != "cairn-repo@1" {
+	if got[0]["NumObjects"].(float64) != 2 || got[0]["StorageMax"].(float64) != 1e10 || got[0]["Version"] != "fs-repo@1" {
 		t.Fatalf("repo stat: %v", got)
 	}
 	resp = pinPost(t, srv, "repo/gc")
@@ -128,10 +128,25 @@ func TestRepo_HTTP_GCStat(t *testing.T) {
 	if resp.Header.Get("X-Chunked-Output") != "1" || len(got) != 2 || !strings.HasPrefix(got[0]["Key"].(map[string]any)["/"].(string), "bafkrei") {
 		t.Fatalf("repo gc: %v", got)
 	}
+	// Every field, always, as Kubo sends them (kubo-rpc-client converts
+	// each to a BigInt): size-only leaves them zero, an empty repo says 0.
 	resp = pinPost(t, srv, "stats/repo?size-only=true")
 	got = lines(t, resp)
-	if _, ok := got[0]["NumObjects"]; ok {
-		t.Fatalf("size-only has NumObjects: %v", got)
+	for _, k := range []string{"NumObjects", "RepoSize", "StorageMax", "RepoPath", "Version"} {
+		if _, ok := got[0][k]; !ok {
+			t.Fatalf("size-only lacks %s: %v", k, got)
+		}
+	}
+	if got[0]["NumObjects"].(float64) != 0 || got[0]["RepoPath"] != "" || got[0]["Version"] != "" {
+		t.Fatalf("size-only: %v", got)
+	}
+	resp = pinPost(t, srv, "repo/stat")
+	if got := lines(t, resp); got[0]["NumObjects"] == nil || got[0]["NumObjects"].(float64) != 0 {
+		t.Fatalf("repo stat of an empty repo: %v", got)
+	}
+	resp = pinPost(t, srv, "repo/version")
+	if got := lines(t, resp); got[0]["Version"] != "1" {
+		t.Fatalf("repo version: %v", got)
 	}
 	resp = pinPost(t, srv, "repo/verify")
 	got = lines(t, resp)

@@ -81,16 +81,17 @@ bounded batches: adds, cats and pins keep working meanwhile.`,
 		Options:  []Option{{Names: []string{"quiet", "q"}, Type: Bool, Help: "Write minimal output."}},
 		Output:   OutSingle,
 		Run: func(r *Request, e Emitter) error {
-			return e.Emit(&RepoVersion{Version: "cairn-repo@" + node.RepoVersion})
+			// A number, as Kubo's; its CLI prints fs-repo@<n>.
+			return e.Emit(&RepoVersion{Version: node.RepoVersion})
 		},
 		Type: func() any { return &RepoVersion{} },
 		Text: func(t *TextEnv, v any) error {
 			rv := v.(*RepoVersion)
 			if t.Req != nil && t.Req.Bool("quiet") {
-				fmt.Fprintln(t.Out, rv.Version)
+				fmt.Fprintf(t.Out, "fs-repo@%s\n", rv.Version)
 				return nil
 			}
-			fmt.Fprintf(t.Out, "cairn repo version %s\n", rv.Version)
+			fmt.Fprintf(t.Out, "cairn repo version fs-repo@%s\n", rv.Version)
 			return nil
 		},
 	},
@@ -127,9 +128,10 @@ type GcResult struct {
 type RepoStat struct {
 	RepoSize   uint64
 	StorageMax uint64
-	NumObjects uint64 `json:",omitempty"`
-	RepoPath   string `json:",omitempty"`
-	Version    string `json:",omitempty"`
+	// Sent always, zero with size-only, as Kubo does.
+	NumObjects uint64
+	RepoPath   string
+	Version    string
 }
 
 // VerifyProgress is one line of repo/verify.
@@ -190,7 +192,7 @@ func runRepoStat(r *Request, e Emitter) error {
 		abs, _ := filepath.Abs(r.Node.Repo)
 		out.NumObjects = st.NumBlocks
 		out.RepoPath = abs
-		out.Version = "cairn-repo@" + node.RepoVersion
+		out.Version = "fs-repo@" + node.RepoVersion
 	}
 	return e.Emit(out)
 }
