@@ -88,21 +88,33 @@ func bootstrapAdd(r *Request, e Emitter, peers []string) error {
 	for _, s := range peers {
 		m, err := ma.NewMultiaddr(s)
 		if err != nil {
-			return fmt.Errorf("invalid bootstrap address %q: %w", s, err)
+			return err
 		}
-		if _, err := peer.AddrInfoFromP2pAddr(m); err != nil {
-			return fmt.Errorf("invalid bootstrap address %q: %w", s, err)
+		tpt, last := ma.SplitLast(m)
+		if last == nil || last.Protocol().Code != ma.P_P2P {
+			return fmt.Errorf("invalid bootstrap address: %s", s)
+		}
+		if tpt == nil {
+			return fmt.Errorf("bootstrap address without a transport: %s", s)
 		}
 	}
+	// Kubo's order: the peers given (each once, echoed even when already
+	// listed), then the others already listed.
 	var added []string
 	err := r.Node.UpdateConfig(func(doc map[string]any) error {
-		list := bootstrapList(doc)
+		list := []string{}
 		for _, s := range peers {
-			if !contains(list, s) && !contains(added, s) {
+			if !contains(added, s) {
 				added = append(added, s)
 			}
 		}
-		return setBootstrap(doc, append(list, added...))
+		list = append(list, added...)
+		for _, s := range bootstrapList(doc) {
+			if !contains(list, s) {
+				list = append(list, s)
+			}
+		}
+		return setBootstrap(doc, list)
 	})
 	if err != nil {
 		return err
@@ -114,19 +126,16 @@ func runBootstrapRm(r *Request, e Emitter) error {
 	if r.Bool("all") {
 		return bootstrapRmAll(r, e)
 	}
-	if len(r.Args) == 0 {
-		return errors.New("no bootstrap peers to remove")
-	}
 	targets := map[string]bool{}
 	var ids []peer.ID
 	for _, s := range r.Args {
 		m, err := ma.NewMultiaddr(s)
 		if err != nil {
-			return fmt.Errorf("invalid bootstrap address %q: %w", s, err)
+			return err
 		}
 		ai, err := peer.AddrInfoFromP2pAddr(m)
 		if err != nil {
-			return fmt.Errorf("invalid bootstrap address %q: %w", s, err)
+			return err
 		}
 		targets[s] = true
 		// "/p2p/<id>" alone removes every address of the peer.
