@@ -45,7 +45,8 @@ var pinCommands = []*Command{
 			{Names: []string{"type", "t"}, Type: String, Default: "all", Help: `The type of pinned keys to list. Can be "direct", "indirect", "recursive", or "all".`},
 			{Names: []string{"quiet", "q"}, Type: Bool, Help: "Write just hashes of objects."},
 			{Names: []string{"stream", "s"}, Type: Bool, Help: "Enable streaming of pins as they are discovered."},
-			{Names: []string{"names", "n"}, Type: Bool, Help: "Enable displaying pin names (slower)."},
+			{Names: []string{"name", "n"}, Type: String, Help: "Limit returned pins to ones with names that contain the value provided (case-sensitive, partial match). Implies --names=true."},
+			{Names: []string{"names"}, Type: Bool, Help: "Include pin names in the output (slower, disabled by default)."},
 		},
 		BodyArgs:  true,
 		Output:    OutSingle,
@@ -245,8 +246,13 @@ func runPinLs(r *Request, e Emitter) error {
 	}
 	stream := r.Bool("stream")
 	keys := map[string]PinLsType{}
+	filter := r.String("name")
+	if len(filter) > 255 {
+		return fmt.Errorf("pin name is %d bytes (max 255 bytes)", len(filter))
+	}
+	names := r.Bool("names") || filter != ""
 	emit := func(c cid.Cid, t, name string) error {
-		if !r.Bool("names") {
+		if !names {
 			name = ""
 		}
 		if stream {
@@ -261,7 +267,7 @@ func runPinLs(r *Request, e Emitter) error {
 			if err != nil {
 				return err
 			}
-			kind, via, err := r.Node.PinState(r.Ctx, c)
+			kind, via, err := r.Node.PinState(r.Ctx, c, typ)
 			if err != nil {
 				return err
 			}
@@ -286,12 +292,16 @@ func runPinLs(r *Request, e Emitter) error {
 				return err
 			}
 			for _, p := range pins {
+				if filter != "" && !strings.Contains(p.Name, filter) {
+					continue
+				}
 				if err := emit(p.Cid, p.Type, p.Name); err != nil {
 					return err
 				}
 			}
 		}
-		if typ == "indirect" || typ == "all" {
+		// Indirect pins have no name: a name filter leaves none (Kubo).
+		if (typ == "indirect" || typ == "all") && filter == "" {
 			err := r.Node.ForEachIndirect(r.Ctx, func(c, _ cid.Cid) error { return emit(c, node.PinIndirectType, "") })
 			if err != nil {
 				return err
@@ -320,7 +330,7 @@ func pinName(r *Request, c cid.Cid) string {
 func pinLsText(t *TextEnv, v any) error {
 	o := v.(*PinLsOutput)
 	quiet := t.Req != nil && t.Req.Bool("quiet")
-	names := t.Req != nil && t.Req.Bool("names")
+	names := t.Req != nil && (t.Req.Bool("names") || t.Req.String("name") != "")
 	line := func(c string, p PinLsType) {
 		switch {
 		case quiet:

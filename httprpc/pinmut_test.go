@@ -76,3 +76,42 @@ func TestPin_Mutations_AsKubo(t *testing.T) {
 	wantErrorJSON(t, resp, 500, "pin: "+a+" already pinned recursively")
 	sameState(t, "direct over recursive", pinState(t, srv), map[string]string{a: "recursive na", b: "recursive nb"})
 }
+
+// Ensure pin/ls?name=X lists only the pins whose name contains X, names
+// shown, and type=indirect with an argument finds a block pinned directly
+// and inside a recursive pin as "indirect through <root>" (Kubo's
+// IsPinnedWithType) (issue 12 item 6).
+func TestPinLs_NameFilterAndIndirectArg(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	root, file := addDir(t, n)
+	x := addBytes(t, n, []byte("X"), map[string]string{"pin": "false"}).String()
+	pinPost(t, srv, "pin/add?arg="+root+"&name=photos-2024")
+	pinPost(t, srv, "pin/add?arg="+x+"&name=music")
+	pinPost(t, srv, "pin/add?arg="+file+"&recursive=false&name=one-file")
+
+	keys := func(q url.Values) map[string]any {
+		t.Helper()
+		resp := rpcPost(t, srv, "pin/ls", q, nil, "")
+		got := lines(t, resp)
+		k, _ := got[0]["Keys"].(map[string]any)
+		return k
+	}
+	k := keys(url.Values{"name": {"photos"}})
+	if len(k) != 1 || k[root].(map[string]any)["Name"] != "photos-2024" {
+		t.Fatalf("name=photos: %v", k)
+	}
+	if k := keys(url.Values{"name": {"o"}}); len(k) != 2 || k[file] == nil || k[root] == nil {
+		t.Fatalf("name=o: %v", k)
+	}
+	if k := keys(url.Values{"name": {"nothing"}}); len(k) != 0 {
+		t.Fatalf("name=nothing: %v", k)
+	}
+	k = keys(url.Values{"type": {"indirect"}, "arg": {file}})
+	if k[file].(map[string]any)["Type"] != "indirect through "+root {
+		t.Fatalf("type=indirect arg=%s: %v", file, k)
+	}
+	if k := keys(url.Values{"type": {"direct"}, "arg": {file}}); k[file].(map[string]any)["Type"] != "direct" {
+		t.Fatalf("type=direct: %v", k)
+	}
+}

@@ -292,13 +292,26 @@ var errFound = errors.New("found")
 
 // PinState says how c is pinned: "recursive", "direct", "indirect" (with
 // the recursive root it is reached from) or "" when it is not pinned.
-func (n *Node) PinState(ctx context.Context, c cid.Cid) (string, cid.Cid, error) {
-	d := n.Store.Datastore()
-	if ok, err := d.Has(ctx, pinKey(pinRecursivePrefix, c)); err != nil || ok {
-		return PinRecursiveType, cid.Undef, err
+// With mode "recursive", "direct" or "indirect" only that kind is looked
+// for (Kubo's IsPinnedWithType: a block pinned directly and inside a
+// recursive pin is "indirect" for mode indirect); "" or "all" looks for
+// each in that order.
+func (n *Node) PinState(ctx context.Context, c cid.Cid, mode ...string) (string, cid.Cid, error) {
+	m := "all"
+	if len(mode) > 0 && mode[0] != "" {
+		m = mode[0]
 	}
-	if ok, err := d.Has(ctx, pinKey(pinDirectPrefix, c)); err != nil || ok {
-		return PinDirectType, cid.Undef, err
+	d := n.Store.Datastore()
+	for _, k := range []struct{ typ, prefix string }{{PinRecursiveType, pinRecursivePrefix}, {PinDirectType, pinDirectPrefix}} {
+		if m != "all" && m != k.typ {
+			continue
+		}
+		if ok, err := d.Has(ctx, pinKey(k.prefix, c)); err != nil || ok {
+			return k.typ, cid.Undef, err
+		}
+	}
+	if m != "all" && m != PinIndirectType {
+		return "", cid.Undef, nil
 	}
 	pins, err := n.Pins(ctx, PinRecursiveType)
 	if err != nil {
