@@ -20,7 +20,8 @@ var commandsCommands = []*Command{
 			if r.Env != nil && r.Env.Table != nil {
 				t = r.Env.Table
 			}
-			ci := cmdTree(t, t.Root, "cairn", r.Env != nil)
+			// Kubo's clients look for the root by Kubo's name.
+			ci := cmdTree(t, t.Root, "ipfs", r.Env != nil)
 			return e.Emit(&ci)
 		},
 		Type: func() any { return &CommandInfo{} },
@@ -88,7 +89,7 @@ func commandsText(t *TextEnv, v any) error {
 			walk(&c.Subcommands[i], prefix+" "+c.Subcommands[i].Name, false)
 		}
 	}
-	walk(ci, ci.Name, true)
+	walk(ci, "cairn", true) // the program the user runs
 	sort.Strings(lines)
 	for _, l := range lines {
 		if _, err := fmt.Fprintln(t.Out, l); err != nil {

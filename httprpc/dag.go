@@ -194,7 +194,7 @@ func runDagPut(r *Request, e Emitter) error {
 	}
 	hcode, ok := mh.Names[r.String("hash")]
 	if !ok {
-		return fmt.Errorf("%s in not a valid multihash name", r.String("hash"))
+		return fmt.Errorf("unknown multicodec: %q", r.String("hash")) // go-multicodec's text, as Kubo
 	}
 	dec, err := multicodec.LookupDecoder(inputCode)
 	if err != nil {
