@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-slow conformance bench fmt lint clean \
+.PHONY: build run test test-race test-slow conformance bench fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board vm-bench board-check
 
 build:
@@ -30,8 +30,15 @@ run: build
 test:
 	$(MAKE) lint
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /tests)
+	$(MAKE) test-race
 	CAIRN_SLOW=1 $(GO) test -count=1 -timeout 30m ./tests/...
 	$(MAKE) board-check
+
+# The core packages' unit tests under the race detector (config swaps,
+# write sessions, GC, the server and the module host run concurrently).
+RACE_PKGS := ./storage ./node ./httprpc/... ./modules/...
+test-race:
+	$(GO) test -race -count=1 $(RACE_PKGS)
 
 test-slow:
 	CAIRN_SLOW=1 $(GO) test -count=1 -timeout 30m -v ./tests/...

@@ -151,7 +151,7 @@ func blockHash(r *Request) (uint64, error) {
 	name := r.String("mhtype")
 	if name == "" {
 		name = "sha2-256"
-		if hf := r.Node.Config.Import.HashFunction; hf != nil && *hf != "" {
+		if hf := r.Node.Config().Import.HashFunction; hf != nil && *hf != "" {
 			name = *hf
 		}
 	}

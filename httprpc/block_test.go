@@ -274,8 +274,7 @@ func TestBlockPut_Options_Errors(t *testing.T) {
 
 func TestBlockPut_ConfigHashFunction_Default(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	hf := "sha3-256"
-	n.Config.Import.HashFunction = &hf
+	testutil.SetConfig(t, n, map[string]any{"Import.HashFunction": "sha3-256"})
 	if got := blkPut(t, n, []byte("hello world\n"), nil); got != "bafkrmifiacnhuuunq53yynlnuosv3fshdhubqztkatspsygj4jbz4nprha" {
 		t.Errorf("got %s, want the sha3-256 CID", got)
 	}

@@ -48,7 +48,7 @@ func bootstrapText(t *TextEnv, v any) error {
 }
 
 func runBootstrapList(r *Request, e Emitter) error {
-	return e.Emit(&BootstrapOutput{Peers: orEmpty(append([]string(nil), r.Node.Cfg().Bootstrap...))})
+	return e.Emit(&BootstrapOutput{Peers: orEmpty(append([]string(nil), r.Node.Config().Bootstrap...))})
 }
 
 func runBootstrapAdd(r *Request, e Emitter) error {

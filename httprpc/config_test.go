@@ -73,13 +73,13 @@ func TestConfig_Set_StringBoolJSON(t *testing.T) {
 	if v := configValue(t, res); v != "20GB" {
 		t.Fatalf("set returned %v", v)
 	}
-	if n.Cfg().Datastore.StorageMax != "20GB" || diskDoc(t, n)["Datastore"].(map[string]any)["StorageMax"] != "20GB" {
+	if n.Config().Datastore.StorageMax != "20GB" || diskDoc(t, n)["Datastore"].(map[string]any)["StorageMax"] != "20GB" {
 		t.Fatal("StorageMax not updated")
 	}
 	if v := configValue(t, mustCall(t, n, "config", []string{"Discovery.MDNS.Enabled", "true"}, map[string]string{"bool": "true"}, nil)); v != true {
 		t.Fatalf("bool set returned %v", v)
 	}
-	if !n.Cfg().Discovery.MDNS.Enabled {
+	if !n.Config().Discovery.MDNS.Enabled {
 		t.Fatal("MDNS not enabled")
 	}
 	boot := `["/ip4/127.0.0.2/tcp/4001/p2p/12D3KooWLrTfcHb2TTS8z1NCYjRfoLX7hxRHBY2ALAJBwMVKbuHN"]`
@@ -87,16 +87,16 @@ func TestConfig_Set_StringBoolJSON(t *testing.T) {
 	if !reflect.DeepEqual(v, []any{"/ip4/127.0.0.2/tcp/4001/p2p/12D3KooWLrTfcHb2TTS8z1NCYjRfoLX7hxRHBY2ALAJBwMVKbuHN"}) {
 		t.Fatalf("json set returned %#v", v)
 	}
-	if len(n.Cfg().Bootstrap) != 1 {
-		t.Fatalf("Bootstrap %v", n.Cfg().Bootstrap)
+	if len(n.Config().Bootstrap) != 1 {
+		t.Fatalf("Bootstrap %v", n.Config().Bootstrap)
 	}
 	// Map sections take any key.
 	mustCall(t, n, "config", []string{"API.HTTPHeaders.X-Test", `["yes"]`}, map[string]string{"json": "true"}, nil)
-	if got := n.Cfg().API.HTTPHeaders["X-Test"]; len(got) != 1 || got[0] != "yes" {
-		t.Fatalf("HTTPHeaders %v", n.Cfg().API.HTTPHeaders)
+	if got := n.Config().API.HTTPHeaders["X-Test"]; len(got) != 1 || got[0] != "yes" {
+		t.Fatalf("HTTPHeaders %v", n.Config().API.HTTPHeaders)
 	}
 	// The private key is untouched by all of this.
-	if diskPrivKey(t, n) != n.Config.Identity.PrivKey || n.Cfg().Identity.PrivKey == "" {
+	if diskPrivKey(t, n) != n.Config().Identity.PrivKey || n.Config().Identity.PrivKey == "" {
 		t.Fatal("private key changed")
 	}
 }
@@ -135,7 +135,7 @@ func TestConfig_Set_Errors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(before, after) || n.Cfg().Discovery.MDNS.Enabled {
+	if !bytes.Equal(before, after) || n.Config().Discovery.MDNS.Enabled {
 		t.Fatal("a failed set changed the config")
 	}
 }
@@ -222,13 +222,13 @@ func TestConfig_Replace_KeepsPrivateKey(t *testing.T) {
 	if len(res.Values) != 0 || len(res.Bytes) != 0 {
 		t.Fatalf("replace output %+v", res)
 	}
-	if diskPrivKey(t, n) != priv || n.Cfg().Identity.PrivKey != priv {
+	if diskPrivKey(t, n) != priv || n.Config().Identity.PrivKey != priv {
 		t.Fatal("private key lost")
 	}
-	if n.Cfg().Datastore.StorageMax != "33GB" {
-		t.Fatalf("StorageMax %q", n.Cfg().Datastore.StorageMax)
+	if n.Config().Datastore.StorageMax != "33GB" {
+		t.Fatalf("StorageMax %q", n.Config().Datastore.StorageMax)
 	}
-	if a := n.Cfg().API.Authorizations["cli"]; a == nil || a.AuthSecret != "bearer:s3cret" {
+	if a := n.Config().API.Authorizations["cli"]; a == nil || a.AuthSecret != "bearer:s3cret" {
 		t.Fatal("API.Authorizations lost by show + replace")
 	}
 	if v, err := node.GetKeyExact(diskDoc(t, n), "Unknown.Kept"); err != nil || v != true {
@@ -279,7 +279,7 @@ func TestConfig_Replace_PinningServices(t *testing.T) {
 	if k, _ := node.GetKeyExact(diskDoc(t, n), "Pinning.RemoteServices.svc.API.Key"); k != "pinkey" {
 		t.Fatalf("pinning key %v", k)
 	}
-	if n.Cfg().Datastore.GCPeriod != "2h" {
+	if n.Config().Datastore.GCPeriod != "2h" {
 		t.Fatal("GCPeriod not replaced")
 	}
 }
@@ -323,8 +323,8 @@ func TestConfig_HTTP_SetGetReplace(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
-	if n.Cfg().Datastore.StorageMax != "7GB" || diskPrivKey(t, n) != n.Cfg().Identity.PrivKey {
-		t.Fatalf("after replace: %q", n.Cfg().Datastore.StorageMax)
+	if n.Config().Datastore.StorageMax != "7GB" || diskPrivKey(t, n) != n.Config().Identity.PrivKey {
+		t.Fatalf("after replace: %q", n.Config().Datastore.StorageMax)
 	}
 	_, err = c.Send(context.Background(), httprpc.DefaultTable.Find("config/replace"), nil, nil, replaceDir([]byte(`{"Identity":{"PrivKey":"x"}}`)))
 	wantErr(t, err, "setting private key with API is not supported")
@@ -349,7 +349,7 @@ func TestConfig_ProfileApply_DryRunAndApply(t *testing.T) {
 		}
 	}
 	after, _ := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile))
-	if !bytes.Equal(before, after) || n.Cfg().Swarm.ConnMgr.HighWater != 0 {
+	if !bytes.Equal(before, after) || n.Config().Swarm.ConnMgr.HighWater != 0 {
 		t.Fatal("dry run changed the config")
 	}
 	backups, _ := filepath.Glob(filepath.Join(n.Repo, "config-pre-*"))
@@ -367,7 +367,7 @@ func TestConfig_ProfileApply_DryRunAndApply(t *testing.T) {
 	}
 
 	mustCall(t, n, "config/profile/apply", []string{"lowpower"}, nil, nil)
-	if n.Cfg().Swarm.ConnMgr.HighWater != 40 || diskPrivKey(t, n) != priv {
+	if n.Config().Swarm.ConnMgr.HighWater != 40 || diskPrivKey(t, n) != priv {
 		t.Fatal("profile not applied, or private key lost")
 	}
 	backups, _ = filepath.Glob(filepath.Join(n.Repo, "config-pre-lowpower-*"))

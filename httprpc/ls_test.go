@@ -130,8 +130,7 @@ func TestLs_MultipleArgs_And_Stream(t *testing.T) {
 
 func TestLs_HAMT_Directory(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	threshold := "100B"
-	n.Config.Import.UnixFSHAMTDirectorySizeThreshold = &threshold
+	testutil.SetConfig(t, n, map[string]any{"Import.UnixFSHAMTDirectorySizeThreshold": "100B"})
 	entries := map[string]files.Node{"zdir": files.NewMapDirectory(map[string]files.Node{"f": files.NewBytesFile([]byte("in"))})}
 	var names []string
 	for i := 0; i < 40; i++ {

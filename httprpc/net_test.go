@@ -162,7 +162,7 @@ func TestNet_ThreeNodes_AddOnACatOnC(t *testing.T) {
 
 	// A filter on C closes its connection to B and blocks the dial back.
 	mustCall(t, c, "swarm/filters/add", []string{"/ip4/127.0.0.0/ipcidr/8"}, nil, nil)
-	if got := c.Cfg().Swarm.AddrFilters; len(got) != 1 || got[0] != "/ip4/127.0.0.0/ipcidr/8" {
+	if got := c.Config().Swarm.AddrFilters; len(got) != 1 || got[0] != "/ip4/127.0.0.0/ipcidr/8" {
 		t.Fatalf("Swarm.AddrFilters not persisted: %q", got)
 	}
 	err = callErr(t, c, "swarm/connect", []string{testutil.P2PAddr(t, b)}, nil, nil)
@@ -173,7 +173,7 @@ func TestNet_ThreeNodes_AddOnACatOnC(t *testing.T) {
 	if got := res.Values[0].(*httprpc.StringsOutput).Strings; len(got) != 1 {
 		t.Fatalf("filters/rm: %q", got)
 	}
-	if got := c.Cfg().Swarm.AddrFilters; len(got) != 0 {
+	if got := c.Config().Swarm.AddrFilters; len(got) != 0 {
 		t.Fatalf("filter still in config: %q", got)
 	}
 	mustCall(t, c, "swarm/connect", []string{testutil.P2PAddr(t, b)}, nil, nil)
@@ -288,7 +288,7 @@ func TestBootstrap_AddRm_EditsConfig(t *testing.T) {
 	if got := peers(mustCall(t, n, "bootstrap/add", []string{p}, nil, nil)); len(got) != 1 || got[0] != p {
 		t.Fatalf("bootstrap add again: %q", got)
 	}
-	if got := n.Cfg().Bootstrap; len(got) != 1 || got[0] != p {
+	if got := n.Config().Bootstrap; len(got) != 1 || got[0] != p {
 		t.Fatalf("config Bootstrap: %q", got)
 	}
 	if got := peers(mustCall(t, n, "bootstrap/add/default", nil, nil, nil)); len(got) != len(node.DefaultBootstrap) {

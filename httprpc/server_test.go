@@ -155,10 +155,10 @@ func TestServer_CORS(t *testing.T) {
 // (spec 5.4).
 func TestServer_Authorizations(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	n.Config.API.Authorizations = map[string]*node.RPCAuthScope{
+	testutil.SetConfig(t, n, map[string]any{"API.Authorizations": map[string]*node.RPCAuthScope{
 		"alice": {AuthSecret: "bearer:s3cret", AllowedPaths: []string{"/api/v0/cat"}},
 		"bob":   {AuthSecret: "basic:bob:pw", AllowedPaths: []string{"/api/v0"}},
-	}
+	}})
 	srv := testutil.StartServer(t, n)
 	for _, tc := range []struct {
 		path, auth string

@@ -112,11 +112,11 @@ type Adder struct {
 
 // NewAdder prepares an import; emit receives the events in Kubo's order.
 func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) error) (*Adder, error) {
-	st, err := resolveImport(n.Cfg().Import, &o)
+	st, err := resolveImport(n.Config().Import, &o)
 	if err != nil {
 		return nil, err
 	}
-	if exp := n.Cfg().Experimental; o.NoCopy && !exp.FilestoreEnabled && !exp.UrlstoreEnabled {
+	if exp := n.Config().Experimental; o.NoCopy && !exp.FilestoreEnabled && !exp.UrlstoreEnabled {
 		return nil, errNoCopyDisabled
 	}
 	a := &Adder{n: n, o: o, st: st, emit: emit, ctx: ctx, fileMode: o.Mode, fileMtime: o.Mtime}

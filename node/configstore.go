@@ -1,6 +1,6 @@
 // configstore.go: changing the config of a running node. Every write goes
 // through replaceLocked: it validates the document, keeps the node's
-// private key, writes the file atomically and swaps n.Config, all under
+// private key, writes the file atomically and swaps n.config, all under
 // n.cfgMu, so readers see either the old config or the new one.
 
 package node
@@ -16,12 +16,13 @@ import (
 	"strings"
 )
 
-// Cfg returns the config in effect. Use it instead of n.Config where a
-// config command may replace the config concurrently.
-func (n *Node) Cfg() *Config {
+// Config returns the config in effect. A config change swaps in a new
+// value and never modifies a published one, so callers may keep and read
+// what they got without a lock; they must not change it (use UpdateConfig).
+func (n *Node) Config() *Config {
 	n.cfgMu.RLock()
 	defer n.cfgMu.RUnlock()
-	return n.Config
+	return n.config
 }
 
 // ConfigDoc reads the config file as a generic JSON document (unknown
@@ -148,7 +149,7 @@ func (n *Node) replaceLocked(doc map[string]any) error {
 			delete(id, k)
 		}
 	}
-	id["PrivKey"] = n.Config.Identity.PrivKey
+	id["PrivKey"] = n.config.Identity.PrivKey
 	if pid, _ := id["PeerID"].(string); pid == "" {
 		id["PeerID"] = n.PeerID.String()
 	}
@@ -165,7 +166,7 @@ func (n *Node) replaceLocked(doc map[string]any) error {
 	if err := WriteConfigDoc(n.Repo, doc); err != nil {
 		return err
 	}
-	n.Config = cfg
+	n.config = cfg
 	return nil
 }
 

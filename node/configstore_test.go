@@ -12,7 +12,7 @@ import (
 
 func TestNode_ReplaceConfig_KeepsPrivKey(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	priv := n.Config.Identity.PrivKey
+	priv := n.Config().Identity.PrivKey
 	doc, err := n.ConfigDoc()
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestNode_ReplaceConfig_KeepsPrivKey(t *testing.T) {
 	if id["PrivKey"] != priv || id["PeerID"] != n.PeerID.String() || len(id) != 2 {
 		t.Fatalf("Identity on disk: %v", id)
 	}
-	if c := n.Cfg(); c.Identity.PrivKey != priv || c.Datastore.StorageMax != "1GB" {
+	if c := n.Config(); c.Identity.PrivKey != priv || c.Datastore.StorageMax != "1GB" {
 		t.Fatalf("config in memory: %+v", c)
 	}
 }
@@ -50,7 +50,7 @@ func TestNode_ReplaceConfig_Rejects(t *testing.T) {
 			t.Fatalf("%v: error %v, want %q", tc.doc, err, tc.msg)
 		}
 	}
-	if n.Cfg().Datastore.StorageMax != "10GB" {
+	if n.Config().Datastore.StorageMax != "10GB" {
 		t.Fatal("config changed by a rejected replace")
 	}
 }
@@ -68,11 +68,11 @@ func TestNode_UpdateConfig_Concurrent(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-			_ = n.Cfg().API
+			_ = n.Config().API
 		}()
 	}
 	wg.Wait()
-	if got := len(n.Cfg().API.HTTPHeaders); got != 16 {
+	if got := len(n.Config().API.HTTPHeaders); got != 16 {
 		t.Fatalf("%d headers, want 16 (lost updates)", got)
 	}
 }
@@ -108,4 +108,43 @@ func TestNode_MergeConfigDocs_Deep(t *testing.T) {
 	if left["A"].(map[string]any)["y"] != 2 {
 		t.Fatal("left was modified")
 	}
+}
+
+// Ensure request paths read the config through the accessor while config
+// commands replace it: run with -race (make test does), this fails on any
+// read of the config that bypasses the lock.
+func TestNode_Config_ReadWhileReplaced(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			testutil.SetConfig(t, n, map[string]any{
+				"Datastore.StorageMax":         fmt.Sprintf("%dGB", 10+i%5),
+				"Import.CidVersion":            i % 2,
+				"Experimental.UrlstoreEnabled": i%2 == 0,
+			})
+		}
+	}()
+	for i := range 20 {
+		if _, err := addOne(t, n, node.AddOptions{Pin: true}, fmt.Sprintf("data %d", i)); err != nil {
+			t.Fatal(err)
+		}
+		if n.StorageMax() < 10e9 {
+			t.Fatalf("StorageMax %d", n.StorageMax())
+		}
+		if _, err := n.ImportCidBuilder(); err != nil {
+			t.Fatal(err)
+		}
+		_ = n.FileManager()
+	}
+	close(stop)
+	wg.Wait()
 }

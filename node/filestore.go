@@ -33,7 +33,7 @@ func (n *Node) FilestoreRoot() string { return filepath.Dir(n.Repo) }
 // allowing files and URLs as the config says now.
 func (n *Node) FileManager() *filestore.FileManager {
 	fm := filestore.NewFileManager(n.Store.Datastore(), n.FilestoreRoot())
-	exp := n.Cfg().Experimental
+	exp := n.Config().Experimental
 	fm.AllowFiles = exp.FilestoreEnabled
 	fm.AllowUrls = exp.UrlstoreEnabled
 	return fm
@@ -43,7 +43,7 @@ func (n *Node) FileManager() *filestore.FileManager {
 // references), or Kubo's error when both the filestore and the urlstore
 // are off.
 func (n *Node) Filestore() (*filestore.Filestore, error) {
-	if exp := n.Cfg().Experimental; !exp.FilestoreEnabled && !exp.UrlstoreEnabled {
+	if exp := n.Config().Experimental; !exp.FilestoreEnabled && !exp.UrlstoreEnabled {
 		return nil, ErrFilestoreNotEnabled
 	}
 	return filestore.NewFilestore(n.Blocks.Blockstore, n.FileManager(), nil), nil

@@ -216,7 +216,7 @@ func ParseSizeEstimation(s string) (uio.SizeEstimationMode, error) {
 // Import.HashFunction (Kubo's UnixFSCidBuilder): a hash other than
 // sha2-256 implies CIDv1.
 func (n *Node) ImportCidBuilder() (cid.Builder, error) {
-	st, err := resolveImport(n.Cfg().Import, nil)
+	st, err := resolveImport(n.Config().Import, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func (n *Node) ImportCidBuilder() (cid.Builder, error) {
 // MFSDirOptions are the directory settings of Import that Kubo's files
 // commands pass when they create directories.
 func (n *Node) MFSDirOptions(builder cid.Builder) ([]mfs.Option, error) {
-	st, err := resolveImport(n.Cfg().Import, nil)
+	st, err := resolveImport(n.Config().Import, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func (n *Node) MFSDirOptions(builder cid.Builder) ([]mfs.Option, error) {
 // mfsRootOptions are Kubo's MFSRootOptions: builder, chunker and
 // directory shape from Import.
 func (n *Node) mfsRootOptions() ([]mfs.Option, error) {
-	st, err := resolveImport(n.Cfg().Import, nil)
+	st, err := resolveImport(n.Config().Import, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -27,20 +27,6 @@ func addOne(t *testing.T, n *node.Node, o node.AddOptions, data string) (cid.Cid
 	return roots[0], nil
 }
 
-func setConfig(t *testing.T, n *node.Node, kv map[string]any) {
-	t.Helper()
-	if err := n.UpdateConfig(func(doc map[string]any) error {
-		for k, v := range kv {
-			if err := node.SetKey(doc, k, v); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Kubo matches hash names case-insensitively in add (--hash and
 // Import.HashFunction) and in the files commands; a non-sha2-256 hash
 // implies CIDv1.
@@ -59,7 +45,7 @@ func TestImport_HashName_CaseInsensitive(t *testing.T) {
 			t.Fatalf("add --hash %s: got %v, %v, want %v", name, got, err, want)
 		}
 	}
-	setConfig(t, n, map[string]any{"Import.HashFunction": "SHA2-512"})
+	testutil.SetConfig(t, n, map[string]any{"Import.HashFunction": "SHA2-512"})
 	got, err := addOne(t, n, node.AddOptions{}, "hello")
 	if err != nil || got != want {
 		t.Fatalf("add with Import.HashFunction SHA2-512: got %v, %v, want %v", got, err, want)
@@ -86,7 +72,7 @@ func TestImport_HashName_Unknown(t *testing.T) {
 	if err == nil || err.Error() != `unrecognized hash function: "nope"` {
 		t.Fatalf("add --hash NOPE: got %v", err)
 	}
-	setConfig(t, n, map[string]any{"Import.HashFunction": "Nope"})
+	testutil.SetConfig(t, n, map[string]any{"Import.HashFunction": "Nope"})
 	for _, f := range []func() error{
 		func() error { _, err := addOne(t, n, node.AddOptions{}, "x"); return err },
 		func() error { _, err := n.ImportCidBuilder(); return err },
@@ -101,7 +87,7 @@ func TestImport_HashName_Unknown(t *testing.T) {
 // the same CID as add for the same settings.
 func TestImport_AddAndMFS_SameSettings(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	setConfig(t, n, map[string]any{"Import.CidVersion": 1, "Import.UnixFSHAMTDirectorySizeThreshold": "1KB"})
+	testutil.SetConfig(t, n, map[string]any{"Import.CidVersion": 1, "Import.UnixFSHAMTDirectorySizeThreshold": "1KB"})
 	b, err := n.ImportCidBuilder()
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +100,7 @@ func TestImport_AddAndMFS_SameSettings(t *testing.T) {
 		t.Fatalf("MFS builder with Import.CidVersion 1: %v", c.Prefix())
 	}
 	// An invalid setting fails both the same way.
-	setConfig(t, n, map[string]any{"Import.UnixFSHAMTDirectorySizeThreshold": "lots"})
+	testutil.SetConfig(t, n, map[string]any{"Import.UnixFSHAMTDirectorySizeThreshold": "lots"})
 	_, aerr := addOne(t, n, node.AddOptions{}, "x")
 	_, merr := n.MFSDirOptions(b)
 	for _, err := range []error{aerr, merr} {

@@ -442,7 +442,7 @@ type WriteOptions struct {
 func (m *MFS) Write(ctx context.Context, p string, input func() (io.Reader, error), o WriteOptions) error {
 	return m.do(o.Flush, func() (err error) {
 		raw := o.RawLeaves
-		if imp := m.n.Cfg().Import; raw == nil && imp.UnixFSRawLeaves != nil {
+		if imp := m.n.Config().Import; raw == nil && imp.UnixFSRawLeaves != nil {
 			raw = imp.UnixFSRawLeaves
 		}
 		if o.Offset < 0 {

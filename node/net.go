@@ -83,7 +83,7 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 	if n.Net != nil {
 		return errors.New("network already started")
 	}
-	cfg := n.Cfg()
+	cfg := n.Config()
 	lim, err := cfg.NetLimits()
 	if err != nil {
 		return err

@@ -22,10 +22,10 @@ import (
 // concurrent use; Close stops what New started and waits for it.
 type Node struct {
 	Repo string
-	// Config is the config in effect. Code that may run while a config
-	// command rewrites it should read it through Cfg.
-	Config *Config
-	cfgMu  sync.RWMutex // guards Config swaps and config file rewrites
+	// config is the config in effect, read through Config. It is never
+	// modified: a config change swaps in a new value.
+	config *Config
+	cfgMu  sync.RWMutex // guards config swaps and config file rewrites
 
 	Store *storage.Store
 	// Blocks is the store's blocks, with reads falling back to filestore
@@ -92,7 +92,7 @@ func (n *Node) open(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	n.Config = cfg
+	n.config = cfg
 	if err := n.loadIdentity(); err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (n *Node) open(opts *Options) error {
 }
 
 func (n *Node) loadIdentity() error {
-	pid, sk, err := n.Config.Identity.Keys()
+	pid, sk, err := n.config.Identity.Keys()
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func (s *WriteSession) Sync() error { return s.batch.Sync() }
 
 // StorageMax returns the cap in bytes (0: none).
 func (n *Node) StorageMax() uint64 {
-	v, err := ParseStorageMax(n.Cfg().Datastore.StorageMax)
+	v, err := ParseStorageMax(n.Config().Datastore.StorageMax)
 	if err != nil {
 		return 0
 	}

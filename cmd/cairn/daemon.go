@@ -325,7 +325,7 @@ func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) err
 		}
 		listeners = append(listeners, l)
 	}
-	if n.Config.API.AllowUnauthenticated && len(n.Config.API.Authorizations) == 0 {
+	if n.Config().API.AllowUnauthenticated && len(n.Config().API.Authorizations) == 0 {
 		fmt.Fprintf(stderr, "WARNING: API.AllowUnauthenticated is true: anyone who can reach the RPC port can control this node\n")
 	}
 
@@ -345,8 +345,8 @@ func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) err
 		return err
 	}
 	defer node.RemoveAPIFile(dir)
-	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config.Modules, modules.Options{Repo: dir, Version: httprpc.Version,
-		APIProtected: len(n.Config.API.Authorizations) > 0, MemoryMiB: n.Config.Budget.MemoryMiB})
+	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config().Modules, modules.Options{Repo: dir, Version: httprpc.Version,
+		APIProtected: len(n.Config().API.Authorizations) > 0, MemoryMiB: n.Config().Budget.MemoryMiB})
 	if err != nil {
 		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)
 	}
@@ -468,7 +468,7 @@ func checkAPIExposure(m ma.Multiaddr, api node.APIConfig) error {
 // startAutoGC collects garbage every Datastore.GCPeriod while usage is at
 // or above Datastore.StorageGCWatermark percent of StorageMax.
 func startAutoGC(ctx context.Context, n *node.Node, log io.Writer) error {
-	cfg := n.Cfg().Datastore
+	cfg := n.Config().Datastore
 	period := time.Hour
 	if cfg.GCPeriod != "" {
 		d, err := time.ParseDuration(cfg.GCPeriod)

@@ -74,7 +74,7 @@ func NewServer(n *node.Node, t *Table, env *Env, o ServerOptions) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{Table: t, Node: n, Env: env, ctx: ctx, cancel: cancel, serverHdr: o.ServerHeader,
 		methods: []string{"POST"}}
-	s.configure(n.Config.API)
+	s.configure(n.Config().API)
 	s.srv = &fasthttp.Server{
 		Handler:                       s.handle,
 		Name:                          o.ServerHeader,

@@ -128,7 +128,7 @@ func MustOnlineNode(t testing.TB, routing string, edit func(doc map[string]any))
 		t.Fatalf("open node: %v", err)
 	}
 	t.Cleanup(func() { n.Close() })
-	cfg := n.Cfg()
+	cfg := n.Config()
 	if len(cfg.Bootstrap) != 0 || cfg.Discovery.MDNS.Enabled || !cfg.Swarm.DisableNatPortMap {
 		t.Fatalf("test node config reaches beyond loopback: %+v %+v", cfg.Bootstrap, cfg.Discovery)
 	}
@@ -141,6 +141,22 @@ func MustOnlineNode(t testing.TB, routing string, edit func(doc map[string]any))
 		t.Fatalf("start net: %v", err)
 	}
 	return n
+}
+
+// SetConfig sets dotted config keys on an open node, through UpdateConfig
+// as the config commands do (the node's config is never changed in place).
+func SetConfig(t testing.TB, n *node.Node, kv map[string]any) {
+	t.Helper()
+	if err := n.UpdateConfig(func(doc map[string]any) error {
+		for k, v := range kv {
+			if err := node.SetKey(doc, k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // P2PAddr is the node's first listen address with /p2p/<id>.
