@@ -3,6 +3,7 @@ package httprpc_test
 import (
 	"bytes"
 	"mime/multipart"
+	"net/http"
 	"net/url"
 	"testing"
 
@@ -25,4 +26,21 @@ func TestKuboShapes_CommandsRootAndDagPutHash(t *testing.T) {
 	mw.Close()
 	resp = rpcPost(t, srv, "dag/put", url.Values{"hash": {"bogus"}}, &body, mw.FormDataContentType())
 	wantErrorJSON(t, resp, 500, `unknown multicodec: "bogus"`)
+}
+
+// Ensure a non-canonical path answers 307, which clients follow with the
+// same POST (after a 301 they sent a GET and got 405) (issue 12 item 12).
+func TestRedirect_307KeepsPost(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
+	for _, p := range []string{"/api/v0//version", "/api/v0/x/../version"} {
+		resp, err := http.Post(srv.URL+p, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := readAll(t, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !bytes.Contains(b, []byte(`"Version"`)) {
+			t.Fatalf("POST %s followed: %d %s", p, resp.StatusCode, b)
+		}
+	}
 }

@@ -237,8 +237,14 @@ func redirect(ctx *fasthttp.RequestCtx, to string) {
 	if q := ctx.URI().QueryString(); len(q) > 0 {
 		to += "?" + string(q)
 	}
+	// 307 as Kubo 0.42 (Go's mux): unlike a 301, clients repeat the POST
+	// with its body. Go's redirect writes a body for GET only.
 	ctx.Response.Header.Set("Location", to)
-	ctx.Response.Header.Set("Content-Type", "text/html; charset=utf-8")
-	ctx.SetStatusCode(301)
-	ctx.SetBodyString("<a href=\"" + to + "\">Moved Permanently</a>.\n\n")
+	ctx.SetStatusCode(307)
+	if ctx.IsGet() || ctx.IsHead() {
+		ctx.Response.Header.Set("Content-Type", "text/html; charset=utf-8")
+	}
+	if ctx.IsGet() {
+		ctx.SetBodyString("<a href=\"" + to + "\">Temporary Redirect</a>.\n\n")
+	}
 }
