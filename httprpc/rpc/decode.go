@@ -90,6 +90,7 @@ type KV struct{ Key, Value string }
 // not given get their defaults.
 func DecodeOptions(valid []Option, pairs []KV) (map[string]any, error) {
 	raw := map[string][]string{}
+	spelled := map[string]string{} // canonical name -> key whose values raw holds
 	var order []string
 	for _, p := range pairs {
 		if p.Key == "arg" {
@@ -99,10 +100,22 @@ func DecodeOptions(valid []Option, pairs []KV) (map[string]any, error) {
 		if !ok {
 			continue
 		}
-		if _, seen := raw[o.Name()]; !seen {
-			order = append(order, o.Name())
+		name := o.Name()
+		prev, seen := spelled[name]
+		switch {
+		case !seen:
+			order = append(order, name)
+			spelled[name] = p.Key
+		case prev != p.Key:
+			// Two spellings (r=0&recursive=1): one wins, as in Kubo
+			// (spec 1.5): the long name, else the first given.
+			if p.Key != name {
+				continue
+			}
+			spelled[name] = p.Key
+			raw[name] = nil
 		}
-		raw[o.Name()] = append(raw[o.Name()], p.Value)
+		raw[name] = append(raw[name], p.Value)
 	}
 	out := map[string]any{}
 	for _, name := range order {
