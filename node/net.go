@@ -73,6 +73,8 @@ type Net struct {
 type NetOptions struct {
 	// UserAgent is announced by identify (AgentVersion).
 	UserAgent string
+	// Routing, if set, overrides Routing.Type (daemon --routing).
+	Routing string
 }
 
 // Online reports whether the network layer runs.
@@ -94,8 +96,12 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 	}
 	caps := NewBandwidthLimiter(lim)
 	rtype := "dhtclient"
-	if cfg.Routing.Type != nil && *cfg.Routing.Type != "" && *cfg.Routing.Type != "auto" && *cfg.Routing.Type != "default" {
-		rtype = *cfg.Routing.Type
+	setting := o.Routing
+	if setting == "" && cfg.Routing.Type != nil {
+		setting = *cfg.Routing.Type
+	}
+	if setting != "" && setting != "auto" && setting != "default" {
+		rtype = setting
 	}
 	var mode dht.ModeOpt
 	switch rtype {

@@ -46,8 +46,25 @@ func IsInitialized(repo string) bool {
 }
 
 // NewIdentity makes an ed25519 identity in Kubo's encoding.
-func NewIdentity() (Identity, error) {
-	sk, pk, err := crypto.GenerateEd25519Key(rand.Reader)
+func NewIdentity() (Identity, error) { return NewIdentityOf("ed25519", 0) }
+
+// NewIdentityOf makes an identity with Kubo's init key choices: algorithm
+// ed25519 (the default, "" too) or rsa with bits (default 2048).
+func NewIdentityOf(algorithm string, bits int) (Identity, error) {
+	var sk crypto.PrivKey
+	var pk crypto.PubKey
+	var err error
+	switch strings.ToLower(algorithm) {
+	case "", "ed25519":
+		sk, pk, err = crypto.GenerateEd25519Key(rand.Reader)
+	case "rsa":
+		if bits == 0 {
+			bits = 2048
+		}
+		sk, pk, err = crypto.GenerateRSAKeyPair(bits, rand.Reader)
+	default:
+		return Identity{}, fmt.Errorf("unrecognized key type: %s", algorithm)
+	}
 	if err != nil {
 		return Identity{}, err
 	}
@@ -65,18 +82,40 @@ func NewIdentity() (Identity, error) {
 // Init creates a repo at dir with the given comma-separated profiles. It
 // fails if a repo is already there.
 func Init(dir, profiles string) (*Config, error) {
+	return InitRepo(dir, InitOptions{Profiles: profiles})
+}
+
+// InitOptions are the choices of `cairn init` (Kubo's init flags).
+type InitOptions struct {
+	// Profiles is a comma-separated list of profiles to apply.
+	Profiles string
+	// Algorithm and Bits choose the key (NewIdentityOf).
+	Algorithm string
+	Bits      int
+	// Config, if set, is the config to start from instead of
+	// DefaultConfig (`cairn init <default-config>`); its Identity is kept.
+	Config *Config
+}
+
+// InitRepo creates a repo at dir. It fails if a repo is already there.
+func InitRepo(dir string, o InitOptions) (*Config, error) {
 	if IsInitialized(dir) {
 		return nil, fmt.Errorf("cairn configuration file already exists!\nReinitializing would overwrite your keys (%s)", filepath.Join(dir, ConfigFile))
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}
-	id, err := NewIdentity()
-	if err != nil {
-		return nil, err
+	cfg := o.Config
+	if cfg == nil {
+		id, err := NewIdentityOf(o.Algorithm, o.Bits)
+		if err != nil {
+			return nil, err
+		}
+		cfg = DefaultConfig(id)
+	} else if _, _, err := cfg.Identity.Keys(); err != nil {
+		return nil, fmt.Errorf("init: the config file's identity: %w", err)
 	}
-	cfg := DefaultConfig(id)
-	if err := ApplyProfiles(cfg, profiles); err != nil {
+	if err := ApplyProfiles(cfg, o.Profiles); err != nil {
 		return nil, err
 	}
 	lk, err := LockRepo(dir)

@@ -56,7 +56,13 @@ func loadConfig(t *testing.T, repo string) *node.Config {
 // returns it with its RPC URL and output.
 func startDaemon(t *testing.T, repo string, env ...string) (*exec.Cmd, string, *syncBuffer) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "daemon")
+	return startDaemonFlags(t, repo, nil, env...)
+}
+
+// startDaemonFlags is startDaemon with daemon flags.
+func startDaemonFlags(t *testing.T, repo string, args []string, env ...string) (*exec.Cmd, string, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"daemon"}, args...)...)
 	cmd.Env = append(append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_PATH="+repo), env...)
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out

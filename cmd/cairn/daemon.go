@@ -4,8 +4,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -23,70 +24,109 @@ import (
 	"cairn/node"
 	"cairn/storage"
 
+	"github.com/ipfs/go-cid"
 	ma "github.com/multiformats/go-multiaddr"
 	manet "github.com/multiformats/go-multiaddr/net"
 )
 
-func repoFromFlags(fs *flag.FlagSet) *string {
-	p := fs.String("repo-dir", "", "path to the repo (default $CAIRN_PATH or ~/.cairn)")
-	return p
-}
-
-func resolveRepo(flagVal string) string {
-	if flagVal != "" {
-		return flagVal
-	}
-	return node.DefaultRepoPath()
-}
-
 func cmdInit(argv []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	profile := fs.String("profile", "", "comma-separated config profiles to apply (e.g. test)")
-	fs.StringVar(profile, "p", "", "short for --profile")
-	boardName := fs.String("board", "", "board profile (pi-zero-2w, pi3, pi4-8g, ...; auto to detect; list to show them)")
-	budget := fs.Int("budget", 0, "memory budget in MiB (default: the board's)")
-	storageMax := fs.String("storage-max", "", "Datastore.StorageMax (default: 90% of the free disk)")
-	repo := repoFromFlags(fs)
-	if err := fs.Parse(argv); err != nil {
+	inv, req, done, code := parseCLI(append([]string{"init"}, argv...), stdout, stderr)
+	if done {
+		return code
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return 1
 	}
-	if *boardName == "list" {
+	boardName, storageMax := req.String("board"), req.String("storage-max")
+	budget := int(req.Int("budget"))
+	if boardName == "list" {
 		listBoards(stdout)
 		return 0
 	}
-	dir := resolveRepo(*repo)
+	if len(inv.args) > 1 {
+		return fail(fmt.Errorf("init takes at most one argument (a config file), got %d", len(inv.args)))
+	}
+	dir := repoPath(inv)
+	o := node.InitOptions{Profiles: req.String("profile"), Algorithm: req.String("algorithm"), Bits: int(req.Int("bits"))}
+	if len(inv.args) == 1 {
+		cfg, err := readConfigFile(inv.args[0])
+		if err != nil {
+			return fail(err)
+		}
+		o.Config = cfg
+	}
 	var plan *boardPlan
-	if *boardName != "" || *budget != 0 || *storageMax != "" {
+	if boardName != "" || budget != 0 || storageMax != "" {
 		if node.IsInitialized(dir) {
 			fmt.Fprintf(stderr, "Error: cairn configuration file already exists!\nReinitializing would overwrite your keys (%s)\n", filepath.Join(dir, node.ConfigFile))
 			return 1
 		}
 		var err error
-		if plan, err = planBoard(dir, *boardName, *budget, *storageMax); err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
-			return 1
+		if plan, err = planBoard(dir, boardName, budget, storageMax); err != nil {
+			return fail(err)
 		}
 	}
 	fmt.Fprintf(stdout, "initializing cairn node at %s\n", dir)
-	cfg, err := node.Init(dir, *profile)
+	cfg, err := node.InitRepo(dir, o)
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return 1
+		return fail(err)
 	}
-	fmt.Fprintf(stdout, "generating ED25519 keypair...done\npeer identity: %s\n", cfg.Identity.PeerID)
+	if o.Config == nil {
+		if strings.EqualFold(o.Algorithm, "rsa") {
+			bits := max(o.Bits, 0)
+			if bits == 0 {
+				bits = 2048
+			}
+			fmt.Fprintf(stdout, "generating %d-bit RSA keypair...done\n", bits)
+		} else {
+			fmt.Fprintf(stdout, "generating ED25519 keypair...done\n")
+		}
+	}
+	fmt.Fprintf(stdout, "peer identity: %s\n", cfg.Identity.PeerID)
 	if _, err := modules.EnsureCert(dir, cfg.Modules); err != nil {
 		fmt.Fprintf(stderr, "WARNING: modules HTTPS certificate: %v\n", err)
 	}
 	if plan != nil {
 		if err := plan.write(dir, cfg); err != nil {
-			fmt.Fprintf(stderr, "Error: writing the board profile: %v\n", err)
-			return 1
+			return fail(fmt.Errorf("writing the board profile: %w", err))
 		}
 		plan.print(stdout)
 	}
-	fmt.Fprintf(stdout, "\nto get started, enter:\n\n\tcairn cat /ipfs/QmQPeNsJPyVWPFDVHb9hpzGjp1TuZNxvMxH4wiz2CQ8YdH/readme\n\n")
+	if !req.Bool("empty-repo") {
+		c, err := addWelcomeDocs(dir)
+		if err != nil {
+			return fail(fmt.Errorf("init: seeding init docs failed: %w", err))
+		}
+		fmt.Fprintf(stdout, "to get started, enter:\n\n\tcairn cat /ipfs/%s/readme\n\n", c)
+	}
 	return 0
+}
+
+// readConfigFile reads the config file of `cairn init <default-config>`.
+func readConfigFile(path string) (*node.Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("config file %s: %w", path, err)
+	}
+	return node.DecodeConfig(doc)
+}
+
+// addWelcomeDocs opens the new repo and adds the welcome documents.
+func addWelcomeDocs(dir string) (cid.Cid, error) {
+	n, err := node.New(context.Background(), dir, nil)
+	if err != nil {
+		return cid.Undef, err
+	}
+	c, err := n.AddWelcomeDocs(context.Background())
+	if cerr := n.Close(); err == nil {
+		err = cerr
+	}
+	return c, err
 }
 
 // boardPlan is what init --board writes: a profile, its limits and a
@@ -201,29 +241,75 @@ func listBoards(w io.Writer) {
 }
 
 func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	offline := fs.Bool("offline", false, "run without connecting to the network")
-	initRepo := fs.Bool("init", false, "initialize the repo with default settings if it does not exist")
-	initProfile := fs.String("init-profile", "", "profiles to apply with --init")
-	enableGC := fs.Bool("enable-gc", false, "run garbage collection when usage passes Datastore.StorageGCWatermark of StorageMax, every Datastore.GCPeriod")
-	repo := repoFromFlags(fs)
-	if err := fs.Parse(argv); err != nil {
-		return 1
+	inv, req, done, code := parseCLI(append([]string{"daemon"}, argv...), stdout, stderr)
+	if done {
+		return code
 	}
-	dir := resolveRepo(*repo)
-	if *initRepo && !node.IsInitialized(dir) {
-		if _, err := node.Init(dir, *initProfile); err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "initialized cairn repo at %s\n", dir)
-	}
-	if err := runDaemon(dir, *enableGC, *offline, stdout, stderr); err != nil {
+	fail := func(err error) int {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return 1
 	}
+	if len(inv.args) > 0 {
+		return fail(fmt.Errorf("daemon takes no arguments, got %q", inv.args))
+	}
+	o, err := daemonFlags(req)
+	if err != nil {
+		return fail(err)
+	}
+	if _, set := inv.opts["enable-mplex-experiment"]; set {
+		fmt.Fprintf(stderr, "WARNING: --enable-mplex-experiment was removed from Kubo and does nothing; cairn uses yamux\n")
+	}
+	dir := repoPath(inv)
+	if req.Bool("init") && !node.IsInitialized(dir) {
+		iopts := node.InitOptions{Profiles: req.String("init-profile")}
+		if p := req.String("init-config"); p != "" {
+			if iopts.Config, err = readConfigFile(p); err != nil {
+				return fail(err)
+			}
+		}
+		if _, err := node.InitRepo(dir, iopts); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "initialized cairn repo at %s\n", dir)
+	}
+	if err := runDaemon(dir, o, stdout, stderr); err != nil {
+		return fail(err)
+	}
 	return 0
+}
+
+// daemonOptions are the daemon's flags that change how it runs.
+type daemonOptions struct {
+	offline, enableGC bool
+	routing           string // "" or a Routing.Type override
+	agentSuffix       string
+}
+
+// daemonFlags checks the daemon's flags (Kubo 0.42's set): the ones that
+// need what cairn does not have are refused with a message naming it.
+func daemonFlags(req *httprpc.Request) (daemonOptions, error) {
+	o := daemonOptions{offline: req.Bool("offline"), enableGC: req.Bool("enable-gc"), agentSuffix: req.String("agent-version-suffix")}
+	for _, f := range []struct{ flag, why string }{
+		{"mount", "FUSE mounts are not supported by cairn"},
+		{"enable-pubsub-experiment", "pubsub is not implemented in cairn yet"},
+		{"enable-namesys-pubsub", "IPNS over pubsub is not implemented in cairn yet"},
+		{"disable-transport-encryption", "cairn always encrypts transports (Noise or TLS)"},
+		{"writable", "the writable gateway was removed from Kubo, and cairn serves no gateway"},
+	} {
+		if req.Bool(f.flag) {
+			return o, fmt.Errorf("--%s: %s", f.flag, f.why)
+		}
+	}
+	switch r := req.String("routing"); r {
+	case "", "default":
+	case "auto", "dht", "dhtclient", "dhtserver", "none":
+		o.routing = r
+	case "autoclient", "custom", "delegated", "supernode":
+		return o, fmt.Errorf("--routing=%s is not supported by cairn (supported: default, auto, dht, dhtclient, dhtserver, none)", r)
+	default:
+		return o, fmt.Errorf("unrecognized routing option: %s", r)
+	}
+	return o, nil
 }
 
 // stopDeadline bounds a stop (SIGTERM, SIGINT or shutdown): past it the
@@ -231,7 +317,7 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 const stopDeadline = 9 * time.Second
 
 // runDaemon serves the RPC until SIGINT/SIGTERM or /api/v0/shutdown.
-func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) error {
+func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Signals are caught from the start: a SIGTERM that arrives once the
@@ -296,13 +382,17 @@ func runDaemon(dir string, enableGC, offline bool, stdout, stderr io.Writer) err
 		return err
 	}
 	defer n.Close()
-	if enableGC {
+	if o.enableGC {
 		if err := startAutoGC(ctx, n, stderr); err != nil {
 			return err
 		}
 	}
-	if !offline {
-		if err := n.StartNet(ctx, node.NetOptions{UserAgent: httprpc.AgentVersion()}); err != nil {
+	if !o.offline {
+		ua := httprpc.AgentVersion()
+		if o.agentSuffix != "" {
+			ua += "/" + o.agentSuffix
+		}
+		if err := n.StartNet(ctx, node.NetOptions{UserAgent: ua, Routing: o.routing}); err != nil {
 			return err
 		}
 		for _, a := range n.Net.Host.Network().ListenAddresses() {
