@@ -36,7 +36,8 @@
 // confirmed after a garbage collection). The request then gets a 500
 // page; after a memory stop the state is thrown away (its pages returned
 // to the OS) and rebuilt on the next request from the code read at Load;
-// the file is never re-read. string.rep refuses results over the
-// memory cap, the Lua stack and call depth are bounded, and a Lua error
+// the file is never re-read. The string and table builtins that
+// allocate or loop in Go check both caps themselves (bounded.go,
+// pattern.go), the Lua stack and call depth are bounded, and a Lua error
 // is a 500 page: none of these stop the node or the other modules.
 package lua

@@ -40,21 +40,93 @@ type limits struct {
 	maxMem  int64
 }
 
+// meter is the budget of the call running in a state, for the builtins
+// that allocate or loop in Go (see bounded.go): they find it through the
+// state's context.
+type meter struct {
+	ctx     context.Context
+	maxMem  int64
+	base    atomic.Int64 // heap in use when the call started (lowered after collections)
+	overMem atomic.Bool
+	kill    context.CancelFunc
+	steps   int // work done since the last look at ctx
+}
+
+type meterKey struct{}
+
+// meterOf returns the meter of the call running in L; outside a call (a
+// test state, a coroutine resumed later) a meter with no time cap and the
+// default memory cap.
+func meterOf(L *lua.LState) *meter {
+	if ctx := L.Context(); ctx != nil {
+		if m, ok := ctx.Value(meterKey{}).(*meter); ok {
+			return m
+		}
+	}
+	return &meter{ctx: context.Background(), maxMem: 64 << 20}
+}
+
+// stepEvery is how many units of work a builtin does between two looks at
+// the call's context.
+const stepEvery = 4096
+
+// step counts n units of work and raises the time-limit error once the
+// call's context is done.
+func (m *meter) step(L *lua.LState, n int) {
+	m.steps += n
+	if m.steps < stepEvery {
+		return
+	}
+	m.steps = 0
+	if err := m.ctx.Err(); err != nil {
+		L.RaiseError("%s", ErrTimeLimit.Error())
+	}
+}
+
+// small is the size under which an allocation is left to the heap
+// sampler.
+const small = 64 << 10
+
+// reserve raises the memory-limit error, and stops the call, when n more
+// bytes would take the call past its memory cap: n over the cap, or over
+// what the cap leaves after the heap's growth since the call started
+// (confirmed after a collection).
+func (m *meter) reserve(L *lua.LState, n int64, what string) {
+	if n < small {
+		return
+	}
+	if n <= m.maxMem && n <= m.maxMem-(heapBytes()-m.base.Load()) {
+		return
+	}
+	if n <= m.maxMem {
+		runtime.GC()
+		if n <= m.maxMem-(heapBytes()-m.base.Load()) {
+			return
+		}
+	}
+	m.overMem.Store(true)
+	if m.kill != nil {
+		m.kill()
+	}
+	L.RaiseError("%s: %d more bytes would pass the memory limit (%d bytes)", what, n, m.maxMem)
+}
+
 // run calls f with L bound to a context that ends at the time cap, at the
 // memory cap, or when parent ends.
 func (lm limits) run(parent context.Context, L *lua.LState, f func() error) error {
 	ctx, cancel := context.WithTimeout(parent, lm.maxTime)
 	defer cancel()
-	var overMem atomic.Bool
+	mt := &meter{maxMem: lm.maxMem, kill: cancel}
+	mt.ctx = context.WithValue(ctx, meterKey{}, mt)
+	mt.base.Store(heapBytes())
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	base := heapBytes()
 	go func() {
 		defer close(done)
 		t := time.NewTicker(pollInterval)
 		defer t.Stop()
 		var gcDone chan struct{} // a confirming collection is running
-		kill := func() { overMem.Store(true); cancel() }
+		kill := func() { mt.overMem.Store(true); cancel() }
 		for {
 			select {
 			case <-stop:
@@ -63,13 +135,13 @@ func (lm limits) run(parent context.Context, L *lua.LState, f func() error) erro
 				return
 			case <-gcDone:
 				gcDone = nil
-				if heapBytes()-base > lm.maxMem {
+				if heapBytes()-mt.base.Load() > lm.maxMem {
 					kill()
 					return
 				}
-				base = min(base, heapBytes())
+				mt.base.Store(min(mt.base.Load(), heapBytes()))
 			case <-t.C:
-				grown := heapBytes() - base
+				grown := heapBytes() - mt.base.Load()
 				switch {
 				case grown > 2*lm.maxMem:
 					// Too much to be garbage waiting for a collection:
@@ -85,13 +157,13 @@ func (lm limits) run(parent context.Context, L *lua.LState, f func() error) erro
 			}
 		}
 	}()
-	L.SetContext(ctx)
+	L.SetContext(mt.ctx)
 	err := f()
 	L.RemoveContext()
 	close(stop)
 	<-done
 	switch {
-	case overMem.Load():
+	case mt.overMem.Load():
 		return fmt.Errorf("%w (%d bytes)", ErrMemoryLimit, lm.maxMem)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil:
 		return fmt.Errorf("%w (%s)", ErrTimeLimit, lm.maxTime)

@@ -263,3 +263,59 @@ func TestLua_Depends_NameIsNotAPath(t *testing.T) {
 		}
 	}
 }
+
+// Ensure work done inside Go builtins stays within the caps (issue 11):
+// a gsub with a 256 MiB result, a backtracking pattern, a lazy pattern
+// over 1 MiB, table.concat of 64 x 8 MiB, an endless tail call (alone and
+// under pcall), a format width of a billion, %s of 64 x 8 MiB, upper of
+// 20 MiB 64 times and rep(2^62) each get the 500 page within the time cap
+// and with the heap's peak growth within a few times the memory cap.
+func TestLua_Builtins_WithinCaps(t *testing.T) {
+	_, u := startHost(t, []string{"http_builtins"}, func(c *node.ModulesConfig) {
+		c.Lua.MaxRunTime = "1s"
+		c.Lua.MaxMemory = "32MiB"
+	})
+	if r := req(t, "GET", u+"/builtins/ok", ""); r.code != 200 || r.body != "11 a;b;;c \"a\\\"\\\n\"   3.1|z  |ff" {
+		t.Errorf("ordinary use: %d %q", r.code, r.body)
+	}
+	for _, path := range []string{"/gsub", "/backtrack", "/lazy", "/concat", "/tail", "/tailpcall", "/format", "/formats", "/upper", "/rep"} {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		base, peak := ms.HeapAlloc, ms.HeapAlloc
+		stop := make(chan struct{})
+		sampled := make(chan struct{})
+		go func() {
+			defer close(sampled)
+			var s runtime.MemStats
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+				runtime.ReadMemStats(&s)
+				peak = max(peak, s.HeapAlloc)
+			}
+		}()
+		start := time.Now()
+		r := req(t, "GET", u+"/builtins"+path, "")
+		took := time.Since(start)
+		close(stop)
+		<-sampled
+		grown := (int64(peak) - int64(base)) >> 20
+		t.Logf("%s: %d after %v, heap peak +%d MiB", path, r.code, took.Round(time.Millisecond), grown)
+		if r.code != 500 {
+			t.Errorf("%s: got %d %.100q, want the 500 page", path, r.code, r.body)
+		}
+		if took > 2*time.Second {
+			t.Errorf("%s: took %v with a 1s cap", path, took)
+		}
+		if grown > 4*32 {
+			t.Errorf("%s: heap grew by %d MiB with a 32 MiB cap", path, grown)
+		}
+	}
+	if r := req(t, "GET", u+"/builtins/ok", ""); r.code != 200 {
+		t.Errorf("after the runaways: %d %q", r.code, r.body)
+	}
+}

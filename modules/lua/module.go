@@ -95,7 +95,7 @@ func (m *Module) boot() error {
 	m.callCtx = ctx
 	err = m.lim.run(ctx, m.L, func() error {
 		m.L.Push(fn)
-		return m.L.PCall(0, 0, nil)
+		return m.L.PCall(0, 0, keepError(m.L))
 	})
 	m.callCtx = nil
 	if err != nil {
@@ -222,7 +222,7 @@ func (m *Module) call(ev *httpapp.Event, fn lua.LValue) any {
 			L.Push(lua.LString(ev.Arg))
 			nargs = 2
 		}
-		if err := L.PCall(nargs, 1, nil); err != nil {
+		if err := L.PCall(nargs, 1, keepError(L)); err != nil {
 			return err
 		}
 		ret = L.Get(-1)

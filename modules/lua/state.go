@@ -54,35 +54,7 @@ func newState(m *Module) *lua.LState {
 		m.ctx.Log.Info(strings.Join(parts, "\t"))
 		return 0
 	}))
-	// string.rep is the one library call that can ask for any amount of
-	// memory in one step.
-	strTab := L.GetGlobal("string").(*lua.LTable)
-	strTab.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
-		s := L.CheckString(1)
-		n := L.CheckInt(2)
-		sep := L.OptString(3, "")
-		if n <= 0 {
-			L.Push(lua.LString(""))
-			return 1
-		}
-		if int64(len(s)+len(sep))*int64(n) > m.lim.maxMem {
-			L.RaiseError("string.rep: result larger than the memory limit")
-		}
-		if sep == "" {
-			L.Push(lua.LString(strings.Repeat(s, n)))
-			return 1
-		}
-		var b strings.Builder
-		b.Grow((len(s) + len(sep)) * n)
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				b.WriteString(sep)
-			}
-			b.WriteString(s)
-		}
-		L.Push(lua.LString(b.String()))
-		return 1
-	}))
+	installBounded(L)
 
 	L.SetGlobal("os", newOSLib(L))
 

@@ -1,0 +1,44 @@
+package lua
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// FuzzLua_Snippet runs Lua snippets against the bounded string and table
+// builtins under small caps: no snippet may panic the process, run past
+// the time cap by much, or crash the Go stack.
+func FuzzLua_Snippet(f *testing.F) {
+	for _, s := range []string{
+		`return ("x"):rep(1000):gsub(".", ("y"):rep(64))`,
+		`return ("a"):rep(30):find(("a*"):rep(10) .. "b")`,
+		`return ("%d %5.2f %q %s"):format(1, 2.5, "a\n", {})`,
+		`local t = {} for w in ("a b c"):gmatch("%a") do t[#t+1] = w end return table.concat(t, ",")`,
+		`return ("(a(b)c)"):match("%b()"), ("THE (quick) fox"):find("%f[%a]%a+")`,
+		`local function f(n) return f(n + 1) end return pcall(f, 1)`,
+		`return ("x"):find("[%a-z]"), ("]"):match("[]]"), ("a.b"):gsub("%.", "%%")`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		L := lua.NewState(lua.Options{CallStackSize: 200, RegistryMaxSize: 1 << 16})
+		defer L.Close()
+		installBounded(L)
+		fn, err := L.LoadString(src)
+		if err != nil {
+			return
+		}
+		lm := limits{maxTime: 50 * time.Millisecond, maxMem: 8 << 20}
+		start := time.Now()
+		_ = lm.run(context.Background(), L, func() error {
+			L.Push(fn)
+			return L.PCall(0, lua.MultRet, keepError(L))
+		})
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%q ran %v with a 50ms cap", src, d)
+		}
+	})
+}
