@@ -168,10 +168,17 @@ func runPinAdd(r *Request, e Emitter) error {
 		return err
 	}
 	rec, name := r.Bool("recursive"), r.String("name")
-	var seen atomic.Int64
+	// Kubo's progress tracker counts blocks and bytes over all the pins.
+	var seen, seenBytes atomic.Int64
+	var base int64 // bytes of the pins done (the pin goroutine's)
+	var progress func(int, uint64)
+	if r.Bool("progress") {
+		progress = func(_ int, b uint64) { seen.Add(1); seenBytes.Store(base + int64(b)) }
+	}
 	pin := func() error {
 		for _, c := range cs {
-			err := r.Node.AddPin(r.Ctx, c, rec, name, func(n int) { seen.Add(1) })
+			base = seenBytes.Load()
+			err := r.Node.AddPin(r.Ctx, c, rec, name, progress)
 			if err != nil {
 				return fmt.Errorf("pin: %w", err)
 			}
@@ -199,13 +206,13 @@ func runPinAdd(r *Request, e Emitter) error {
 				return err
 			}
 			if n := seen.Load(); n > 0 {
-				if err := e.Emit(&PinOutput{Progress: int(n)}); err != nil {
+				if err := e.Emit(&PinOutput{Progress: int(n), Bytes: uint64(seenBytes.Load())}); err != nil {
 					return err
 				}
 			}
 			return e.Emit(out)
 		case <-tick.C:
-			if err := e.Emit(&PinOutput{Progress: int(seen.Load())}); err != nil {
+			if err := e.Emit(&PinOutput{Progress: int(seen.Load()), Bytes: uint64(seenBytes.Load())}); err != nil {
 				return err
 			}
 		}

@@ -115,3 +115,53 @@ func TestPinLs_NameFilterAndIndirectArg(t *testing.T) {
 		t.Fatalf("type=direct: %v", k)
 	}
 }
+
+// Ensure pin/add?progress=true reports {"Progress":n,"Bytes":m}, also for
+// a DAG already pinned (Kubo's pinner walks it again) (issue 12 item 8).
+func TestPinAdd_ProgressBytes(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	root, _ := addDir(t, n)
+	for _, round := range []string{"first", "already pinned"} {
+		resp := pinPost(t, srv, "pin/add?progress=true&arg="+root)
+		got := lines(t, resp)
+		if len(got) < 2 {
+			t.Fatalf("%s: %v", round, got)
+		}
+		p := got[len(got)-2]
+		// d (a dag-pb node) and a.txt's raw leaf "aaa".
+		if p["Progress"] != float64(2) || p["Bytes"] == nil || p["Bytes"].(float64) <= 3 {
+			t.Fatalf("%s: progress line %v", round, p)
+		}
+	}
+}
+
+// Ensure repo/gc?silent=true removes garbage and writes nothing (Kubo)
+// (issue 12 item 8).
+func TestRepoGC_Silent(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	addDir(t, n)
+	resp := pinPost(t, srv, "repo/gc?silent=true")
+	if got := lines(t, resp); resp.StatusCode != 200 || len(got) != 0 {
+		t.Fatalf("silent gc: %d %v", resp.StatusCode, got)
+	}
+	resp = pinPost(t, srv, "repo/stat")
+	if got := lines(t, resp); got[0]["NumObjects"] != float64(0) {
+		t.Fatalf("after silent gc: %v", got)
+	}
+}
+
+// Ensure repo/verify streams {"Msg":"","Progress":n} per block, then its
+// final line, as Kubo (issue 12 item 8).
+func TestRepoVerify_StreamsProgress(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	addDir(t, n)
+	resp := pinPost(t, srv, "repo/verify")
+	got := lines(t, resp)
+	if len(got) != 3 || got[0]["Progress"] != float64(1) || got[0]["Msg"] != "" || got[1]["Progress"] != float64(2) ||
+		got[2]["Msg"] != "verify complete, all blocks validated." {
+		t.Fatalf("repo verify: %v", got)
+	}
+}

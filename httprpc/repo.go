@@ -36,6 +36,7 @@ bounded batches: adds, cats and pins keep working meanwhile.`,
 		Options: []Option{
 			{Names: []string{"stream-errors"}, Type: Bool, Help: "Stream errors."},
 			{Names: []string{"quiet", "q"}, Type: Bool, Help: "Write minimal output."},
+			{Names: []string{"silent"}, Type: Bool, Help: "Write no output."},
 		},
 		Output: OutStream,
 		Run:    runRepoGC,
@@ -136,8 +137,8 @@ type RepoStat struct {
 
 // VerifyProgress is one line of repo/verify.
 type VerifyProgress struct {
-	Msg      string `json:",omitempty"`
-	Progress int    `json:",omitempty"`
+	Msg      string
+	Progress int
 }
 
 // RepoVersion is the body of repo/version.
@@ -152,7 +153,11 @@ type MessageOutput struct {
 
 func runRepoGC(r *Request, e Emitter) error {
 	streamErrs := r.Bool("stream-errors")
+	silent := r.Bool("silent") && !streamErrs // Kubo: stream-errors lists keys anyway
 	_, err := r.Node.CollectGarbage(r.Ctx, func(c cid.Cid) error {
+		if silent {
+			return nil
+		}
 		return e.Emit(&GcResult{Key: &CidLink{Cid: c.String()}})
 	})
 	if err != nil && streamErrs {
@@ -229,7 +234,8 @@ func runRepoVerify(r *Request, e Emitter) error {
 			emitErr = e.Emit(&VerifyProgress{Msg: fmt.Sprintf("block %s was corrupt (%s)", c, err)})
 		}
 	}, func(n int) {
-		if n%1024 == 0 && emitErr == nil {
+		// One line per block, as Kubo streams them.
+		if emitErr == nil {
 			emitErr = e.Emit(&VerifyProgress{Progress: n})
 		}
 	})
@@ -240,7 +246,7 @@ func runRepoVerify(r *Request, e Emitter) error {
 		return emitErr
 	}
 	if bad > 0 {
-		return errors.New("verify complete, some blocks were corrupt")
+		return fmt.Errorf("verify complete, %d blocks corrupt", bad)
 	}
 	return e.Emit(&VerifyProgress{Msg: "verify complete, all blocks validated."})
 }

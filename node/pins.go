@@ -80,10 +80,10 @@ func (n *Node) IsPinnedRecursive(ctx context.Context, c cid.Cid) (bool, error) {
 
 // AddPin pins c. A recursive pin needs every block of the DAG stored
 // (they are all read, and each is marked for a running GC before it is
-// read); progress, if set, gets the count of blocks seen. A direct pin
+// read); progress, if set, gets the count and bytes of blocks seen. A direct pin
 // needs the root block only. Pinning directly what is pinned recursively
 // is Kubo's error; pinning recursively what is pinned directly upgrades.
-func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name string, progress func(int)) error {
+func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name string, progress func(blocks int, bytes uint64)) error {
 	d := n.Store.Datastore()
 	isRec, err := d.Has(ctx, pinKey(pinRecursivePrefix, c))
 	if err != nil {
@@ -103,16 +103,21 @@ func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name strin
 		}
 		return d.Put(ctx, pinKey(pinDirectPrefix, c), []byte(name))
 	}
-	if isRec {
+	if isRec && progress == nil {
 		// Pinning again replaces the name, by an empty one too (boxo).
 		return d.Put(ctx, pinKey(pinRecursivePrefix, c), []byte(name))
 	}
-	seen := 0
+	// With progress, a DAG already pinned is walked again, as Kubo's
+	// pinner does, so that the progress counts it.
+	seen, bytes := 0, uint64(0)
 	err = n.WalkDAG(ctx, c, nil, func(x cid.Cid) error {
 		sess.record(x.Hash())
 		seen++
 		if progress != nil {
-			progress(seen)
+			if sz, err := n.Blocks.GetSize(ctx, x); err == nil {
+				bytes += uint64(sz)
+			}
+			progress(seen, bytes)
 		}
 		return nil
 	})
