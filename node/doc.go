@@ -42,8 +42,9 @@
 // # Concurrency
 //
 // A Node is safe for concurrent use by many requests. The config is
-// replaced whole under a lock by the config commands and is read through
-// Cfg, which returns a value that is never modified afterwards. Writes are
+// replaced whole under a lock by the config commands and is reachable only
+// through Config, which returns a value that is never modified afterwards
+// (the tests run under -race: make test-race). Writes are
 // serialised by storage's single writer; write sessions (session.go) let a
 // running GC see blocks being added, and the StorageMax cap is checked
 // under one lock so that concurrent writers cannot overshoot it together.
