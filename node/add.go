@@ -127,7 +127,7 @@ func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) e
 		a.o.PreserveMtime = false
 	}
 	if o.OnlyHash {
-		a.dag = newHashOnlyDAG()
+		a.dag = newHashOnlyDAG(ctx)
 		a.sync = func() error { return nil }
 	}
 	return a, nil
@@ -141,9 +141,9 @@ func (a *Adder) begin() {
 		return
 	}
 	a.sess = a.n.BeginWrite()
-	a.dag = newBatchDAG(a.n, a.sess)
+	a.dag = newBatchDAG(a.ctx, a.n, a.sess)
 	if a.o.NoCopy || a.o.Fscache {
-		a.dag = &refDAG{batchDAG: newBatchDAG(a.n, a.sess), fscache: a.o.Fscache}
+		a.dag = &refDAG{batchDAG: newBatchDAG(a.ctx, a.n, a.sess), fscache: a.o.Fscache}
 	}
 	a.sync = a.sess.Sync
 }
@@ -658,21 +658,29 @@ func (x *infoReader) Read(b []byte) (int, error) { return x.r.Read(b) }
 // upload cut mid-file).
 var ErrInputCut = errors.New("unexpected EOF")
 
-// cutGuard turns io.ErrUnexpectedEOF from an input into ErrInputCut: the
-// chunkers take io.ErrUnexpectedEOF from their reader for the normal end
-// of a short last chunk, which would store a cut file as a whole one.
-type cutGuard struct{ r io.Reader }
+// inputReader reads an import's input: it stops with ctx's error once
+// ctx is done (the client left), and turns io.ErrUnexpectedEOF into cut:
+// the chunkers take io.ErrUnexpectedEOF from their reader for the normal
+// end of a short last chunk, which would store a cut input as a whole one.
+type inputReader struct {
+	ctx context.Context
+	r   io.Reader
+	cut error
+}
 
-func (g cutGuard) Read(b []byte) (int, error) {
+func (g inputReader) Read(b []byte) (int, error) {
+	if err := g.ctx.Err(); err != nil {
+		return 0, err
+	}
 	n, err := g.r.Read(b)
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		err = ErrInputCut
+		err = g.cut
 	}
 	return n, err
 }
 
 func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
-	var r io.Reader = cutGuard{f}
+	var r io.Reader = inputReader{ctx: a.ctx, r: f, cut: ErrInputCut}
 	if a.o.Progress && !a.o.Silent {
 		r = &progressReader{r: r, name: path, emit: a.emit}
 	}

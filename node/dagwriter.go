@@ -23,15 +23,21 @@ import (
 type batchDAG struct {
 	bs   *Blockstore
 	sess *WriteSession
+	// ctx is the command's: boxo's DAG builders pass context.TODO to
+	// Add, so a command that stops (client gone) stops here.
+	ctx context.Context
 }
 
-func newBatchDAG(n *Node, s *WriteSession) *batchDAG {
-	return &batchDAG{bs: n.Blocks, sess: s}
+func newBatchDAG(ctx context.Context, n *Node, s *WriteSession) *batchDAG {
+	return &batchDAG{bs: n.Blocks, sess: s, ctx: ctx}
 }
 
 var _ ipld.DAGService = (*batchDAG)(nil)
 
 func (d *batchDAG) Add(ctx context.Context, n ipld.Node) error {
+	if err := d.ctx.Err(); err != nil {
+		return err
+	}
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, n.Cid()); err != nil {
 		return err
 	}
@@ -95,15 +101,21 @@ func (d *batchDAG) RemoveMany(context.Context, []cid.Cid) error {
 // as empty directories), so that only-hash of a large file needs no memory
 // for its leaves.
 type hashOnlyDAG struct {
+	ctx   context.Context // the command's, as batchDAG's
 	mu    sync.Mutex
 	nodes map[cid.Cid]ipld.Node
 }
 
-func newHashOnlyDAG() *hashOnlyDAG { return &hashOnlyDAG{nodes: map[cid.Cid]ipld.Node{}} }
+func newHashOnlyDAG(ctx context.Context) *hashOnlyDAG {
+	return &hashOnlyDAG{ctx: ctx, nodes: map[cid.Cid]ipld.Node{}}
+}
 
 var _ ipld.DAGService = (*hashOnlyDAG)(nil)
 
 func (d *hashOnlyDAG) Add(_ context.Context, n ipld.Node) error {
+	if err := d.ctx.Err(); err != nil {
+		return err
+	}
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, n.Cid()); err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 
 // DAG returns a DAG service that stores through the session (durable at
 // Sync or End) and reads from the store.
-func (s *WriteSession) DAG() ipld.DAGService { return newBatchDAG(s.n, s) }
+func (s *WriteSession) DAG() ipld.DAGService { return newBatchDAG(context.Background(), s.n, s) }
 
 // WithDAG runs fn with a DAG service writing through a new write session.
 // If fn fails, the blocks it stored are removed; otherwise they are
@@ -27,5 +27,5 @@ func (n *Node) WithDAG(ctx context.Context, fn func(ds ipld.DAGService) error) (
 			err = eerr
 		}
 	}()
-	return fn(s.DAG())
+	return fn(newBatchDAG(ctx, n, s))
 }

@@ -116,6 +116,11 @@ func resolveImport(imp Import, o *AddOptions) (*importSettings, error) {
 	if o.MaxLinks > 0 {
 		st.maxLinks = o.MaxLinks
 	}
+	if st.maxLinks < 2 {
+		// A file node of one link never reaches its data: the balanced
+		// layout would stack nodes forever.
+		return nil, fmt.Errorf("max-file-links must be at least 2, got %d", st.maxLinks)
+	}
 
 	st.chunker = defaultChunker
 	if imp.UnixFSChunker != nil && *imp.UnixFSChunker != "" {

@@ -73,7 +73,7 @@ func (n *Node) ImportTar(ctx context.Context, r io.Reader) (cid.Cid, error) {
 			hdr := new(dag.ProtoNode)
 			hdr.SetData(hb)
 			if h.Size > 0 {
-				spl := chunker.NewRabin(tarContent{tr}, uint64(chunker.DefaultBlockSize))
+				spl := chunker.NewRabin(inputReader{ctx: ctx, r: tr, cut: errTarTruncated}, uint64(chunker.DefaultBlockSize))
 				file, err := importer.BuildDagFromReader(ds, spl)
 				if err != nil {
 					return err
@@ -98,19 +98,6 @@ func (n *Node) ImportTar(ctx context.Context, r io.Reader) (cid.Cid, error) {
 		return nil
 	})
 	return root, err
-}
-
-// tarContent reads an entry's content. archive/tar reports a cut archive
-// as io.ErrUnexpectedEOF, which the rabin chunker takes for a short read
-// and retries forever; it is turned into an error the chunker returns.
-type tarContent struct{ r io.Reader }
-
-func (t tarContent) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if err == io.ErrUnexpectedEOF {
-		err = errTarTruncated
-	}
-	return n, err
 }
 
 // tarBlock is the tar block size.

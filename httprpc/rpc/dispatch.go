@@ -119,6 +119,10 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 	}
 	s.applyHeaders(ctx)
 	cctx, cancel := context.WithCancel(s.ctx)
+	// A client that hangs up stops its command, as in Kubo (net/http
+	// cancels the request's context).
+	stopWatch, base := watchHangup(ctx.Conn(), cancel), cancel
+	cancel = func() { stopWatch(); base() }
 	defer func() {
 		if cancel != nil {
 			cancel()
