@@ -170,7 +170,7 @@ func BenchmarkBalancedLayout(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for range b.N {
 				if _, err := layoutWith(b, layoutCase{len(data), "size-262144", raw, 174, raw, false},
-					bytes.NewReader(data), true, newHashOnlyDAG()); err != nil {
+					bytes.NewReader(data), true, newHashOnlyDAG(context.Background())); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -79,7 +79,9 @@ func (n *Node) StorageMax() uint64 {
 // keeps the file on disk, free pages included, within the cap plus one
 // write batch (the step by which the store grows its file).
 func (n *Node) Usage() (uint64, error) {
-	return max(n.Store.UsedBytes(), n.Store.BlockBytes()) + n.Store.PendingBytes(), nil
+	// Queued blocks take about 2% more once in pages; 1/32 covers that.
+	p := n.Store.PendingBytes()
+	return max(n.Store.UsedBytes(), n.Store.BlockBytes()) + p + p/32, nil
 }
 
 // admit checks that size more bytes fit under the cap. Over the cap it
