@@ -138,7 +138,7 @@ var bitswapCommands = []*Command{
 }
 
 func runBitswapStat(r *Request, e Emitter) error {
-	nt, err := online(r)
+	nt, err := onlineStat(r)
 	if err != nil {
 		return err
 	}
@@ -235,7 +235,7 @@ func runLedger(r *Request, e Emitter) error {
 }
 
 func runStatsBW(r *Request, e Emitter) error {
-	nt, err := online(r)
+	nt, err := onlineStat(r)
 	if err != nil {
 		return err
 	}

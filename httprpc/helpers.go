@@ -69,6 +69,17 @@ func online(r *Request) (*node.Net, error) {
 	return r.Node.Net, nil
 }
 
+// onlineStat is online for the statistics commands (stats/bw,
+// bitswap/stat, stats/bitswap): offline they answer a client error (400,
+// Code 1), as Kubo does.
+func onlineStat(r *Request) (*node.Net, error) {
+	nt, err := online(r)
+	if err != nil {
+		return nil, ClientError("unable to run offline: %s", err)
+	}
+	return nt, nil
+}
+
 var errExpectedFile = errors.New("expected a file argument")
 
 // firstFilePart returns the first file part of the request and its name

@@ -69,3 +69,17 @@ func TestOptions_TwoSpellings_OneWins(t *testing.T) {
 	_, err := rpc.DecodeOptions(valid, []rpc.KV{{Key: "r", Value: "0"}, {Key: "r", Value: "1"}})
 	wantErr(t, err, "expected key recursive to have only a single value, received [0 1]")
 }
+
+// Ensure the statistics commands answer offline as Kubo: 400, Code 1,
+// "unable to run offline: ..." (issue 12 item 11).
+func TestStats_Offline_ClientError(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
+	for _, p := range []string{"stats/bw", "stats/bitswap", "bitswap/stat"} {
+		resp := rpcPost(t, srv, p, nil, nil, "")
+		b := readAll(t, resp.Body)
+		if resp.StatusCode != 400 || !bytes.Contains(b, []byte(`"Message":"unable to run offline: this command must be run in online mode`)) ||
+			!bytes.Contains(b, []byte(`"Code":1`)) {
+			t.Fatalf("%s offline: %d %s", p, resp.StatusCode, b)
+		}
+	}
+}
