@@ -527,7 +527,17 @@ func runJSSuite(bin, cache, srcDir, areas string, perTest time.Duration, skips [
 	script := "#!/bin/sh\n# cairn as the Kubo binary for ipfsd-ctl (written by scripts/conformance).\n" +
 		"[ -n \"$IPFS_PATH\" ] || { echo 'cairn-as-kubo: IPFS_PATH is not set' >&2; exit 1; }\n" +
 		"CAIRN_PATH=$IPFS_PATH; export CAIRN_PATH\n" +
-		"if [ \"$1\" = init ]; then set -- \"$@\" --profile=test; fi\n" +
+		// init: any profile ipfsd-ctl asks for is replaced by test (cairn,
+		// like Kubo, refuses an option given twice).
+		"if [ \"$1\" = init ]; then\n" +
+		"  shift; skip=0\n" +
+		"  for a in \"$@\"; do\n" +
+		"    shift\n" +
+		"    if [ $skip = 1 ]; then skip=0; continue; fi\n" +
+		"    case \"$a\" in --profile|-p) skip=1 ;; --profile=*|-p=*) ;; *) set -- \"$@\" \"$a\" ;; esac\n" +
+		"  done\n" +
+		"  set -- init \"$@\" --profile=test\n" +
+		"fi\n" +
 		"exec " + shellQuote(bin) + " \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		return nil, err
