@@ -158,8 +158,14 @@ it will read the entire file similar to the Unix cat.`,
 			{Names: []string{"recursive", "r"}, Type: Bool, Help: "Recursively remove directories."},
 			{Names: []string{"force"}, Type: Bool, Help: "Forcibly remove target at path; implies -r for directories"},
 		},
-		Output: OutNone,
+		// Kubo: one JSON string per path that failed, then the error.
+		Output: OutStream,
 		Run:    runFilesRm,
+		Type:   func() any { return new(string) },
+		Text: func(t *TextEnv, v any) error {
+			_, err := fmt.Fprintln(t.Out, *v.(*string))
+			return err
+		},
 	},
 	{
 		Path:     "files/stat",
@@ -452,7 +458,7 @@ func runFilesRead(r *Request, e Emitter) error {
 	return m.ReadFile(r.Ctx, p, r.Int("offset"), count, e)
 }
 
-func runFilesRm(r *Request, _ Emitter) error {
+func runFilesRm(r *Request, e Emitter) error {
 	if !r.Bool("flush") {
 		return errors.New("files rm always flushes for safety. The --flush flag cannot be set to false for this command")
 	}
@@ -487,11 +493,13 @@ func runFilesRm(r *Request, _ Emitter) error {
 		}
 		j++
 	}
-	switch {
-	case len(errs) == 1:
-		return errors.New(errs[0])
-	case len(errs) > 1:
-		return fmt.Errorf("can't remove some files: %s", strings.Join(errs, "; "))
+	if len(errs) > 0 {
+		for _, msg := range errs {
+			if err := e.Emit(msg); err != nil {
+				return err
+			}
+		}
+		return errors.New("can't remove some files")
 	}
 	return nil
 }

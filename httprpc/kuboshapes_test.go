@@ -83,3 +83,18 @@ func TestStats_Offline_ClientError(t *testing.T) {
 		}
 	}
 }
+
+// Ensure files/rm of paths it cannot remove answers as Kubo: 200, one
+// JSON string per path, and the trailer "can't remove some files"
+// (issue 12 item 9).
+func TestFilesRm_Errors_AsKubo(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	mustCall(t, n, "files/mkdir", []string{"/dir"}, nil, nil)
+	resp := rpcPost(t, srv, "files/rm", url.Values{"arg": {"/nope", "/dir", "/"}}, nil, "")
+	b := readAll(t, resp.Body)
+	want := `"/nope: file does not exist"` + "\n" + `"/dir: path is a directory, use -r to remove directories"` + "\n" + `"/: cannot delete root"` + "\n"
+	if resp.StatusCode != 200 || string(b) != want || resp.Trailer.Get("X-Stream-Error") != "can't remove some files" {
+		t.Fatalf("files/rm: %d %q trailer %q", resp.StatusCode, b, resp.Trailer.Get("X-Stream-Error"))
+	}
+}
