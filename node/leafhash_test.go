@@ -154,6 +154,12 @@ func TestBalancedLayout_ReadError(t *testing.T) {
 			t.Fatalf("cut at %d: err %v, want %v", cut, err, errCut)
 		}
 	}
+	// Workers that saw the error may still be returning: wait for them,
+	// but no longer than a leak would take to show.
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Fatalf("%d goroutines after, %d before", n, before)
 	}
