@@ -54,6 +54,7 @@ var Families = [][]*Command{
 	objectCommands,
 	tarCommands,
 	fileLsCommands,
+	resolveCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.
