@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-race test-slow conformance bench fmt lint clean \
+.PHONY: build run test test-race test-slow conformance interop bench fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board vm-bench board-check
 
 build:
@@ -52,6 +52,14 @@ test-slow:
 conformance: build
 	$(GO) run ./scripts/conformance -bin $(BIN)
 
+# cairn and a real Kubo v0.42.0 (scripts/bench-kubo.sh, cached) online on
+# loopback in a network namespace of their own: same CIDs and CARs, bitswap
+# both ways, names and pubsub (tests/interop, build tag interop).
+interop: build
+	GO=$(GO) scripts/bench-kubo.sh
+	$(GO) test -c -tags interop -o bin/interop.test ./tests/interop
+	cd tests/interop && ../../bin/interop.test -test.count=1 -test.v -test.timeout 20m $(INTEROP_ARGS)
+
 # Side by side with Kubo v0.42.0 (installed once under ~/.cache/cairn-bench
 # by scripts/bench-kubo.sh); both offline on loopback in a network
 # namespace of their own (root). Medians of 3 runs; see scripts/bench.
@@ -66,6 +74,7 @@ fmt:
 
 lint: fmt
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags interop ./tests/interop
 	scripts/tracked-files-check.sh
 
 clean:

@@ -10,15 +10,16 @@ import (
 	"strings"
 	"time"
 
+	"cairn/internal/daemon"
 	"cairn/scripts/internal/benchutil"
 )
 
 func main() {
-	benchutil.EnterNetNS()
+	daemon.EnterNetNS()
 	sizeMiB := flag.Int("size", 256, "file size in MiB")
 	bin := flag.String("bin", "bin/cairn", "cairn binary")
 	arm := flag.String("arm64", "bin/cairn-linux-arm64", "cairn linux/arm64 binary (size figure)")
-	kubo := flag.String("kubo", filepath.Join(benchutil.KuboDir(), "ipfs"), "Kubo "+benchutil.KuboVersion+" binary (scripts/bench-kubo.sh)")
+	kubo := flag.String("kubo", filepath.Join(daemon.KuboDir(), "ipfs"), "Kubo "+daemon.KuboVersion+" binary (scripts/bench-kubo.sh)")
 	runs := flag.Int("runs", 3, "runs of every figure (the table shows medians)")
 	wrkSecs := flag.Int("wrk", 3, "seconds of wrk per run")
 	cairnEnv := flag.String("cairn-env", "", "extra environment of the cairn daemon, e.g. GOMAXPROCS=1 (comma-separated)")
@@ -82,11 +83,11 @@ func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
 		sync.Cairn = append(sync.Cairn, s)
 		for _, impl := range []string{"cairn", "kubo"} {
 			repo := filepath.Join(work, fmt.Sprintf("%s-%d", impl, r))
-			var d *benchutil.Daemon
+			var d *daemon.Daemon
 			if impl == "cairn" {
-				d, err = benchutil.StartCairn(bin, repo, "", nil, extraEnv...)
+				d, err = daemon.StartCairn(bin, repo, daemon.Options{Offline: true, Env: extraEnv})
 			} else {
-				d, err = benchutil.StartKubo(kubo, repo, "", nil)
+				d, err = daemon.StartKubo(kubo, repo, daemon.Options{Offline: true})
 			}
 			if err != nil {
 				return err
@@ -112,10 +113,10 @@ func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
 	figs = append(figs, sync)
 	add := benchutil.Median(figs[1].Cairn)
 	figs[1].Note = fmt.Sprintf("%.2fx the fdatasync rate; goal >= 0.9x", add/benchutil.Median(sync.Cairn))
-	figs = append(figs, binarySize(arm, filepath.Join(benchutil.KuboDir(), "linux_arm64", "ipfs")))
+	figs = append(figs, binarySize(arm, filepath.Join(daemon.KuboDir(), "linux_arm64", "ipfs")))
 	load, _ := os.ReadFile("/proc/loadavg")
 	benchutil.PrintTable(os.Stdout, fmt.Sprintf("cairn vs Kubo %s, offline on loopback, %d MiB random file, medians of %d runs (load average %s)",
-		benchutil.KuboVersion, mib, runs, strings.Join(strings.Fields(string(load))[:3], " ")), figs)
+		daemon.KuboVersion, mib, runs, strings.Join(strings.Fields(string(load))[:3], " ")), figs)
 	return nil
 }
 
@@ -134,7 +135,7 @@ func binarySize(cairn, kubo string) *benchutil.Figure {
 }
 
 // measure runs every phase against one daemon.
-func measure(d *benchutil.Daemon, input string, size int64, wrkSecs int, work string) (measured, error) {
+func measure(d *daemon.Daemon, input string, size int64, wrkSecs int, work string) (measured, error) {
 	var m measured
 	time.Sleep(500 * time.Millisecond)
 	pid := d.Pid()
@@ -200,7 +201,7 @@ func measure(d *benchutil.Daemon, input string, size int64, wrkSecs int, work st
 
 // flash measures what GC and the reuse of freed pages write: unpin and
 // collect the add, then add the same bytes again.
-func flash(d *benchutil.Daemon, m *measured, root, input string, size int64) error {
+func flash(d *daemon.Daemon, m *measured, root, input string, size int64) error {
 	pid := d.Pid()
 	db := filepath.Join(d.Repo, "blocks.db")
 	if err := benchutil.Post(d.URL, "/api/v0/pin/rm?arg="+root); err != nil {

@@ -16,13 +16,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"cairn/internal/daemon"
 	"cairn/scripts/internal/benchutil"
 )
 
 func main() {
-	benchutil.EnterNetNS()
+	daemon.EnterNetNS()
 	bin := flag.String("bin", "bin/cairn", "cairn binary")
-	kubo := flag.String("kubo", filepath.Join(benchutil.KuboDir(), "ipfs"), "Kubo "+benchutil.KuboVersion+" binary (scripts/bench-kubo.sh)")
+	kubo := flag.String("kubo", filepath.Join(daemon.KuboDir(), "ipfs"), "Kubo "+daemon.KuboVersion+" binary (scripts/bench-kubo.sh)")
 	kuboProfile := flag.String("kubo-profile", "lowpower", "Kubo profile besides test")
 	board := flag.String("board", "pi-zero-2w", "cairn board profile; its budget sizes the cgroup")
 	sizeMiB := flag.Int64("size", 1024, "file size in MiB")
@@ -102,7 +103,7 @@ func run(bin, kubo, kuboProfile, board string, size int64, runs, pins int, only,
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	benchutil.PrintTable(os.Stdout, fmt.Sprintf("memory cgroup of %d MiB (the %s budget): cairn --board=%s, Kubo %s --profile=test,%s; %d MiB random file, medians of %d runs (load average %s)",
-		budget, board, board, benchutil.KuboVersion, kuboProfile, mib, runs, strings.Join(strings.Fields(string(load))[:3], " ")), figs)
+		budget, board, board, daemon.KuboVersion, kuboProfile, mib, runs, strings.Join(strings.Fields(string(load))[:3], " ")), figs)
 	return nil
 }
 
@@ -110,7 +111,7 @@ func run(bin, kubo, kuboProfile, board string, size int64, runs, pins int, only,
 func boardBudget(bin, work, board string) (int64, error) {
 	repo := filepath.Join(work, "budget-probe")
 	defer os.RemoveAll(repo)
-	d, err := benchutil.StartCairn(bin, repo, board, nil)
+	d, err := daemon.StartCairn(bin, repo, daemon.Options{Offline: true, Board: board})
 	if err != nil {
 		return 0, err
 	}
@@ -137,11 +138,11 @@ func measure(impl, bin, kubo, kuboProfile, board, work, input string, size int64
 	defer cg.Remove()
 	repo := filepath.Join(work, fmt.Sprintf("%s-%d", impl, r))
 	defer os.RemoveAll(repo)
-	var d *benchutil.Daemon
+	var d *daemon.Daemon
 	if impl == "cairn" {
-		d, err = benchutil.StartCairn(bin, repo, board, cg)
+		d, err = daemon.StartCairn(bin, repo, daemon.Options{Offline: true, Board: board, CgroupProcs: cg.ProcsFile()})
 	} else {
-		d, err = benchutil.StartKubo(kubo, repo, kuboProfile, cg)
+		d, err = daemon.StartKubo(kubo, repo, daemon.Options{Offline: true, Profiles: kuboProfile, CgroupProcs: cg.ProcsFile()})
 	}
 	if err != nil {
 		return nil, err

@@ -106,24 +106,6 @@ func WriteRandom(path string, size int64) ([32]byte, error) {
 	return sum, f.Sync()
 }
 
-// WaitReady waits for the daemon of repo to answer /api/v0/version and
-// returns its RPC base URL.
-func WaitReady(repo string) (string, error) {
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(filepath.Join(repo, "api")); err == nil && len(b) > 0 {
-			a := string(b)
-			url := "http://127.0.0.1:" + a[strings.LastIndex(a, "/")+1:]
-			if resp, err := http.Post(url+"/api/v0/version", "", nil); err == nil {
-				resp.Body.Close()
-				return url, nil
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return "", fmt.Errorf("daemon not ready after 20s")
-}
-
 // Add streams one file named name, whose bytes write produces, as a
 // multipart add with the given query ("pin=true"), never holding it in
 // memory, and returns the last hash of the events.
@@ -208,4 +190,21 @@ func Post(url, path string) error {
 		return fmt.Errorf("%s: status %d %s %s", path, resp.StatusCode, body, resp.Trailer.Get("X-Stream-Error"))
 	}
 	return nil
+}
+
+// MajorFaults is majflt of /proc/<pid>/stat: page faults that read from
+// disk.
+func MajorFaults(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	// Fields after the command name, which is in parentheses.
+	fs := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fs) < 10 {
+		return 0
+	}
+	v, _ := strconv.ParseInt(fs[9], 10, 64) // field 12 majflt
+	return v
 }

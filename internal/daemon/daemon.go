@@ -1,0 +1,285 @@
+// daemon.go: starting cairn and Kubo daemons on loopback, in a network
+// namespace of their own and optionally in a memory cgroup.
+
+package daemon
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// KuboVersion is the Kubo the benchmarks and interop tests run against.
+const KuboVersion = "v0.42.0"
+
+// KuboDir is where scripts/bench-kubo.sh installs Kubo:
+// $HOME/.cache/cairn-bench/kubo-<version>.
+func KuboDir() string {
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "cairn-bench", "kubo-"+KuboVersion)
+}
+
+// netnsEnv marks the child that EnterNetNS started.
+const netnsEnv = "CAIRN_BENCH_NETNS"
+
+// InNetNS reports whether this process is the child EnterNetNS started.
+func InNetNS() bool { return os.Getenv(netnsEnv) == "1" }
+
+// EnterNetNS re-runs the current command inside a new network namespace
+// (`unshare --net`, or `unshare -rn` for a user without root) with only
+// loopback up, so that no daemon started by it can reach anything but
+// 127.0.0.1. It returns in the child; the parent exits with the child's
+// status.
+func EnterNetNS() {
+	if InNetNS() {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "netns:", err)
+		os.Exit(1)
+	}
+	flags := "--net"
+	if os.Geteuid() != 0 {
+		flags = "-rn"
+	}
+	args := append([]string{flags, "--", "sh", "-c", `ip link set lo up && exec "$0" "$@"`, exe}, os.Args[1:]...)
+	cmd := exec.Command("unshare", args...)
+	cmd.Env = append(os.Environ(), netnsEnv+"=1")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			os.Exit(ee.ExitCode())
+		}
+		fmt.Fprintln(os.Stderr, "netns: unshare --net:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// Options says how to start a daemon. The zero value starts it online
+// (swarm on 127.0.0.1 only, as the test profile sets it).
+type Options struct {
+	// Offline starts the daemon with --offline.
+	Offline bool
+	// Board is cairn's board profile given to init ("" for none).
+	Board string
+	// Profiles are Kubo profiles applied at init besides test
+	// (comma-separated).
+	Profiles string
+	// Config is set with `config --json KEY VALUE` after init, before
+	// the daemon starts (values are JSON).
+	Config map[string]string
+	// Args are extra daemon flags.
+	Args []string
+	// Env is extra environment of every command.
+	Env []string
+	// CgroupProcs is a cgroup.procs file the daemon joins before exec,
+	// so that every page it touches is charged to that cgroup.
+	CgroupProcs string
+}
+
+// Daemon is one running cairn or Kubo daemon.
+type Daemon struct {
+	Name string // "cairn" or "kubo"
+	Bin  string
+	Repo string
+	URL  string // http://127.0.0.1:port, the RPC
+	env  []string
+	cmd  *exec.Cmd
+	done chan struct{}
+	mu   sync.Mutex
+	log  bytes.Buffer
+}
+
+// Pid is the daemon's process id.
+func (d *Daemon) Pid() int { return d.cmd.Process.Pid }
+
+// Log is what the daemon printed so far.
+func (d *Daemon) Log() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.log.String()
+}
+
+func (d *Daemon) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.log.Write(p)
+}
+
+func cleanEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOMEMLIMIT=") && !strings.HasPrefix(kv, "GOGC=") &&
+			!strings.HasPrefix(kv, "GOMAXPROCS=") && !strings.HasPrefix(kv, "IPFS_PATH=") &&
+			!strings.HasPrefix(kv, "CAIRN_PATH=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
+// StartCairn inits a fresh repo at repo with --profile=test (and o.Board)
+// and starts `cairn daemon`.
+func StartCairn(bin, repo string, o Options) (*Daemon, error) {
+	d := &Daemon{Name: "cairn", Bin: bin, Repo: repo,
+		env: cleanEnv(append([]string{"CAIRN_PATH=" + repo}, o.Env...)...)}
+	args := []string{"init", "--profile=test"}
+	if o.Board != "" {
+		args = append(args, "--board="+o.Board)
+	}
+	if out, err := d.CLI(args...); err != nil {
+		return nil, fmt.Errorf("cairn init: %v %s", err, out)
+	}
+	return d, d.start(o)
+}
+
+// StartKubo inits a fresh Kubo repo at repo with the test profile (and
+// o.Profiles) and starts `ipfs daemon`.
+func StartKubo(bin, repo string, o Options) (*Daemon, error) {
+	d := &Daemon{Name: "kubo", Bin: bin, Repo: repo,
+		env: cleanEnv(append([]string{"IPFS_PATH=" + repo, "IPFS_TELEMETRY=off"}, o.Env...)...)}
+	p := "test"
+	if o.Profiles != "" {
+		p += "," + o.Profiles
+	}
+	if out, err := d.CLI("init", "--profile="+p); err != nil {
+		return nil, fmt.Errorf("kubo init: %v %s", err, out)
+	}
+	return d, d.start(o)
+}
+
+// CLI runs the daemon's binary with its repo (the daemon need not run)
+// and returns its standard output; the error carries standard error.
+func (d *Daemon) CLI(args ...string) (string, error) {
+	cmd := exec.Command(d.Bin, args...)
+	cmd.Env = d.env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("%s %s: %v: %s", d.Name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+func (d *Daemon) start(o Options) error {
+	for k, v := range o.Config {
+		if out, err := d.CLI("config", "--json", k, v); err != nil {
+			return fmt.Errorf("%s config %s: %v %s", d.Name, k, err, out)
+		}
+	}
+	argv := append([]string{d.Bin, "daemon"}, o.Args...)
+	if o.Offline {
+		argv = append(argv, "--offline")
+	}
+	if o.CgroupProcs != "" {
+		argv = append([]string{"sh", "-c", `echo $$ > "$0" && exec "$@"`, o.CgroupProcs}, argv...)
+	}
+	d.cmd = exec.Command(argv[0], argv[1:]...)
+	d.cmd.Env = d.env
+	d.cmd.Stdout, d.cmd.Stderr = d, d
+	if err := d.cmd.Start(); err != nil {
+		return err
+	}
+	d.done = make(chan struct{})
+	go func() { d.cmd.Wait(); close(d.done) }()
+	url, err := d.waitReady()
+	if err != nil {
+		d.Kill()
+		return fmt.Errorf("%s: %w: %s", d.Name, err, d.Log())
+	}
+	d.URL = url
+	return nil
+}
+
+// waitReady waits for the daemon to answer /api/v0/version and returns
+// its RPC base URL.
+func (d *Daemon) waitReady() (string, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-d.done:
+			return "", fmt.Errorf("daemon exited before it was ready")
+		default:
+		}
+		if b, err := os.ReadFile(filepath.Join(d.Repo, "api")); err == nil && len(b) > 0 {
+			a := strings.TrimSpace(string(b))
+			url := "http://127.0.0.1:" + a[strings.LastIndex(a, "/")+1:]
+			if resp, err := http.Post(url+"/api/v0/version", "", nil); err == nil {
+				resp.Body.Close()
+				return url, nil
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return "", fmt.Errorf("daemon not ready after 30s")
+}
+
+// Stop asks the daemon to shut down and kills it if it has not after 15 s.
+func (d *Daemon) Stop() {
+	if d.URL != "" {
+		if resp, err := http.Post(d.URL+"/api/v0/shutdown", "", nil); err == nil {
+			resp.Body.Close()
+		}
+	}
+	select {
+	case <-d.done:
+	case <-time.After(15 * time.Second):
+		d.Kill()
+	}
+}
+
+// Kill ends the daemon at once.
+func (d *Daemon) Kill() {
+	d.cmd.Process.Kill()
+	<-d.done
+}
+
+// Post calls an RPC command (path without /api/v0/, e.g. "id") with the
+// query args, and returns the body of a 200 answer; any other status is
+// an error carrying the body.
+func (d *Daemon) Post(cmd string, args url.Values, body io.Reader, contentType string) ([]byte, error) {
+	u := d.URL + "/api/v0/" + cmd
+	if len(args) > 0 {
+		u += "?" + args.Encode()
+	}
+	resp, err := http.Post(u, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return b, fmt.Errorf("%s %s: %s: %s", d.Name, cmd, resp.Status, strings.TrimSpace(string(b)))
+	}
+	if e := resp.Trailer.Get("X-Stream-Error"); e != "" {
+		return b, fmt.Errorf("%s %s: stream error: %s", d.Name, cmd, e)
+	}
+	return b, nil
+}
+
+// JSON calls an RPC command and decodes its (single-object) answer into v.
+func (d *Daemon) JSON(cmd string, args url.Values, v any) error {
+	b, err := d.Post(cmd, args, nil, "")
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s %s: %v: %s", d.Name, cmd, err, b)
+	}
+	return nil
+}
