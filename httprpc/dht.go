@@ -17,6 +17,7 @@ import (
 
 	"github.com/ipfs/go-cid"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
+	"github.com/libp2p/go-libp2p-kad-dht/dual"
 	kb "github.com/libp2p/go-libp2p-kbucket"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -185,8 +186,8 @@ func verboseEvent(w io.Writer, ev *RoutingEvent) error {
 	return err
 }
 
-// dhtOf returns the running DHT or the error a command answers.
-func dhtOf(r *Request) (*node.Net, *dht.IpfsDHT, error) {
+// dhtOf returns the running (dual) DHT or the error a command answers.
+func dhtOf(r *Request) (*node.Net, *dual.DHT, error) {
 	nt, err := online(r)
 	if err != nil {
 		return nil, nil, err
@@ -232,7 +233,7 @@ func streamEvents(r *Request, e Emitter, work func(ctx context.Context) error) e
 }
 
 func runFindPeer(r *Request, e Emitter) error {
-	_, d, err := dhtOf(r)
+	nt, d, err := dhtOf(r)
 	if err != nil {
 		return err
 	}
@@ -242,7 +243,7 @@ func runFindPeer(r *Request, e Emitter) error {
 		if err != nil {
 			return fmt.Errorf("invalid peer id %q: %w", s, err)
 		}
-		if id == d.PeerID() {
+		if id == nt.Host.ID() {
 			return errors.New("cannot search for yourself")
 		}
 		ids = append(ids, id)
@@ -334,7 +335,7 @@ func runDHTGet(r *Request, e Emitter) error {
 }
 
 func runDHTPut(r *Request, e Emitter) error {
-	_, d, err := dhtOf(r)
+	nt, d, err := dhtOf(r)
 	if err != nil {
 		return err
 	}
@@ -359,7 +360,7 @@ func runDHTPut(r *Request, e Emitter) error {
 			return err
 		}
 		// The peers closest to the key are the ones that stored it.
-		peers, err := d.GetClosestPeers(ctx, key)
+		peers, err := nt.ActiveDHT().GetClosestPeers(ctx, key)
 		if err != nil {
 			return nil
 		}
@@ -388,7 +389,7 @@ func runDHTProvide(r *Request, e Emitter) error {
 			return fmt.Errorf("block %s not found locally, cannot provide", c)
 		}
 	}
-	if d.RoutingTable().Size() == 0 {
+	if d.WAN.RoutingTable().Size() == 0 && d.LAN.RoutingTable().Size() == 0 {
 		return errors.New("cannot provide, no connected peers")
 	}
 	if r.Bool("recursive") {
@@ -419,10 +420,11 @@ func runDHTProvide(r *Request, e Emitter) error {
 }
 
 func runDHTQuery(r *Request, e Emitter) error {
-	_, d, err := dhtOf(r)
+	nt, _, err := dhtOf(r)
 	if err != nil {
 		return err
 	}
+	d := nt.ActiveDHT()
 	id, err := peer.Decode(r.Args[0])
 	if err != nil {
 		return fmt.Errorf("invalid peer id %q: %w", r.Args[0], err)
@@ -453,19 +455,21 @@ func runStatsDHT(r *Request, e Emitter) error {
 	}
 	names := r.Args
 	if len(names) == 0 {
-		names = []string{"wan"}
+		names = []string{"wan", "lan"}
 	}
 	for _, name := range names {
+		var table *dht.IpfsDHT
 		switch name {
 		case "wan", "wanserver":
+			table = d.WAN
 		case "lan", "lanserver":
-			return fmt.Errorf("cairn runs a single DHT: no %s table", name)
+			table = d.LAN
 		default:
 			return fmt.Errorf("unknown dht type: %s", name)
 		}
-		rt := d.RoutingTable()
+		rt := table.RoutingTable()
 		infos := rt.GetPeerInfos()
-		self := kb.ConvertPeerID(d.PeerID())
+		self := kb.ConvertPeerID(nt.Host.ID())
 		byBucket := map[int][]DHTPeerInfo{}
 		maxB := 0
 		for _, pi := range infos {
@@ -480,7 +484,7 @@ func runStatsDHT(r *Request, e Emitter) error {
 			byBucket[b] = append(byBucket[b], info)
 			maxB = max(maxB, b)
 		}
-		out := &DHTStats{Name: "WAN DHT", Buckets: []DHTBucket{}}
+		out := &DHTStats{Name: name, Buckets: []DHTBucket{}}
 		for b := 0; b <= maxB && len(infos) > 0; b++ {
 			peers := byBucket[b]
 			sort.Slice(peers, func(i, j int) bool { return peers[i].ID < peers[j].ID })
@@ -502,7 +506,11 @@ func orEmptyPeers(p []DHTPeerInfo) []DHTPeerInfo {
 
 func statsDHTText(t *TextEnv, v any) error {
 	s := v.(*DHTStats)
-	fmt.Fprintf(t.Out, "DHT %s (%d buckets):\n", s.Name, len(s.Buckets))
+	count := 0
+	for _, b := range s.Buckets {
+		count += len(b.Peers)
+	}
+	fmt.Fprintf(t.Out, "DHT %s (%d peers):\n", s.Name, count)
 	for i, b := range s.Buckets {
 		fmt.Fprintf(t.Out, "  Bucket %2d (%d peers) - refreshed %s:\n", i, len(b.Peers), b.LastRefresh)
 		fmt.Fprintln(t.Out, "    Peer                                                  last useful  last queried  Agent Version")

@@ -87,7 +87,7 @@ func TestNet_ThreeNodes_AddOnACatOnC(t *testing.T) {
 		t.Fatalf("swarm/connect output %q", got)
 	}
 	waitFor(t, 10*time.Second, "routing tables", func() bool {
-		return a.Net.DHT.RoutingTable().Size() > 0 && c.Net.DHT.RoutingTable().Size() > 0
+		return a.Net.DHT.LAN.RoutingTable().Size() > 0 && c.Net.DHT.LAN.RoutingTable().Size() > 0
 	})
 
 	data := make([]byte, 700<<10)
@@ -244,7 +244,7 @@ func TestNet_BadInput_Errors(t *testing.T) {
 	defer close(quit)
 	// It answers the routing table's lookup check about itself, then
 	// nothing.
-	mute.SetStreamHandler("/ipfs/kad/1.0.0", func(s network.Stream) {
+	mute.SetStreamHandler("/ipfs/lan/kad/1.0.0", func(s network.Stream) {
 		defer s.Reset()
 		r, w := pbio.NewDelimitedReader(s, 1<<20), pbio.NewDelimitedWriter(s)
 		for {
@@ -267,7 +267,7 @@ func TestNet_BadInput_Errors(t *testing.T) {
 	if err := n.Net.Host.Connect(ctx, peer.AddrInfo{ID: mute.ID(), Addrs: mute.Addrs()}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "mute peer in the routing table", func() bool { return n.Net.DHT.RoutingTable().Size() > 0 })
+	waitFor(t, 10*time.Second, "mute peer in the routing table", func() bool { return n.Net.DHT.LAN.RoutingTable().Size() > 0 })
 	start := time.Now()
 	_, err = callT(t, n, 2*time.Second, "dht/findprovs", []string{"bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"}, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "deadline") || time.Since(start) > 10*time.Second {
@@ -329,7 +329,7 @@ func TestNet_TwoNodes_AddrsBWAndDHTValues(t *testing.T) {
 	b := testutil.MustOnlineNode(t, "dhtserver", nil)
 	mustCall(t, a, "swarm/connect", []string{testutil.P2PAddr(t, b)}, nil, nil)
 	waitFor(t, 10*time.Second, "routing tables", func() bool {
-		return a.Net.DHT.RoutingTable().Size() > 0 && b.Net.DHT.RoutingTable().Size() > 0
+		return a.Net.DHT.LAN.RoutingTable().Size() > 0 && b.Net.DHT.LAN.RoutingTable().Size() > 0
 	})
 	listen := mustCall(t, a, "swarm/addrs/listen", nil, nil, nil).Values[0].(*httprpc.StringsOutput).Strings
 	if len(listen) == 0 || !strings.HasPrefix(listen[0], "/ip4/127.0.0.1/tcp/") {
@@ -401,14 +401,20 @@ func TestNet_TwoNodes_AddrsBWAndDHTValues(t *testing.T) {
 	if final == 0 {
 		t.Fatalf("dht/query: no FinalPeer among %d events", len(res.Values))
 	}
-	st := mustCall(t, a, "stats/dht", nil, nil, nil).Values[0].(*httprpc.DHTStats)
+	// Loopback peers are in the LAN table (the second line), never in
+	// the WAN one.
+	sts := mustCall(t, a, "stats/dht", nil, nil, nil).Values
+	if len(sts) != 2 || sts[0].(*httprpc.DHTStats).Name != "wan" || len(sts[0].(*httprpc.DHTStats).Buckets) != 0 {
+		t.Fatalf("stats/dht: %d tables, first %+v", len(sts), sts[0])
+	}
+	st := sts[1].(*httprpc.DHTStats)
 	var inTable bool
 	for _, bk := range st.Buckets {
 		for _, p := range bk.Peers {
 			inTable = inTable || (p.ID == b.PeerID.String() && p.Connected)
 		}
 	}
-	if st.Name != "WAN DHT" || !inTable {
+	if st.Name != "lan" || !inTable {
 		t.Fatalf("stats/dht: %+v", st)
 	}
 	// Providing: dht/provide of a local block, refusal of a missing one,

@@ -101,6 +101,10 @@ type Discovery struct {
 // Routing selects the content routing system.
 type Routing struct {
 	Type *string `json:",omitempty"`
+	// LoopbackAddressesOnLanDHT keeps loopback addresses in the LAN DHT's
+	// peer and provider records (Kubo's key; the test profile sets it),
+	// so nodes on one machine find each other.
+	LoopbackAddressesOnLanDHT *bool `json:",omitempty"`
 }
 
 // RPCAuthScope is one entry of API.Authorizations (Kubo's format), and of
@@ -351,6 +355,7 @@ var Profiles = map[string]Profile{
 			c.Bootstrap = []string{}
 			c.Discovery.MDNS.Enabled = false
 			c.Swarm.DisableNatPortMap = true
+			c.Routing.LoopbackAddressesOnLanDHT = ptr(true)
 			c.Modules.HTTP.Ports, c.Modules.HTTP.Interfaces = []int{0}, []string{"127.0.0.1"}
 			c.Modules.HTTPS.Ports, c.Modules.HTTPS.Interfaces = []int{0}, []string{"127.0.0.1"}
 		},

@@ -27,6 +27,7 @@ import (
 	"github.com/ipfs/go-datastore/namespace"
 	"github.com/libp2p/go-libp2p"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
+	"github.com/libp2p/go-libp2p-kad-dht/dual"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/metrics"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -44,8 +45,11 @@ import (
 
 // Net is the running network layer of an online node.
 type Net struct {
-	Host    host.Host
-	DHT     *dht.IpfsDHT // nil when Routing.Type is none
+	Host host.Host
+	// DHT is Kubo's dual DHT: WAN (public addresses only) and LAN
+	// (private and, with Routing.LoopbackAddressesOnLanDHT, loopback
+	// peers, on /ipfs/lan/kad/1.0.0). Nil when Routing.Type is none.
+	DHT     *dual.DHT
 	Bitswap *bitswap.Bitswap
 	ConnMgr *connmgr.BasicConnMgr
 	BW      *metrics.BandwidthCounter
@@ -95,25 +99,9 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		return err
 	}
 	caps := NewBandwidthLimiter(lim)
-	rtype := "dhtclient"
-	setting := o.Routing
-	if setting == "" && cfg.Routing.Type != nil {
-		setting = *cfg.Routing.Type
-	}
-	if setting != "" && setting != "auto" && setting != "default" {
-		rtype = setting
-	}
-	var mode dht.ModeOpt
-	switch rtype {
-	case "dhtclient":
-		mode = dht.ModeClient
-	case "dht":
-		mode = dht.ModeAutoServer
-	case "dhtserver":
-		mode = dht.ModeServer
-	case "none":
-	default:
-		return fmt.Errorf("config Routing.Type %q: want dhtclient, dht, dhtserver or none", rtype)
+	rtype, wanMode, lanMode, err := routingModes(o.Routing, cfg.Routing.Type)
+	if err != nil {
+		return err
 	}
 	var boot []peer.AddrInfo
 	for _, s := range cfg.Bootstrap {
@@ -189,9 +177,14 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		return err
 	}
 	if rtype != "none" {
-		dopts := []dht.Option{dht.Mode(mode), dht.Datastore(namespace.Wrap(n.Store.Datastore(), ds.NewKey("/dht"))),
-			dht.BootstrapPeers(boot...), dht.NamespacedValidator("ipns", ipns.Validator{KeyBook: h.Peerstore()})}
-		d, err := dht.New(nctx, capped, dopts...)
+		shared := []dht.Option{dht.Datastore(namespace.Wrap(n.Store.Datastore(), ds.NewKey("/dht"))),
+			dht.NamespacedValidator("ipns", ipns.Validator{KeyBook: h.Peerstore()})}
+		lan := []dht.Option{dht.Mode(lanMode)}
+		if b := cfg.Routing.LoopbackAddressesOnLanDHT; b != nil && *b {
+			lan = append(lan, dht.AddressFilter(nil))
+		}
+		d, err := dual.New(nctx, capped, dual.DHTOption(shared...),
+			dual.WanDHTOption(dht.Mode(wanMode), dht.BootstrapPeers(boot...)), dual.LanDHTOption(lan...))
 		if err != nil {
 			return fail(fmt.Errorf("starting the DHT: %w", err))
 		}
@@ -236,6 +229,43 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		go nt.bootstrap(boot)
 	}
 	return nil
+}
+
+// routingModes maps Routing.Type (or daemon --routing, which wins) to
+// the effective type and the modes of the WAN and LAN DHTs. Unset, auto
+// and default are cairn's dhtclient on the WAN, while the LAN DHT serves
+// as Kubo's auto does; an explicit dhtclient is a client on both, as in
+// Kubo.
+func routingModes(flag string, typ *string) (rtype string, wan, lan dht.ModeOpt, err error) {
+	setting := flag
+	if setting == "" && typ != nil {
+		setting = *typ
+	}
+	switch setting {
+	case "", "auto", "default":
+		return "dhtclient", dht.ModeClient, dht.ModeServer, nil
+	case "dhtclient":
+		return setting, dht.ModeClient, dht.ModeClient, nil
+	case "dht":
+		return setting, dht.ModeAutoServer, dht.ModeServer, nil
+	case "dhtserver":
+		return setting, dht.ModeServer, dht.ModeServer, nil
+	case "none":
+		return setting, 0, 0, nil
+	}
+	return "", 0, 0, fmt.Errorf("config Routing.Type %q: want dhtclient, dht, dhtserver or none", setting)
+}
+
+// ActiveDHT is the table queries that name no table use, as Kubo picks
+// it: the WAN DHT once it has peers, else the LAN DHT. Nil without a DHT.
+func (nt *Net) ActiveDHT() *dht.IpfsDHT {
+	if nt.DHT == nil {
+		return nil
+	}
+	if nt.DHT.WANActive() {
+		return nt.DHT.WAN
+	}
+	return nt.DHT.LAN
 }
 
 func (nt *Net) close() error {
