@@ -55,6 +55,7 @@ var Families = [][]*Command{
 	tarCommands,
 	fileLsCommands,
 	resolveCommands,
+	keyCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.

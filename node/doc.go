@@ -23,6 +23,8 @@
 //   - config.go is the config file (Kubo's key names, profiles);
 //     configstore.go changes it on a running node; repo.go is the repo
 //     directory (init, lock, api file).
+//   - keys.go is the keystore: named keys for IPNS in <repo>/keystore (one
+//     0400 file per key, Kubo's layout), checked at start by CheckKeystore.
 //   - gc.go collects garbage with a bounded-memory mark (walk.go) while adds
 //     and reads go on; mfs.go is the files commands' tree and mfsops.go
 //     their operations (cp, mv, mkdir, rm, read, write, add --to-files).

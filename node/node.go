@@ -13,6 +13,7 @@ import (
 
 	"github.com/ipfs/boxo/blockservice"
 	"github.com/ipfs/boxo/ipld/merkledag"
+	"github.com/ipfs/boxo/keystore"
 	ipld "github.com/ipfs/go-ipld-format"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -45,6 +46,9 @@ type Node struct {
 	gc   gcState
 	sess sessions
 	mfs  mfsState
+
+	keysMu sync.Mutex // serialises keystore changes (keys.go)
+	keys   *keystore.FSKeystore
 
 	closeOnce sync.Once
 	closeErr  error
@@ -95,6 +99,11 @@ func (n *Node) open(opts *Options) error {
 	n.config = cfg
 	if err := n.loadIdentity(); err != nil {
 		return err
+	}
+	if opts.Log != nil {
+		for _, err := range CheckKeystore(n.Repo) {
+			opts.Log("WARNING: %v", err)
+		}
 	}
 	path := filepath.Join(n.Repo, storage.FileName)
 	if opts.CompactIfNeeded {
