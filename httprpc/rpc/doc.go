@@ -4,6 +4,11 @@
 // families live in package httprpc and are plain data (Command values) whose
 // Run functions see only a *Request and an Emitter.
 //
+// Connections reach the server through a connlimit.Guard (capacity, a share
+// kept for loopback, a cap per client address, a deadline for the first
+// byte); server.go adds fasthttp's head and idle deadlines and an idle
+// deadline per body read.
+//
 // Start with command.go (Command, Option, Arg, Request, Emitter, TextEnv)
 // and table.go (the tree of commands). A request to the server goes
 // server.go (lifecycle, path checks, in the order of spec/rpc-wire.md 1.2)

@@ -10,12 +10,14 @@ import (
 	"log"
 	"math"
 	"net"
+	"net/netip"
 	"net/url"
 	pathpkg "path"
 	"strings"
 	"sync"
 	"time"
 
+	"cairn/internal/connlimit"
 	"cairn/node"
 
 	"github.com/valyala/fasthttp"
@@ -48,14 +50,27 @@ type Server struct {
 	auth      map[string][]string // expected Authorization value => allowed path prefixes
 	serverHdr string
 
+	guard *connlimit.Guard
+	idle  time.Duration // IdleTimeout
+
 	mu        sync.Mutex
 	listeners []net.Listener
 }
 
 // ServerOptions size the server; zero values mean defaults.
 type ServerOptions struct {
-	// Concurrency caps simultaneous connections (default 256).
+	// Concurrency caps simultaneous connections (default 256); a quarter
+	// of it is kept for loopback clients, and one other client address
+	// may hold an eighth (at least 16). See package connlimit.
 	Concurrency int
+	// HeaderTimeout bounds the wait for a request's first byte and then
+	// for the rest of its head (default 10s); IdleTimeout the wait for
+	// the next request on a kept-alive connection and for each read of a
+	// body (default 2m).
+	HeaderTimeout, IdleTimeout time.Duration
+	// IsLocal says which client addresses get the loopback share and no
+	// per-address limit (nil: loopback addresses).
+	IsLocal func(netip.Addr) bool
 	// MaxHeaderBytes caps the request line and headers; larger requests
 	// get 431 (default 256 KiB).
 	MaxHeaderBytes int
@@ -71,14 +86,23 @@ func NewServer(n *node.Node, t *Table, env *Env, o ServerOptions) *Server {
 	if o.MaxHeaderBytes <= 0 {
 		o.MaxHeaderBytes = 256 << 10
 	}
+	if o.HeaderTimeout <= 0 {
+		o.HeaderTimeout = 10 * time.Second
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 2 * time.Minute
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{Table: t, Node: n, Env: env, ctx: ctx, cancel: cancel, serverHdr: o.ServerHeader,
-		methods: []string{"POST"}}
+		methods: []string{"POST"}, idle: o.IdleTimeout,
+		guard: connlimit.New(connlimit.Limits{Capacity: o.Concurrency, FirstByte: o.HeaderTimeout, IsLocal: o.IsLocal})}
 	s.configure(n.Config().API)
 	s.srv = &fasthttp.Server{
-		Handler:                       s.handle,
-		Name:                          o.ServerHeader,
-		Concurrency:                   o.Concurrency,
+		Handler: s.handle,
+		Name:    o.ServerHeader,
+		// The guard admits at most Concurrency; fasthttp counts a
+		// connection a moment longer than the guard does.
+		Concurrency:                   2 * o.Concurrency,
 		ReadBufferSize:                o.MaxHeaderBytes,
 		WriteBufferSize:               32 << 10,
 		StreamRequestBody:             true,
@@ -88,8 +112,15 @@ func NewServer(n *node.Node, t *Table, env *Env, o ServerOptions) *Server {
 		NoDefaultContentType:          true,
 		NoDefaultDate:                 false,
 		ReduceMemoryUsage:             true,
-		IdleTimeout:                   2 * time.Minute,
-		Logger:                        quietLogger{},
+		// A request head must arrive within HeaderTimeout of its first
+		// byte (the guard bounds the wait for that byte); its body is
+		// then read with IdleTimeout per read (handle: ReadIdle).
+		ReadTimeout: o.HeaderTimeout,
+		HeaderReceived: func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+			return fasthttp.RequestConfig{ReadTimeout: o.IdleTimeout}
+		},
+		IdleTimeout: o.IdleTimeout,
+		Logger:      quietLogger{},
 	}
 	return s
 }
@@ -136,7 +167,7 @@ func (s *Server) Serve(l net.Listener) error {
 	s.mu.Lock()
 	s.listeners = append(s.listeners, l)
 	s.mu.Unlock()
-	err := s.srv.Serve(l)
+	err := s.srv.Serve(s.guard.Listener(l))
 	if s.ctx.Err() != nil {
 		return nil
 	}
@@ -168,6 +199,8 @@ func (s *Server) logf(format string, a ...any) {
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	// The body may take its time, as long as it keeps coming.
+	connlimit.ReadIdle(ctx.Conn(), s.idle)
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("rpc: panic serving %s: %v", ctx.Path(), r)

@@ -23,6 +23,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"cairn/internal/connlimit"
+
 	"github.com/valyala/fasthttp"
 )
 
@@ -58,8 +60,16 @@ type Options struct {
 	// with a Basic challenge (browsers prompt for a login), a known one
 	// outside its prefixes 403.
 	Authorizations map[string][]string
-	// Concurrency caps simultaneous connections (64).
+	// Concurrency caps simultaneous connections (64); a quarter of it is
+	// kept for loopback clients, and one other client address may hold
+	// 16 (package connlimit).
 	Concurrency int
+	// FirstByteTimeout bounds the wait for a new connection's first
+	// request byte (10s); ReadTimeout then bounds the request.
+	FirstByteTimeout time.Duration
+	// IsLocal says which client addresses get the loopback share and no
+	// per-address limit (nil: loopback addresses).
+	IsLocal func(netip.Addr) bool
 	// Log receives load errors and handler failures (slog.Default()).
 	Log *slog.Logger
 }
@@ -135,6 +145,7 @@ type Server struct {
 	trusted []netip.Prefix
 	hosts   map[string]bool // lower-case names Host may carry
 	srv     *fasthttp.Server
+	guard   *connlimit.Guard
 	ctx     context.Context
 	cancel  context.CancelFunc
 
@@ -162,6 +173,7 @@ func NewServer(o Options) (*Server, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.ix.Store(newIndex(nil))
+	s.guard = connlimit.New(connlimit.Limits{Capacity: o.Concurrency, FirstByte: o.FirstByteTimeout, IsLocal: o.IsLocal})
 	s.srv = &fasthttp.Server{
 		Handler:                       s.handle,
 		Name:                          "",
@@ -174,10 +186,12 @@ func NewServer(o Options) (*Server, error) {
 		ReadTimeout:                   o.ReadTimeout,
 		WriteTimeout:                  o.WriteTimeout,
 		IdleTimeout:                   o.IdleTimeout,
-		Concurrency:                   o.Concurrency,
-		ReadBufferSize:                16 << 10,
-		HeaderReceived:                s.headerReceived,
-		Logger:                        fasthttpLogger{o.Log},
+		// The guard admits at most Concurrency; fasthttp counts a
+		// connection a moment longer than the guard does.
+		Concurrency:    2 * o.Concurrency,
+		ReadBufferSize: 16 << 10,
+		HeaderReceived: s.headerReceived,
+		Logger:         fasthttpLogger{o.Log},
 		ErrorHandler: func(c *fasthttp.RequestCtx, err error) {
 			c.SetStatusCode(400)
 			c.SetContentType("text/html; charset=utf-8")
@@ -242,6 +256,7 @@ func (s *Server) Listen(addr string, tlsConf *tls.Config) (Listener, error) {
 		return Listener{}, err
 	}
 	li := Listener{Addr: l.Addr(), Secure: tlsConf != nil, l: l}
+	l = s.guard.Listener(l)
 	if tlsConf != nil {
 		l = tls.NewListener(l, tlsConf)
 	}
