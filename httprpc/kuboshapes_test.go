@@ -9,6 +9,8 @@ import (
 
 	"cairn/httprpc/rpc"
 	"cairn/internal/testutil"
+
+	"github.com/ipfs/boxo/files"
 )
 
 // Ensure small answers clients match on are Kubo 0.42's: the commands
@@ -96,5 +98,38 @@ func TestFilesRm_Errors_AsKubo(t *testing.T) {
 	want := `"/nope: file does not exist"` + "\n" + `"/dir: path is a directory, use -r to remove directories"` + "\n" + `"/: cannot delete root"` + "\n"
 	if resp.StatusCode != 200 || string(b) != want || resp.Trailer.Get("X-Stream-Error") != "can't remove some files" {
 		t.Fatalf("files/rm: %d %q trailer %q", resp.StatusCode, b, resp.Trailer.Get("X-Stream-Error"))
+	}
+}
+
+// Ensure cat of a symlink answers its target text, as Kubo (boxo's
+// files.Symlink is a readable File), and that a zero-byte cat (empty
+// file, offset at or past the end, length=0) is a byte stream as Kubo's:
+// text/plain, X-Stream-Output: 1, X-Content-Length: 0 (issue 12 item 7).
+func TestCat_SymlinkAndZeroBytes_AsKubo(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	root := addTree(t, n, nil, map[string]files.Node{"d": files.NewMapDirectory(map[string]files.Node{
+		"a.txt": files.NewBytesFile([]byte("hello")),
+		"empty": files.NewBytesFile(nil),
+		"link":  files.NewLinkFile("a.txt", nil),
+	})})
+	resp := rpcPost(t, srv, "cat", url.Values{"arg": {root + "/link"}}, nil, "")
+	if b := readAll(t, resp.Body); resp.StatusCode != 200 || string(b) != "a.txt" || resp.Header.Get("X-Content-Length") != "5" {
+		t.Fatalf("cat of a symlink: %d %q X-Content-Length %q", resp.StatusCode, b, resp.Header.Get("X-Content-Length"))
+	}
+	for _, q := range []url.Values{
+		{"arg": {root + "/empty"}},
+		{"arg": {root + "/a.txt"}, "offset": {"5"}},
+		{"arg": {root + "/a.txt"}, "offset": {"9"}},
+		{"arg": {root + "/a.txt"}, "length": {"0"}},
+		{"arg": {root + "/a.txt", root + "/empty"}, "offset": {"7"}},
+	} {
+		resp := rpcPost(t, srv, "cat", q, nil, "")
+		b := readAll(t, resp.Body)
+		h := resp.Header
+		if resp.StatusCode != 200 || len(b) != 0 || h.Get("Content-Type") != "text/plain" || h.Get("X-Stream-Output") != "1" ||
+			h.Get("X-Content-Length") != "0" || h.Get("X-Chunked-Output") != "" {
+			t.Fatalf("cat %v: %d %q headers %v", q, resp.StatusCode, b, h)
+		}
 	}
 }

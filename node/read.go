@@ -30,7 +30,7 @@ func (n *Node) FileSize(ctx context.Context, c cid.Cid) (uint64, error) {
 			if err != nil {
 				return err
 			}
-			if err := fileType(f); err != nil {
+			if err := fileType(f, true); err != nil {
 				return err
 			}
 			size = f.size()
@@ -41,14 +41,20 @@ func (n *Node) FileSize(ctx context.Context, c cid.Cid) (uint64, error) {
 	return size, err
 }
 
-func fileType(f *pbFile) error {
+// fileType accepts the nodes whose bytes a read gives: files and, at the
+// top of a read (root), a symlink, whose bytes are its target as in Kubo
+// (boxo's files.Symlink is a File: cat and files/read answer the target).
+func fileType(f *pbFile, root bool) error {
 	switch f.typ {
 	case int64(ft.TFile), int64(ft.TRaw):
 		return nil
 	case int64(ft.TDirectory), int64(ft.THAMTShard):
 		return ErrIsDir
 	case int64(ft.TSymlink):
-		return errors.New("cannot read a symlink as a file")
+		if root {
+			return nil
+		}
+		return errors.New("symlink inside a file")
 	}
 	return ErrNotFile
 }
@@ -90,7 +96,7 @@ func (n *Node) writeRange(ctx context.Context, c cid.Cid, base, from, to int64, 
 			if err != nil {
 				return fmt.Errorf("block %s: %w", c, err)
 			}
-			if err := fileType(f); err != nil {
+			if err := fileType(f, root); err != nil {
 				if root {
 					return err
 				}

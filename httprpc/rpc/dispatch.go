@@ -170,27 +170,32 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 		}
 	}()
 	<-em.first
+	kind := cmd.Output
+	if cmd.OutputFor != nil {
+		kind = cmd.OutputFor(req)
+	}
 	if !em.started {
 		// Finished without output.
 		if em.err != nil {
 			s.writeErrorJSON(ctx, enc, em.err)
 			return
 		}
-		s.preamble(ctx, OutNone, enc, req)
+		if kind != OutBytes {
+			kind = OutNone
+		}
+		// A byte command that wrote nothing is still a byte stream,
+		// as Kubo's empty reader is (a zero-byte cat: text/plain,
+		// X-Stream-Output, X-Content-Length: 0).
+		s.preamble(ctx, kind, enc, req)
+		s.contentLength(ctx, em)
 		ctx.SetBody(nil)
 		return
-	}
-	kind := cmd.Output
-	if cmd.OutputFor != nil {
-		kind = cmd.OutputFor(req)
 	}
 	if em.isBytes {
 		kind = OutBytes
 	}
 	s.preamble(ctx, kind, enc, req)
-	if em.length >= 0 {
-		ctx.Response.Header.Set("X-Content-Length", strconv.FormatInt(em.length, 10))
-	}
+	s.contentLength(ctx, em)
 	// The command writes into a pipe; fasthttp reads it from its own
 	// goroutine after writing the headers. The trailer is set by that
 	// reader goroutine when it meets the end, so no header is touched
@@ -203,6 +208,13 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 	}()
 	ctx.Response.SetBodyStream(&bodyReader{pipe: pipe, em: em, ctx: ctx, stop: cancel}, -1)
 	cancel = nil // the body reader owns the context now
+}
+
+// contentLength sets X-Content-Length when the command announced one.
+func (s *Server) contentLength(ctx *fasthttp.RequestCtx, em *httpEmitter) {
+	if em.length >= 0 {
+		ctx.Response.Header.Set("X-Content-Length", strconv.FormatInt(em.length, 10))
+	}
 }
 
 // drainBody reads what a command left of a multipart body (the epilogue
