@@ -38,6 +38,7 @@
 // to the OS) and rebuilt on the next request from the code read at Load;
 // the file is never re-read. The string and table builtins that
 // allocate or loop in Go check both caps themselves (bounded.go,
-// pattern.go), the Lua stack and call depth are bounded, and a Lua error
+// pattern.go), so does `..` (every chunk is compiled by compile.go, which
+// also bounds the nesting and memory of load and loadstring), the Lua stack and call depth are bounded, and a Lua error
 // is a 500 page: none of these stop the node or the other modules.
 package lua

@@ -8,8 +8,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// FuzzLua_Snippet runs Lua snippets against the bounded string and table
-// builtins under small caps: no snippet may panic the process, run past
+// FuzzLua_Snippet compiles Lua snippets as module code is compiled (`..`
+// bounded, nesting checked) and runs them against the bounded string and
+// table builtins under small caps: no snippet may panic the process, run past
 // the time cap by much, or crash the Go stack.
 func FuzzLua_Snippet(f *testing.F) {
 	for _, s := range []string{
@@ -20,6 +21,10 @@ func FuzzLua_Snippet(f *testing.F) {
 		`return ("(a(b)c)"):match("%b()"), ("THE (quick) fox"):find("%f[%a]%a+")`,
 		`local function f(n) return f(n + 1) end return pcall(f, 1)`,
 		`return ("x"):find("[%a-z]"), ("]"):match("[]]"), ("a.b"):gsub("%.", "%%")`,
+		`local s = ("x"):rep(1000) return s..s..s..s, 1 .. 2, setmetatable({}, {__concat = function() return "c" end}) .. "x"`,
+		`local s = "x" for i = 1, 30 do s = s .. s end return #s`,
+		`return loadstring(("do "):rep(300) .. ("end "):rep(300)), loadstring("return " .. ("{"):rep(150) .. ("}"):rep(150))`,
+		`local n = 0 return load(function() n = n + 1 if n < 100 then return "x = 1 " end end)`,
 	} {
 		f.Add(s)
 	}
@@ -27,7 +32,8 @@ func FuzzLua_Snippet(f *testing.F) {
 		L := lua.NewState(lua.Options{CallStackSize: 200, RegistryMaxSize: 1 << 16})
 		defer L.Close()
 		installBounded(L)
-		fn, err := L.LoadString(src)
+		installCompile(L)
+		fn, err := compile(L, src, "snippet")
 		if err != nil {
 			return
 		}

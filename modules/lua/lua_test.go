@@ -278,7 +278,12 @@ func TestLua_Builtins_WithinCaps(t *testing.T) {
 	if r := req(t, "GET", u+"/builtins/ok", ""); r.code != 200 || r.body != "11 a;b;;c \"a\\\"\\\n\"   3.1|z  |ff" {
 		t.Errorf("ordinary use: %d %q", r.code, r.body)
 	}
-	for _, path := range []string{"/gsub", "/backtrack", "/lazy", "/concat", "/tail", "/tailpcall", "/format", "/formats", "/upper", "/rep"} {
+	want := `a12|<table,string>|<string,table>|1<table,number>|xf|p-q1.5|nil|<string>: line 1: nested more than 200 levels deep|false`
+	if r := req(t, "GET", u+"/builtins/ok2", ""); r.code != 200 || !strings.HasPrefix(r.body, want) {
+		t.Errorf("concatenation and loadstring: %d %q, want %q...", r.code, r.body, want)
+	}
+	for _, path := range []string{"/gsub", "/backtrack", "/lazy", "/concat", "/tail", "/tailpcall", "/format", "/formats", "/upper", "/rep",
+		"/concatop", "/concatloop", "/loadnest", "/loadfuncs", "/loadchain", "/loadreader"} {
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)

@@ -85,7 +85,7 @@ func (m *Module) boot() error {
 	m.L = newState(m)
 	m.broken = false
 	m.nprov = 0
-	fn, err := m.L.Load(bytesReader(m.src), "@"+m.path)
+	fn, err := compile(m.L, string(m.src), "@"+m.path)
 	if err != nil {
 		m.dropState()
 		return syntaxError(m.path, m.src, err)

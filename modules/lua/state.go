@@ -15,8 +15,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
-
 // newState opens the allowed libraries and installs module, require,
 // cairn and the trimmed os table.
 func newState(m *Module) *lua.LState {
@@ -55,6 +53,7 @@ func newState(m *Module) *lua.LState {
 		return 0
 	}))
 	installBounded(L)
+	installCompile(L)
 
 	L.SetGlobal("os", newOSLib(L))
 

@@ -35,8 +35,30 @@ func unclosed(src []byte) (byte, int, bool) {
 		line int
 	}
 	var stack []opener
+	scanCode(string(src), func(tok string, line int) bool {
+		switch tok {
+		case "(", "{", "[":
+			stack = append(stack, opener{tok[0], line})
+		case ")", "}", "]":
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+		return true
+	})
+	if len(stack) == 0 {
+		return 0, 0, false
+	}
+	o := stack[len(stack)-1]
+	return o.c, o.line, true
+}
+
+// scanCode calls tok for each piece of code in Lua source s, with its
+// line, until tok returns false: a word (name, keyword or number, dots
+// included) or one other character. Strings, long strings and comments
+// are skipped (a string is passed as `"`), and so is white space.
+func scanCode(s string, tok func(string, int) bool) {
 	line := 1
-	s := string(src)
 	// longBracket returns the length of "[==[" at i (0 if none) and its
 	// level.
 	longBracket := func(i int) (int, int) {
@@ -62,11 +84,16 @@ func unclosed(src []byte) (byte, int, bool) {
 		line += strings.Count(s[i:i+k], "\n")
 		return i + k + len(end)
 	}
+	word := func(c byte) bool {
+		return c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == '\n':
 			line++
+			i++
+		case c == ' ' || c == '\t' || c == '\r':
 			i++
 		case c == '-' && strings.HasPrefix(s[i:], "--"):
 			if n, lvl := longBracket(i + 2); n > 0 {
@@ -77,6 +104,7 @@ func unclosed(src []byte) (byte, int, bool) {
 				i++
 			}
 		case c == '"' || c == '\'':
+			at := line
 			i++
 			for i < len(s) && s[i] != c && s[i] != '\n' {
 				if s[i] == '\\' && i+1 < len(s) {
@@ -88,28 +116,37 @@ func unclosed(src []byte) (byte, int, bool) {
 				i++
 			}
 			i++
+			if !tok(`"`, at) {
+				return
+			}
 		case c == '[':
 			if n, lvl := longBracket(i); n > 0 {
+				at := line
 				i = skipLong(i+n, lvl)
+				if !tok(`"`, at) {
+					return
+				}
 				continue
 			}
-			stack = append(stack, opener{c, line})
 			i++
-		case c == '(' || c == '{':
-			stack = append(stack, opener{c, line})
-			i++
-		case c == ')' || c == '}' || c == ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+			if !tok("[", line) {
+				return
 			}
+		case !word(c):
 			i++
+			if !tok(s[i-1:i], line) {
+				return
+			}
 		default:
-			i++
+			j := i
+			for j < len(s) && word(s[j]) {
+				j++
+			}
+			w := s[i:j]
+			i = j
+			if !tok(w, line) {
+				return
+			}
 		}
 	}
-	if len(stack) == 0 {
-		return 0, 0, false
-	}
-	o := stack[len(stack)-1]
-	return o.c, o.line, true
 }
