@@ -47,6 +47,7 @@ var Families = [][]*Command{
 	configEditCommands,
 	updateCommands,
 	diagCommands,
+	logCommands,
 	pinCommands,
 	repoCommands,
 	filesCommands,

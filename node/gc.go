@@ -41,6 +41,8 @@ type gcState struct {
 	active  bool
 	bloom   *bbloom.Bloom
 	running atomic.Bool
+	runs    atomic.Uint64
+	freed   atomic.Uint64
 }
 
 // mark adds key to the live set of a running collection.
@@ -120,7 +122,25 @@ func (n *Node) CollectGarbage(ctx context.Context, removed func(c cid.Cid) error
 	if err == nil {
 		err = n.sweepReferences(ctx, count)
 	}
+	g.runs.Add(1)
+	g.freed.Add(res.FreedBytes)
+	if err != nil {
+		log.Errorf("gc: removed %d blocks (%d bytes), then: %v", res.Removed, res.FreedBytes, err)
+	} else {
+		log.Infof("gc: removed %d blocks, freed %d bytes", res.Removed, res.FreedBytes)
+	}
 	return res, err
+}
+
+// GCStats are the collections since the node opened.
+type GCStats struct {
+	Runs       uint64 // finished collections (a failed sweep counts)
+	FreedBytes uint64 // block bytes they removed
+}
+
+// GCStats returns the collections since the node opened.
+func (n *Node) GCStats() GCStats {
+	return GCStats{Runs: n.gc.runs.Load(), FreedBytes: n.gc.freed.Load()}
 }
 
 func (n *Node) markRoots(ctx context.Context) error {

@@ -436,7 +436,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	}
 	defer node.RemoveAPIFile(dir)
 	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config().Modules, modules.Options{Repo: dir, Version: httprpc.Version,
-		APIProtected: len(n.Config().API.Authorizations) > 0, MemoryMiB: n.Config().Budget.MemoryMiB})
+		Log: subsystemLog("modules"), APIProtected: len(n.Config().API.Authorizations) > 0, MemoryMiB: n.Config().Budget.MemoryMiB})
 	if err != nil {
 		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)
 	}
@@ -445,6 +445,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "Module app %s\n", u)
 	}
 	fmt.Fprintf(stdout, "Daemon is ready\n")
+	log.Infof("daemon ready: RPC on %s", listeners[0].Multiaddr())
 	if err := sdNotify("READY=1\nSTATUS=serving the RPC on " + listeners[0].Multiaddr().String()); err != nil {
 		fmt.Fprintf(stderr, "WARNING: telling systemd the daemon is ready: %v\n", err)
 	}
@@ -460,6 +461,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		}
 	}
 	_ = sdNotify("STOPPING=1")
+	log.Info("daemon stopping")
 	deadline := time.AfterFunc(stopDeadline, func() {
 		fmt.Fprintf(stderr, "Error: shutdown took longer than %s; exiting without waiting further\n", stopDeadline)
 		os.Exit(1)

@@ -156,6 +156,9 @@ type Request struct {
 type Env struct {
 	Shutdown func()
 	Table    *Table
+	// Requests is the server's log of running and recent requests
+	// (diag/cmds); NewServer makes it when it is nil.
+	Requests *ReqLog
 }
 
 // Emitter receives a command's output. Values go through Emit; byte

@@ -153,6 +153,12 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 		return
 	}
 	req := &Request{Ctx: cctx, Node: s.Node, Command: cmd, Args: args, Opts: opts, Files: dir, Env: s.Env}
+	logged := func() {}
+	if s.Env != nil && s.Env.Requests != nil {
+		entry := s.Env.Requests.add(cmd.Path, opts, args)
+		var once sync.Once
+		logged = func() { once.Do(func() { s.Env.Requests.finish(entry) }) }
+	}
 	em := newHTTPEmitter(cmd, enc)
 	em.req = req
 	go func() {
@@ -175,6 +181,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 		kind = cmd.OutputFor(req)
 	}
 	if !em.started {
+		defer logged()
 		// Finished without output.
 		if em.err != nil {
 			s.writeErrorJSON(ctx, enc, em.err)
@@ -195,6 +202,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 		kind = OutBytes
 	}
 	s.preamble(ctx, kind, enc, req)
+	// A stream's headers go out at once: a client learns that its
+	// command runs before the first value (log/tail may wait long).
+	ctx.Response.ImmediateHeaderFlush = kind == OutStream || kind == OutBytes
 	s.contentLength(ctx, em)
 	// The command writes into a pipe; fasthttp reads it from its own
 	// goroutine after writing the headers. The trailer is set by that
@@ -206,7 +216,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 		<-em.done
 		pipe.CloseWrite()
 	}()
-	ctx.Response.SetBodyStream(&bodyReader{pipe: pipe, em: em, ctx: ctx, stop: cancel}, -1)
+	ctx.Response.SetBodyStream(&bodyReader{pipe: pipe, em: em, ctx: ctx, stop: cancel, logged: logged}, -1)
 	cancel = nil // the body reader owns the context now
 }
 
@@ -233,11 +243,12 @@ func drainBody(ctx *fasthttp.RequestCtx) {
 
 // bodyReader hands a command's output to fasthttp.
 type bodyReader struct {
-	pipe *chunkPipe
-	em   *httpEmitter
-	ctx  *fasthttp.RequestCtx
-	stop context.CancelFunc
-	once sync.Once
+	pipe   *chunkPipe
+	em     *httpEmitter
+	ctx    *fasthttp.RequestCtx
+	stop   context.CancelFunc
+	logged func() // marks the request's log entry finished
+	once   sync.Once
 }
 
 func (b *bodyReader) Read(p []byte) (int, error) {
@@ -258,6 +269,7 @@ func (b *bodyReader) Close() error {
 	b.once.Do(func() {
 		b.pipe.CloseRead()
 		b.stop()
+		b.logged()
 	})
 	return nil
 }

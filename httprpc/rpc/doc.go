@@ -32,8 +32,8 @@
 // A command's error before any output becomes the JSON error object of spec
 // 4.1: an *Error with CodeClient (ClientError) is 400, anything else 500
 // with Code 0. An error after output has started is sent in the
-// X-Stream-Error trailer. A panic in a command is recovered, logged through
-// Server.Log and answered as "an error occurred"; it never reaches fasthttp.
+// X-Stream-Error trailer. A panic in a command is recovered, logged (go-log
+// subsystem cmds/http) and answered as "an error occurred"; it never reaches fasthttp.
 // Emit and Write return ErrClientGone once the client has disconnected;
 // commands should stop then.
 //

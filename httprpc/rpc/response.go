@@ -144,6 +144,22 @@ func (e *httpEmitter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// Flush sends what was written so far to the client (a stream that
+// writes a little at a time, such as log/tail).
+func (e *httpEmitter) Flush() error {
+	if e.gone {
+		return ErrClientGone
+	}
+	if e.w == nil {
+		return nil
+	}
+	if err := e.w.Flush(); err != nil {
+		e.gone = true
+		return ErrClientGone
+	}
+	return nil
+}
+
 // finish records the command's result and wakes whoever waits.
 func (e *httpEmitter) finish(err error) {
 	if e.w != nil && !e.gone {

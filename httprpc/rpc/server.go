@@ -7,7 +7,6 @@ package rpc
 import (
 	"context"
 	"errors"
-	"log"
 	"math"
 	"net"
 	"net/netip"
@@ -20,6 +19,7 @@ import (
 	"cairn/internal/connlimit"
 	"cairn/node"
 
+	logging "github.com/ipfs/go-log/v2"
 	"github.com/valyala/fasthttp"
 )
 
@@ -33,13 +33,9 @@ const (
 
 // Server serves the command table over HTTP.
 type Server struct {
-	Table *Table
-	Node  *node.Node
-	Env   *Env
-	// Log receives one line per panic or internal error; nil means the
-	// standard logger.
-	Log *log.Logger
-
+	Table     *Table
+	Node      *node.Node
+	Env       *Env
 	srv       *fasthttp.Server
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -91,6 +87,9 @@ func NewServer(n *node.Node, t *Table, env *Env, o ServerOptions) *Server {
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 2 * time.Minute
+	}
+	if env != nil && env.Requests == nil {
+		env.Requests = &ReqLog{}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{Table: t, Node: n, Env: env, ctx: ctx, cancel: cancel, serverHdr: o.ServerHeader,
@@ -190,13 +189,10 @@ func textError(ctx *fasthttp.RequestCtx, status int, msg string) {
 	ctx.SetBodyString(msg + "\n")
 }
 
-func (s *Server) logf(format string, a ...any) {
-	if s.Log != nil {
-		s.Log.Printf(format, a...)
-		return
-	}
-	log.Printf(format, a...)
-}
+// log is the server's logger, named as go-ipfs-cmds' HTTP server's.
+var log = logging.Logger("cmds/http")
+
+func (s *Server) logf(format string, a ...any) { log.Errorf(format, a...) }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	// The body may take its time, as long as it keeps coming.
