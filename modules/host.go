@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"cairn/modules/events"
 	"cairn/modules/httpapp"
 	"cairn/modules/lua"
 	"cairn/modules/modapi"
@@ -62,7 +63,9 @@ type Host struct {
 	view     modapi.NodeView
 	cfg      node.ModulesConfig
 	settings *modapi.Settings
-	bus      *modapi.Bus
+	events   *events.Bus // module events (module:hook)
+	http     *events.Bus // the HTTP server's (http-error, directory-index)
+	shared   *modapi.Shared
 
 	mu      sync.Mutex
 	loaded  map[string]modapi.Module
@@ -79,13 +82,15 @@ func Start(_ context.Context, v modapi.NodeView, cfg node.ModulesConfig, o Optio
 		o.Log = slog.Default()
 	}
 	def := node.DefaultModules()
-	h := &Host{log: o.Log, view: v, cfg: cfg, bus: &modapi.Bus{},
+	h := &Host{log: o.Log, view: v, cfg: cfg, events: &events.Bus{}, http: &events.Bus{},
 		loaded: map[string]modapi.Module{}, loading: map[string]bool{}, failed: map[string]error{}}
 	st, hopts, err := settings(cfg, def, o)
 	if err != nil {
 		return nil, err
 	}
 	h.settings = st
+	h.shared = modapi.NewShared(st.LuaMaxMemory)
+	hopts.Events = h.http
 	if len(cfg.Enabled) == 0 {
 		return h, nil
 	}
@@ -191,7 +196,68 @@ func settings(cfg, def node.ModulesConfig, o Options) (*modapi.Settings, httpapp
 	}
 	ho.CORS = cfg.HTTP.CORS
 	ho.Paths = cfg.HTTP.Paths
+	ho.Errors, err = errorPages(cfg.Options["http_errors"])
+	add(err)
 	return st, ho, errors.Join(errs...)
+}
+
+// errorPages reads mod_http_errors' options from
+// Modules.Options.http_errors, under Prosody's names:
+// http_errors_messages ({"404": ["template with %", "alternative", ...]}
+// or one string), http_errors_default_message, http_errors_always_show
+// (default true) and http_errors_detailed (default false).
+func errorPages(o map[string]any) (httpapp.ErrorPages, error) {
+	var p httpapp.ErrorPages
+	bad := func(key, want string) error {
+		return fmt.Errorf("config Modules.Options.http_errors.%s: want %s", key, want)
+	}
+	for key, v := range o {
+		switch key {
+		case "http_errors_messages":
+			m, ok := v.(map[string]any)
+			if !ok {
+				return p, bad(key, `{"<code>": ["message", ...]}`)
+			}
+			p.Messages = map[int][]string{}
+			for code, msgs := range m {
+				n, err := strconv.Atoi(code)
+				if err != nil || n < 100 || n > 999 {
+					return p, bad(key, "status codes as keys, not "+strconv.Quote(code))
+				}
+				switch msgs := msgs.(type) {
+				case string:
+					p.Messages[n] = []string{msgs}
+				case []any:
+					for _, s := range msgs {
+						str, ok := s.(string)
+						if !ok {
+							return p, bad(key, "strings as messages")
+						}
+						p.Messages[n] = append(p.Messages[n], str)
+					}
+				default:
+					return p, bad(key, "a string or a list of strings per code")
+				}
+			}
+		case "http_errors_default_message":
+			s, ok := v.(string)
+			if !ok {
+				return p, bad(key, "a string")
+			}
+			p.DefaultMessage = s
+		case "http_errors_always_show", "http_errors_detailed":
+			b, ok := v.(bool)
+			if !ok {
+				return p, bad(key, "true or false")
+			}
+			if key == "http_errors_detailed" {
+				p.Detailed = b
+			} else {
+				p.SkipUnlisted = !b
+			}
+		}
+	}
+	return p, nil
 }
 
 // hostNames are the names a request's Host may carry besides
@@ -315,7 +381,8 @@ func (h *Host) Load(name string) error {
 		v = modapi.ReadOnly(v)
 	}
 	ctx := &modapi.Context{
-		Name: name, Node: v, Settings: h.settings, Log: h.log.With("module", name), Bus: h.bus,
+		Name: name, Node: v, Settings: h.settings, Log: h.log.With("module", name),
+		Events: h.events, HTTPEvents: h.http, Shared: h.shared,
 		ProvideFunc: func(app *httpapp.App) (httpapp.AppInfo, error) {
 			info, err := h.srv.Add(app)
 			if err == nil {
@@ -329,7 +396,7 @@ func (h *Host) Load(name string) error {
 	}
 	if err := safeLoad(m, ctx); err != nil {
 		h.srv.Remove(name)
-		h.bus.Unhook(name)
+		h.unhook(name)
 		if u, ok := m.(modapi.Unloader); ok {
 			_ = u.Unload()
 		}
@@ -389,13 +456,19 @@ func (h *Host) Unload(name string) error {
 		return fmt.Errorf("module %s is not loaded", name)
 	}
 	h.srv.Remove(name)
-	h.bus.Unhook(name)
+	h.unhook(name)
 	var err error
 	if u, ok := m.(modapi.Unloader); ok {
 		err = u.Unload()
 	}
 	h.log.Info("module unloaded", "module", name)
 	return err
+}
+
+// unhook removes every event handler of module name.
+func (h *Host) unhook(name string) {
+	h.events.RemoveOwner(name)
+	h.http.RemoveOwner(name)
 }
 
 // Loaded lists the loaded modules in load order.

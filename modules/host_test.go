@@ -185,3 +185,36 @@ func TestLuaMemoryFor_ShareOfBudget(t *testing.T) {
 		}
 	}
 }
+
+// mod_http_errors' options come from Modules.Options.http_errors under
+// Prosody's names; a wrong type is a config error.
+func TestHost_HTTPErrorsOptions(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.Enabled = []string{"http_status"}
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	cfg.Options = map[string]map[string]any{"http_errors": {
+		"http_errors_messages":        map[string]any{"404": []any{"Not on this board."}, "403": "Ask first."},
+		"http_errors_default_message": "Odd.",
+		"http_errors_always_show":     true,
+	}}
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	resp, err := http.Get(h.Listeners()[0].URL() + "/nothing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 404 || !strings.Contains(string(b), "<p>Not on this board.</p>") {
+		t.Errorf("configured 404 message: %d %q", resp.StatusCode, b)
+	}
+	cfg.Options["http_errors"]["http_errors_detailed"] = "yes"
+	if _, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo}); err == nil ||
+		!strings.Contains(err.Error(), "Modules.Options.http_errors.http_errors_detailed") {
+		t.Errorf("a string for a boolean option: %v", err)
+	}
+}

@@ -4,10 +4,12 @@
 package files
 
 import (
+	"context"
 	"fmt"
 	"html"
 	"strings"
 
+	"cairn/modules/events"
 	"cairn/modules/httpapp"
 	"cairn/modules/modapi"
 
@@ -21,15 +23,15 @@ func init() {
 // DirListing renders directory listings for serve() instances that have
 // DirectoryIndex on.
 type DirListing struct {
-	bus     *modapi.Bus
+	bus     *events.Bus
 	name    string
 	version string
 }
 
 // Load implements modapi.Module.
 func (d *DirListing) Load(ctx *modapi.Context) error {
-	d.bus, d.name, d.version = ctx.Bus, ctx.Name, ctx.Settings.Version
-	ctx.Bus.Hook(ctx.Name, modapi.EventDirectoryIndex, func(data any) any {
+	d.bus, d.name, d.version = ctx.HTTPEvents, ctx.Name, ctx.Settings.Version
+	d.bus.Add(ctx.Name, modapi.EventDirectoryIndex, d, 0, func(_ context.Context, data any) any {
 		di, ok := data.(*modapi.DirectoryIndex)
 		if !ok {
 			return nil
@@ -41,7 +43,7 @@ func (d *DirListing) Load(ctx *modapi.Context) error {
 
 // Unload implements modapi.Unloader.
 func (d *DirListing) Unload() error {
-	d.bus.Unhook(d.name)
+	d.bus.RemoveOwner(d.name)
 	return nil
 }
 

@@ -28,7 +28,7 @@ func (filesModule) Load(ctx *modapi.Context) error {
 			return err
 		}
 	}
-	h := Serve(Options{Path: s.FilesPath, DirectoryIndex: s.DirListing, IndexFiles: s.IndexFiles, Node: ctx.Node, Bus: ctx.Bus})
+	h := Serve(Options{Path: s.FilesPath, DirectoryIndex: s.DirListing, IndexFiles: s.IndexFiles, Node: ctx.Node, Events: ctx.HTTPEvents})
 	_, err := ctx.Provide(&httpapp.App{Routes: map[string]any{"GET /*": h}})
 	return err
 }
@@ -42,7 +42,7 @@ func (ipfsModule) Load(ctx *modapi.Context) error {
 	if err := ctx.Depends("http_dir_listing"); err != nil {
 		return err
 	}
-	h := Serve(Options{Path: "/ipfs", DirectoryIndex: true, IndexFiles: ctx.Settings.IndexFiles, Node: ctx.Node, Bus: ctx.Bus})
+	h := Serve(Options{Path: "/ipfs", DirectoryIndex: true, IndexFiles: ctx.Settings.IndexFiles, Node: ctx.Node, Events: ctx.HTTPEvents})
 	_, err := ctx.Provide(&httpapp.App{Routes: map[string]any{"GET /*": h}})
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 
+	"cairn/modules/events"
 	"cairn/modules/httpapp"
 	"cairn/modules/modapi"
 )
@@ -33,9 +34,10 @@ type Options struct {
 	// MimeMap maps extensions (case-sensitive, without the dot) to
 	// Content-Types ahead of the built-in lookup (serve's mime_map).
 	MimeMap map[string]string
-	// Node is needed for /ipfs/ paths; Bus carries directory-index.
-	Node modapi.NodeView
-	Bus  *modapi.Bus
+	// Node is needed for /ipfs/ paths; Events (the HTTP server's)
+	// carries directory-index.
+	Node   modapi.NodeView
+	Events *events.Bus
 }
 
 // Serve returns a handler that serves o.Path. On a wildcard route the
@@ -199,7 +201,7 @@ func serveDir(ev *httpapp.Event, o Options, src source, rel string) any {
 	if !strings.HasSuffix(full, "/") {
 		full += "/"
 	}
-	page, ok := o.Bus.Fire(modapi.EventDirectoryIndex, &modapi.DirectoryIndex{Path: ev.Request.Path, FullPath: full, Entries: entries}).(string)
+	page, ok := o.Events.Fire(ev.Ctx, modapi.EventDirectoryIndex, &modapi.DirectoryIndex{Path: ev.Request.Path, FullPath: full, Entries: entries}).(string)
 	if !ok {
 		return 403
 	}

@@ -13,6 +13,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/modules"
+	"cairn/modules/events"
 	"cairn/modules/files"
 	"cairn/modules/httpapp"
 	"cairn/modules/modapi"
@@ -144,14 +145,14 @@ func TestServe_Traversal_Refused(t *testing.T) {
 
 func TestServe_Directory_RedirectIndexListing(t *testing.T) {
 	root := tree(t)
-	bus := &modapi.Bus{}
+	bus := &events.Bus{}
 	lst := new(files.DirListing)
-	if err := lst.Load(&modapi.Context{Name: "http_dir_listing", Bus: bus, Settings: &modapi.Settings{Version: "test"}}); err != nil {
+	if err := lst.Load(&modapi.Context{Name: "http_dir_listing", HTTPEvents: bus, Settings: &modapi.Settings{Version: "test"}}); err != nil {
 		t.Fatal(err)
 	}
 	u := serveApp(t, map[string]any{
 		"GET /*":      files.Serve(files.Options{Path: root}),
-		"GET /list/*": files.Serve(files.Options{Path: root, DirectoryIndex: true, Bus: bus}),
+		"GET /list/*": files.Serve(files.Options{Path: root, DirectoryIndex: true, Events: bus}),
 		"GET /one":    files.Serve(files.Options{Path: filepath.Join(root, "a.txt")}),
 	})
 	for _, tc := range []struct {
@@ -211,12 +212,12 @@ func TestServe_IPFS_FromStorage(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := roots[0].String()
-	bus := &modapi.Bus{}
+	bus := &events.Bus{}
 	lst := new(files.DirListing)
-	_ = lst.Load(&modapi.Context{Name: "http_dir_listing", Bus: bus, Settings: &modapi.Settings{}})
+	_ = lst.Load(&modapi.Context{Name: "http_dir_listing", HTTPEvents: bus, Settings: &modapi.Settings{}})
 	view := modules.ViewOf(n)
 	u := serveApp(t, map[string]any{
-		"GET /gw/*":   files.Serve(files.Options{Path: "/ipfs", Node: view, DirectoryIndex: true, Bus: bus}),
+		"GET /gw/*":   files.Serve(files.Options{Path: "/ipfs", Node: view, DirectoryIndex: true, Events: bus}),
 		"GET /site/*": files.Serve(files.Options{Path: "/ipfs/" + root + "/www", Node: view}),
 	})
 	r := get(t, u+"/files/gw/"+root+"/hello.txt")

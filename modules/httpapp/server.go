@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"cairn/internal/connlimit"
+	"cairn/modules/events"
 
 	"github.com/valyala/fasthttp"
 )
@@ -72,6 +73,28 @@ type Options struct {
 	IsLocal func(netip.Addr) bool
 	// Log receives load errors and handler failures (slog.Default()).
 	Log *slog.Logger
+	// Events is the server's event bus (net.http.server's): every error
+	// page comes from its "http-error" event (a new bus when nil).
+	Events *events.Bus
+	// Errors are mod_http_errors' options for the built-in pages.
+	Errors ErrorPages
+}
+
+// ErrorPages are mod_http_errors' options (Prosody's http_errors_*).
+type ErrorPages struct {
+	// Messages replace or add the message of a code: a template whose
+	// "%" is replaced by one of the alternatives that follow it
+	// (http_errors_messages).
+	Messages map[int][]string
+	// DefaultMessage is the message of codes that have none ("That's all
+	// I know."; http_errors_default_message).
+	DefaultMessage string
+	// SkipUnlisted leaves codes without a message of their own to the
+	// plain-text fallback (http_errors_always_show = false).
+	SkipUnlisted bool
+	// Detailed shows a failed handler's error on its 500 page
+	// (http_errors_detailed).
+	Detailed bool
 }
 
 func (o *Options) setDefaults() {
@@ -148,6 +171,7 @@ type Server struct {
 	guard   *connlimit.Guard
 	ctx     context.Context
 	cancel  context.CancelFunc
+	events  *events.Bus
 
 	mu        sync.Mutex
 	apps      []*appEntry
@@ -160,7 +184,11 @@ type Server struct {
 // NewServer prepares a server with no apps and no listeners.
 func NewServer(o Options) (*Server, error) {
 	o.setDefaults()
-	s := &Server{opts: o, log: o.Log, hosts: map[string]bool{"localhost": true}}
+	s := &Server{opts: o, log: o.Log, hosts: map[string]bool{"localhost": true}, events: o.Events}
+	if s.events == nil {
+		s.events = &events.Bus{}
+	}
+	s.hookErrorPages()
 	for _, h := range o.Hosts {
 		s.hosts[hostName(h)] = true
 	}
@@ -193,9 +221,7 @@ func NewServer(o Options) (*Server, error) {
 		HeaderReceived: s.headerReceived,
 		Logger:         fasthttpLogger{o.Log},
 		ErrorHandler: func(c *fasthttp.RequestCtx, err error) {
-			c.SetStatusCode(400)
-			c.SetContentType("text/html; charset=utf-8")
-			c.SetBody(ErrorPage(400, ""))
+			s.writePage(c, newID(), 400, "")
 			c.SetConnectionClose()
 		},
 	}
@@ -272,6 +298,9 @@ func (s *Server) Listen(addr string, tlsConf *tls.Config) (Listener, error) {
 	}()
 	return li, nil
 }
+
+// Events is the server's event bus (http-error, directory-index).
+func (s *Server) Events() *events.Bus { return s.events }
 
 // Listeners returns the bound listeners.
 func (s *Server) Listeners() []Listener {
@@ -469,7 +498,7 @@ func (s *Server) handle(c *fasthttp.RequestCtx) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("http: panic while serving", "id", id, "panic", p)
-			s.writeFailure(c, id)
+			s.writeFailure(c, id, fmt.Sprint("panic: ", p))
 		}
 	}()
 	t := splitTarget(string(c.Request.Header.RequestURI()))
@@ -534,11 +563,7 @@ func (s *Server) handle(c *fasthttp.RequestCtx) {
 		res, done = &Reply{StatusCode: 200}, true
 	}
 	if !done {
-		if key == "/" {
-			res = &Reply{StatusCode: 200, Headers: map[string]string{"content_type": "text/html; charset=utf-8"}, Body: rootPage(s.Apps())}
-		} else {
-			res = 404
-		}
+		res = 404 // "/" gets the root page from its http-error hook
 	}
 	s.finish(c, ev, res)
 	if req.BodyStream != nil {
@@ -709,7 +734,7 @@ func (s *Server) finish(c *fasthttp.RequestCtx, ev *Event, res any) {
 			resp.StatusCode, resp.Status, resp.Body, resp.stream = 200, "", nil, nil
 		} else if !resp.sent {
 			s.log.Error("http: handler returned true without sending", "id", ev.Request.ID, "app", ev.App)
-			s.writeFailure(c, ev.Request.ID)
+			s.writeFailure(c, ev.Request.ID, "handler returned true without sending")
 			return
 		}
 	case string:
@@ -717,7 +742,7 @@ func (s *Server) finish(c *fasthttp.RequestCtx, ev *Event, res any) {
 	case []byte:
 		resp.Body = v
 	case int:
-		s.statusResult(ev, v, "")
+		s.statusResult(ev, v, nil)
 	case *Reply:
 		if v.StatusCode != 0 {
 			resp.StatusCode = v.StatusCode
@@ -734,27 +759,42 @@ func (s *Server) finish(c *fasthttp.RequestCtx, ev *Event, res any) {
 		if code == 0 {
 			code = 500
 		}
-		s.statusResult(ev, code, v.Text)
+		s.statusResult(ev, code, v)
 	case error:
 		s.log.Error("http: handler failed", "id", ev.Request.ID, "app", ev.App, "path", ev.Request.Path, "err", v)
-		s.writeFailure(c, ev.Request.ID)
+		s.writeFailure(c, ev.Request.ID, v.Error())
 		return
 	default:
 		s.log.Error("http: handler returned an unsupported value", "id", ev.Request.ID, "app", ev.App, "type", fmt.Sprintf("%T", res))
-		s.writeFailure(c, ev.Request.ID)
+		s.writeFailure(c, ev.Request.ID, fmt.Sprintf("handler returned an unsupported value (%T)", res))
 		return
 	}
 	s.write(c, ev)
 }
 
-// statusResult sets a numeric result: an error page at >= 400.
-func (s *Server) statusResult(ev *Event, code int, extra string) {
+// statusResult sets a numeric result (or an error object's code): the
+// http-error page at >= 400.
+func (s *Server) statusResult(ev *Event, code int, e *Error) {
 	resp := ev.Response
 	resp.StatusCode = code
 	if code >= 400 {
-		resp.Headers["content_type"] = "text/html; charset=utf-8"
-		resp.Body = ErrorPage(code, extra)
+		resp.Body = s.errorBody(ev.Ctx, &ErrorEvent{Code: code, Request: ev.Request, Response: resp, Err: e})
 	}
+}
+
+// errorBody fires http-error for e and returns the first string a hook
+// answers, else the plain-text fallback.
+func (s *Server) errorBody(ctx context.Context, e *ErrorEvent) []byte {
+	if e.Response == nil {
+		e.Response = &Response{StatusCode: e.Code, Headers: map[string]string{}}
+	}
+	switch v := s.events.Fire(ctx, EventHTTPError, e).(type) {
+	case string:
+		return []byte(v)
+	case []byte:
+		return v
+	}
+	return fallbackBody(e.Code)
 }
 
 // write sends ev.Response.
@@ -812,19 +852,35 @@ func setStatus(c *fasthttp.RequestCtx, code int, text string) {
 	c.Response.Header.SetStatusMessage([]byte(msg))
 }
 
-// writePage sends an error page outside any handler.
-func (s *Server) writePage(c *fasthttp.RequestCtx, id string, code int, extra string) {
-	setStatus(c, code, "")
-	c.Response.Header.Set("Content-Type", "text/html; charset=utf-8")
+// writePage sends an error page outside any handler, with message as
+// its extra line.
+func (s *Server) writePage(c *fasthttp.RequestCtx, id string, code int, message string) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.HandlerTimeout)
+	defer cancel()
+	resp := &Response{StatusCode: code, Headers: map[string]string{}}
+	body := s.errorBody(ctx, &ErrorEvent{Code: code, Response: resp, Message: message})
+	setStatus(c, resp.StatusCode, resp.Status)
+	for k, v := range resp.Headers {
+		c.Response.Header.Set(HeaderName(k), v)
+	}
 	c.Response.Header.Set("X-Request-Id", id)
-	c.SetBody(ErrorPage(code, extra))
+	c.SetBody(body)
 }
 
 // writeFailure sends the 500 page of a failed handler and closes the
-// connection afterwards (never a dropped connection).
-func (s *Server) writeFailure(c *fasthttp.RequestCtx, id string) {
+// connection afterwards (never a dropped connection). As in Prosody the
+// page's event has no request, cause is its private message, and the
+// Content-Type is text/plain unless a hook sets another.
+func (s *Server) writeFailure(c *fasthttp.RequestCtx, id string, cause string) {
 	c.Response.Reset()
-	s.writePage(c, id, 500, "")
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.HandlerTimeout)
+	defer cancel()
+	resp := &Response{StatusCode: 500, Headers: map[string]string{"content_type": "text/plain"}}
+	body := s.errorBody(ctx, &ErrorEvent{Code: 500, Response: resp, PrivateMessage: cause})
+	setStatus(c, 500, "")
+	c.Response.Header.Set("Content-Type", resp.Headers["content_type"])
+	c.Response.Header.Set("X-Request-Id", id)
 	c.Response.Header.Set("X-Content-Type-Options", "nosniff")
+	c.SetBody(body)
 	c.SetConnectionClose()
 }

@@ -24,6 +24,40 @@ func stringMap(L *lua.LState, m map[string]string) *lua.LTable {
 func (m *Module) eventTable(ev *httpapp.Event) (*lua.LTable, *lua.LTable) {
 	L := m.L
 	r := ev.Request
+	req := requestTable(L, r)
+	resp := L.NewTable()
+	resp.RawSetString("status_code", lua.LNumber(ev.Response.StatusCode))
+	resp.RawSetString("headers", stringMap(L, ev.Response.Headers))
+	resp.RawSetString("is_head_request", lua.LBool(r.Method == "HEAD"))
+	resp.RawSetString("finished", lua.LFalse)
+	resp.RawSetString("send", L.NewFunction(func(L *lua.LState) int {
+		self := L.CheckTable(1)
+		if ev.Response.Finished() {
+			L.Push(lua.LTrue)
+			return 1
+		}
+		syncResponse(self, ev.Response)
+		var body []byte
+		if s, ok := L.Get(2).(lua.LString); ok {
+			body = []byte(s)
+		} else if b, ok := self.RawGetString("body").(lua.LString); ok {
+			body = []byte(b)
+		} else {
+			body = []byte{}
+		}
+		ev.Response.Send(body)
+		self.RawSetString("finished", lua.LTrue)
+		L.Push(lua.LTrue)
+		return 1
+	}))
+	evt := L.NewTable()
+	evt.RawSetString("request", req)
+	evt.RawSetString("response", resp)
+	return evt, resp
+}
+
+// requestTable is event.request.
+func requestTable(L *lua.LState, r *httpapp.Request) *lua.LTable {
 	req := L.NewTable()
 	req.RawSetString("method", lua.LString(r.Method))
 	req.RawSetString("path", lua.LString(r.Path))
@@ -58,35 +92,7 @@ func (m *Module) eventTable(ev *httpapp.Event) (*lua.LTable, *lua.LTable) {
 	conn.RawSetString("ssl", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LBool(r.Conn.TLS)); return 1 }))
 	req.RawSetString("conn", conn)
 
-	resp := L.NewTable()
-	resp.RawSetString("status_code", lua.LNumber(ev.Response.StatusCode))
-	resp.RawSetString("headers", stringMap(L, ev.Response.Headers))
-	resp.RawSetString("is_head_request", lua.LBool(r.Method == "HEAD"))
-	resp.RawSetString("finished", lua.LFalse)
-	resp.RawSetString("send", L.NewFunction(func(L *lua.LState) int {
-		self := L.CheckTable(1)
-		if ev.Response.Finished() {
-			L.Push(lua.LTrue)
-			return 1
-		}
-		syncResponse(self, ev.Response)
-		var body []byte
-		if s, ok := L.Get(2).(lua.LString); ok {
-			body = []byte(s)
-		} else if b, ok := self.RawGetString("body").(lua.LString); ok {
-			body = []byte(b)
-		} else {
-			body = []byte{}
-		}
-		ev.Response.Send(body)
-		self.RawSetString("finished", lua.LTrue)
-		L.Push(lua.LTrue)
-		return 1
-	}))
-	evt := L.NewTable()
-	evt.RawSetString("request", req)
-	evt.RawSetString("response", resp)
-	return evt, resp
+	return req
 }
 
 // syncResponse copies status_code, status, headers and body from the Lua
@@ -196,6 +202,8 @@ func goToLua(L *lua.LState, v any) lua.LValue {
 	case bool:
 		return lua.LBool(v)
 	case string:
+		return lua.LString(v)
+	case []byte:
 		return lua.LString(v)
 	case float64:
 		return lua.LNumber(v)

@@ -23,8 +23,19 @@
 // os.date, os.difftime), package and debug libraries are not there.
 // require knows "net.http" / "util.http" (formdecode, urlencode,
 // urldecode, formencode, parse_multipart), "net.http.files" (serve),
-// "cairn" (the node API, also the global cairn), and util.json,
+// "cairn" (the node API, also the global cairn), "net.http.server" (the
+// HTTP server's events: http-error, directory-index), and util.json,
 // util.encodings, util.hashes and util.set (lib_util.go, prelude.lua).
+//
+// # Between modules
+//
+// module:shared tables live in the host (modapi.Shared) and reach Lua
+// as userdata proxies (lib_shared.go); module:hook and fire_event use
+// the host's event buses (modules/events, lib_events.go). Event data and
+// answers that cross from one module's state to another's are copied.
+// A hook runs under its own module's lock and limits; a firing that
+// comes back into a module whose call is waiting for it runs in that
+// call (the context marks which states the goroutine holds).
 // os.date and os.time follow Lua 5.1 (lib_os.go).
 //
 // # Limits
@@ -35,7 +46,7 @@
 // Modules.Lua.MaxMemory while it runs (checked every few milliseconds and
 // confirmed after a garbage collection). The request then gets a 500
 // page; after a memory stop the state is thrown away (its pages returned
-// to the OS) and rebuilt on the next request from the code read at Load;
+// to the OS) and rebuilt at once from the code read at Load;
 // the file is never re-read. The string and table builtins that
 // allocate or loop in Go check both caps themselves (bounded.go,
 // pattern.go), so does `..` (every chunk is compiled by compile.go, which

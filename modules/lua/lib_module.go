@@ -142,15 +142,19 @@ func addTimer(L *lua.LState, m *Module) int {
 	gen := m.gen
 	var fire func()
 	fire = func() {
-		m.mu.Lock()
-		defer m.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), m.lim.maxTime+time.Second)
+		defer cancel()
+		if m.lock(ctx) != nil {
+			m.ctx.Log.Error("lua timer skipped: the module stayed busy")
+			return
+		}
+		defer m.unlock()
 		if tm.stopped || m.gen != gen || m.L == nil {
 			return
 		}
 		L := m.L
 		var next lua.LValue = lua.LNil
-		ctx, cancel := context.WithTimeout(context.Background(), m.lim.maxTime+time.Second)
-		defer cancel()
+		ctx = withHeld(ctx, m)
 		m.callCtx = ctx
 		err := m.lim.run(ctx, L, func() error {
 			L.Push(fn)
@@ -168,7 +172,7 @@ func addTimer(L *lua.LState, m *Module) int {
 		m.callCtx = nil
 		if err != nil {
 			m.ctx.Log.Error("lua timer failed", "err", err)
-			m.throwAway(err)
+			m.recoverFrom(err)
 			return
 		}
 		if n, ok := next.(lua.LNumber); ok && !tm.stopped {
@@ -203,7 +207,7 @@ func seconds(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// stopTimers ends every timer of the state; m.mu is held.
+// stopTimers ends every timer of the state; m.sem is held.
 func (m *Module) stopTimers() {
 	for _, tm := range m.timers {
 		tm.stopped = true

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"cairn/modules/httpapp"
@@ -23,10 +22,14 @@ type Module struct {
 	ctx        *modapi.Context
 	lim        limits
 
-	mu     sync.Mutex // one call at a time in L
-	src    []byte     // the file as read at Load; rebuilds run this, never a re-read
+	sem    chan struct{} // held by the one call running in L (see lock)
+	src    []byte        // the file as read at Load; rebuilds run this, never a re-read
 	L      *lua.LState
 	broken bool // L was thrown away; boot again before use
+	// proxies are the Lua objects of module:shared tables in L.
+	proxies   map[*modapi.SharedTable]*lua.LUserData
+	sharedMT  *lua.LTable
+	serverLib *lua.LTable // require "net.http.server" in L
 	// apps holds, per module:provides("http") call in load order, route
 	// key -> function of the current L. mounted is how many of them are
 	// mounted on the server; nprov counts the calls of the current boot.
@@ -34,14 +37,52 @@ type Module struct {
 	mounted int
 	nprov   int
 	timers  []*timer        // module:add_timer tasks of the current L
-	gen     int             // bumped when L's timers end
+	gen     int             // bumped when L ends: its timers and hooks are dead
 	callCtx context.Context // context of the call running in L
 	ev      *httpapp.Event  // event of the handler running in L
 }
 
 // New returns the module of a Lua file; nothing runs before Load.
 func New(name, path string) *Module {
-	return &Module{name: name, path: path}
+	return &Module{name: name, path: path, sem: make(chan struct{}, 1)}
+}
+
+// lock waits for L to be free, or for ctx to end (a call that waits on
+// a module that waits on it gives up at its deadline).
+func (m *Module) lock(ctx context.Context) error {
+	select {
+	case m.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("module %s is busy: %w", m.name, ctx.Err())
+	}
+}
+
+func (m *Module) unlock() { <-m.sem }
+
+// heldKey marks, in a call's context, the modules whose state the
+// calling goroutine holds: a hook of such a module runs in its state
+// directly (Prosody runs nested events synchronously) instead of
+// waiting for a lock that is never released.
+type heldKey struct{}
+
+type held struct {
+	m    *Module
+	next *held
+}
+
+func withHeld(ctx context.Context, m *Module) context.Context {
+	h, _ := ctx.Value(heldKey{}).(*held)
+	return context.WithValue(ctx, heldKey{}, &held{m, h})
+}
+
+func holds(ctx context.Context, m *Module) bool {
+	for h, _ := ctx.Value(heldKey{}).(*held); h != nil; h = h.next {
+		if h.m == m {
+			return true
+		}
+	}
+	return false
 }
 
 var _ modapi.Module = (*Module)(nil)
@@ -62,22 +103,22 @@ func (m *Module) Load(ctx *modapi.Context) error {
 	if err != nil {
 		return err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.sem <- struct{}{}
+	defer m.unlock()
 	m.src = src
 	return m.boot()
 }
 
 // Unload implements modapi.Unloader.
 func (m *Module) Unload() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.sem <- struct{}{}
+	defer m.unlock()
 	m.dropState()
 	m.src = nil
 	return nil
 }
 
-// boot makes a fresh state and runs the module's code in it; m.mu is
+// boot makes a fresh state and runs the module's code in it; m.sem is
 // held. The code is the file as read at Load: a rebuild after a memory
 // stop never picks up edits made since (restart the daemon for those).
 func (m *Module) boot() error {
@@ -92,6 +133,7 @@ func (m *Module) boot() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), m.lim.maxTime+time.Second)
 	defer cancel()
+	ctx = withHeld(ctx, m)
 	m.callCtx = ctx
 	err = m.lim.run(ctx, m.L, func() error {
 		m.L.Push(fn)
@@ -101,28 +143,39 @@ func (m *Module) boot() error {
 	if err != nil {
 		// A state whose code failed half-way holds whatever it made:
 		// drop it; the next request tries again from the same code.
-		m.throwAway(err)
 		m.dropState()
+		if errors.Is(err, ErrMemoryLimit) {
+			debug.FreeOSMemory()
+		}
 		return fmt.Errorf("loading %s: %w", m.path, err)
 	}
 	return nil
 }
 
-// throwAway discards L after a memory stop, so its garbage goes, and
-// hands the freed pages back to the OS: a capped state can have grown
-// the heap by up to twice MaxMemory, which would otherwise stay in the
-// process's RSS.
-func (m *Module) throwAway(err error) {
-	if errors.Is(err, ErrMemoryLimit) && m.L != nil {
-		m.dropState()
-		debug.FreeOSMemory()
+// recoverFrom follows a failed call (m.sem held). After a memory stop
+// it discards L, so its garbage goes, hands the freed pages back to the
+// OS (a capped state can have grown the heap by up to twice MaxMemory,
+// which would otherwise stay in the process's RSS), and runs the
+// module's code again in a fresh state at once, so that its routes,
+// hooks and timers are back.
+func (m *Module) recoverFrom(err error) {
+	if !errors.Is(err, ErrMemoryLimit) || m.L == nil {
+		return
+	}
+	m.dropState()
+	debug.FreeOSMemory()
+	if err := m.boot(); err != nil {
+		m.ctx.Log.Error("rebuilding the state after a memory stop failed; the next request tries again", "err", err)
 	}
 }
 
 // dropState closes L and forgets every value of it: the route
-// functions, the timers. Nothing keeps the old state reachable.
+// functions, the hooks, the timers, the shared-table objects. Nothing
+// keeps the old state reachable.
 func (m *Module) dropState() {
 	m.stopTimers()
+	m.unhookAll()
+	m.proxies, m.sharedMT, m.serverLib = nil, nil, nil
 	for i := range m.apps {
 		m.apps[i] = nil
 	}
@@ -190,8 +243,10 @@ func (m *Module) provide(L *lua.LState, t *lua.LTable) error {
 // handler is the Go side of the Lua route key.
 func (m *Module) handler(app int, key string) httpapp.Handler {
 	return func(ev *httpapp.Event) any {
-		m.mu.Lock()
-		defer m.mu.Unlock()
+		if err := m.lock(ev.Ctx); err != nil {
+			return err
+		}
+		defer m.unlock()
 		if m.src == nil {
 			return nil // unloaded while the request was on its way
 		}
@@ -213,8 +268,9 @@ func (m *Module) call(ev *httpapp.Event, fn lua.LValue) any {
 	L := m.L
 	evt, resp := m.eventTable(ev)
 	var ret lua.LValue = lua.LNil
-	m.callCtx, m.ev = ev.Ctx, ev
-	err := m.lim.run(ev.Ctx, L, func() error {
+	ctx := withHeld(ev.Ctx, m)
+	m.callCtx, m.ev = ctx, ev
+	err := m.lim.run(ctx, L, func() error {
 		L.Push(fn)
 		L.Push(evt)
 		nargs := 1
@@ -231,8 +287,8 @@ func (m *Module) call(ev *httpapp.Event, fn lua.LValue) any {
 	})
 	m.callCtx, m.ev = nil, nil
 	if err != nil {
-		m.throwAway(err)
 		m.ctx.Log.Error("lua handler failed", "path", ev.Request.Path, "err", err)
+		m.recoverFrom(err)
 		return fmt.Errorf("module %s: %w", m.name, err)
 	}
 	if !ev.Response.Finished() {

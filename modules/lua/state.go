@@ -74,6 +74,9 @@ func newState(m *Module) *lua.LState {
 	}))
 	mod := newModuleObject(L, m, filesLib)
 	addModuleAPI(L, mod, m)
+	addShared(L, mod, m)
+	m.serverLib = addEvents(L, mod, m)
+	libs["net.http.server"] = m.serverLib
 	L.SetGlobal("module", mod)
 	runPrelude(L, mod, libs["util.set"])
 	return L
@@ -240,7 +243,7 @@ func newHTTPLib(L *lua.LState) *lua.LTable {
 func newFilesLib(L *lua.LState, m *Module) *lua.LTable {
 	t := L.NewTable()
 	t.RawSetString("serve", L.NewFunction(func(L *lua.LState) int {
-		o := files.Options{Node: m.ctx.Node, Bus: m.ctx.Bus}
+		o := files.Options{Node: m.ctx.Node, Events: m.ctx.HTTPEvents}
 		switch a := L.Get(1).(type) {
 		case lua.LString:
 			o.Path = string(a)
@@ -282,6 +285,7 @@ func newFilesLib(L *lua.LState, m *Module) *lua.LTable {
 				}
 			}
 			ev := *m.ev
+			ev.Ctx = L.Context() // holds this state: a hook of it runs here
 			if L.GetTop() >= 3 {
 				ev.Arg, ev.Wildcard = L.CheckString(3), true
 			}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"cairn/modules/events"
 	"cairn/modules/httpapp"
 )
 
@@ -113,7 +114,14 @@ type Context struct {
 	Node     NodeView
 	Settings *Settings
 	Log      *slog.Logger
-	Bus      *Bus
+	// Events are the module events (module:hook, module:fire_event;
+	// Prosody's prosody.events), HTTPEvents the HTTP server's
+	// (http-error, directory-index). The host unhooks a module's
+	// handlers from both when it unloads.
+	Events     *events.Bus
+	HTTPEvents *events.Bus
+	// Shared holds module:shared tables, which outlive module states.
+	Shared *Shared
 	// provide mounts an http app; depends loads another module.
 	ProvideFunc func(app *httpapp.App) (httpapp.AppInfo, error)
 	DependsFunc func(name string) error
@@ -214,60 +222,8 @@ func Builtins() []string {
 	return out
 }
 
-// Bus is the module event bus: hooks by event name; Fire returns the
-// first non-nil answer (Prosody's module:hook / fire_event).
-type Bus struct {
-	mu    sync.RWMutex
-	hooks map[string][]hook
-}
-
-type hook struct {
-	owner string
-	fn    func(data any) any
-}
-
-// Hook adds fn for event, owned by module owner.
-func (b *Bus) Hook(owner, event string, fn func(data any) any) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.hooks == nil {
-		b.hooks = map[string][]hook{}
-	}
-	b.hooks[event] = append(b.hooks[event], hook{owner, fn})
-}
-
-// Unhook removes every hook of owner.
-func (b *Bus) Unhook(owner string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for ev, hs := range b.hooks {
-		kept := hs[:0]
-		for _, h := range hs {
-			if h.owner != owner {
-				kept = append(kept, h)
-			}
-		}
-		b.hooks[ev] = kept
-	}
-}
-
-// Fire calls the hooks of event in order until one returns non-nil.
-func (b *Bus) Fire(event string, data any) any {
-	if b == nil {
-		return nil
-	}
-	b.mu.RLock()
-	hs := append([]hook(nil), b.hooks[event]...)
-	b.mu.RUnlock()
-	for _, h := range hs {
-		if r := h.fn(data); r != nil {
-			return r
-		}
-	}
-	return nil
-}
-
-// DirectoryIndex is the data of the "directory-index" event (spec §6.3):
+// DirectoryIndex is the data of the HTTP server's "directory-index"
+// event (spec §6.3):
 // a hook that returns a string supplies the listing page.
 type DirectoryIndex struct {
 	Path     string // decoded URL path of the directory, ending in "/"

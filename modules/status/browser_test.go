@@ -363,3 +363,69 @@ func onlyHash(t *testing.T, n *node.Node, b []byte) string {
 	}
 	return fmt.Sprint(roots[0])
 }
+
+// The error pages a person meets: the built-in 404, one customised
+// through the http-error event, and the root page, on a phone (laid out
+// at the screen's width, nothing wider) with screenshots kept in
+// artifactDir.
+func TestStatus_Browser_ErrorPages(t *testing.T) {
+	bin := findChromium()
+	if bin == "" {
+		t.Skip("chromium not found (install it with scripts/install-test-deps.sh, or set CAIRN_CHROMIUM)")
+	}
+	dir := t.TempDir()
+	wiki := `module:depends("http")
+local server = require "net.http.server"
+module:hook_object_event(server, "http-error", function(event)
+	if event.code == 404 and event.request and event.request.path:match("^/wiki/") then
+		event.response.headers.content_type = "text/html; charset=utf-8"
+		return [[<!DOCTYPE html><html><head><meta charset=utf-8><meta name=viewport content="width=device-width, initial-scale=1">]]
+			.. [[<title>Not in the wiki</title></head><body><h1>Not in the wiki</h1><p>No page at ]]
+			.. event.request.path:gsub("[^%w/_.-]", "") .. [[. <a href="/wiki/">Index</a></p></body></html>]]
+	end
+end, 10)
+module:provides("http", { route = { ["GET /"] = function() return "wiki index" end } })
+`
+	if err := os.WriteFile(filepath.Join(dir, "mod_http_wiki.lua"), []byte(wiki), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.Enabled = []string{"http_status", "http_wiki"}
+	cfg.Dir = dir
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Version: "test", Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	c := launchChromium(t, bin)
+	c.call("Page.enable", nil)
+	c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true})
+	out := artifactDir(t)
+	for _, p := range []struct{ path, file, h1 string }{
+		{"/nothing/here", "error-404-390x844.png", "404 Not Found"},
+		{"/wiki/missing", "error-custom-390x844.png", "Not in the wiki"},
+		{"/", "root-390x844.png", "cairn is running!"},
+	} {
+		c.call("Page.navigate", map[string]any{"url": h.Listeners()[0].URL() + p.path})
+		c.waitEvent("Page.loadEventFired")
+		if got := c.eval(`document.querySelector('h1').textContent`); got != p.h1 {
+			t.Errorf("%s: h1 %q, want %q", p.path, got, p.h1)
+		}
+		if w := c.eval(`window.innerWidth`); w.(float64) != 390 {
+			t.Errorf("%s: laid out %v px wide on a 390 px phone (no viewport meta?)", p.path, w)
+		}
+		if wide := c.eval(`document.documentElement.scrollWidth`); wide.(float64) > 390 {
+			t.Errorf("%s: the page is %v px wide: it overflows the screen", p.path, wide)
+		}
+		shot := c.call("Page.captureScreenshot", map[string]any{"format": "png"})
+		png, err := base64.StdEncoding.DecodeString(shot["data"].(string))
+		if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+			t.Fatalf("screenshot: %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(out, p.file), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
