@@ -89,7 +89,7 @@ func Start(_ context.Context, v modapi.NodeView, cfg node.ModulesConfig, o Optio
 		return nil, err
 	}
 	h.settings = st
-	h.shared = modapi.NewShared(st.LuaMaxMemory)
+	h.shared = modapi.NewShared(st.LuaMaxMemory / 2) // a call that fills it stays within its cap
 	hopts.Events = h.http
 	if len(cfg.Enabled) == 0 {
 		return h, nil
