@@ -256,9 +256,9 @@ func runConfigReplace(r *Request, e Emitter) error {
 	if cfg.Identity.PrivKey != "" {
 		return errors.New("setting private key with API is not supported")
 	}
-	norm, err := cfg.ToDoc()
+	norm, err := node.NormalizeConfigDoc(fileDoc)
 	if err != nil {
-		return err
+		return errors.New("failed to decode file as config")
 	}
 	return r.Node.UpdateConfig(func(disk map[string]any) error {
 		oldSvcs := remoteServices(disk)
@@ -282,9 +282,10 @@ func runConfigReplace(r *Request, e Emitter) error {
 			}
 		}
 		// Kubo merges the new config over the file, so what the new one
-		// leaves out (API.Authorizations, the private key, keys this
-		// build does not know) is kept; fields cairn knows take the new
-		// file's values.
+		// leaves out and Kubo omits when empty (API.Authorizations, the
+		// private key, keys neither Kubo nor cairn knows) is kept; the
+		// other keys of Kubo and cairn take the new file's values or
+		// their zero values. Unknown keys of the new file are kept too.
 		merged := node.MergeConfigDocs(node.MergeConfigDocs(disk, fileDoc), norm)
 		for name, old := range oldSvcs {
 			if err := node.SetKeyExact(merged, "Pinning.RemoteServices."+name+".API", old["API"]); err != nil {
@@ -340,33 +341,16 @@ func runProfileApply(r *Request, e Emitter) error {
 	if err != nil {
 		return err
 	}
-	out := &ConfigUpdateOutput{}
-	if out.OldCfg, err = scrubbedDoc(before); err != nil {
-		return err
-	}
-	if out.NewCfg, err = scrubbedDoc(after); err != nil {
-		return err
-	}
-	return e.Emit(out)
-}
-
-func scrubbedDoc(c *node.Config) (map[string]any, error) {
-	doc, err := c.ToDoc()
-	if err != nil {
-		return nil, err
-	}
-	return scrubConfig(doc, privKeySelector), nil
+	return e.Emit(&ConfigUpdateOutput{
+		OldCfg: scrubConfig(before, privKeySelector),
+		NewCfg: scrubConfig(after, privKeySelector),
+	})
 }
 
 func profileHelp() string {
-	names := make([]string, 0, len(node.Profiles))
-	for n := range node.Profiles {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var b strings.Builder
-	for _, n := range names {
-		fmt.Fprintf(&b, "  '%s':\n    %s\n", n, node.Profiles[n].Description)
+	for _, n := range node.ProfileNames() {
+		fmt.Fprintf(&b, "  '%s':\n    %s\n", n, strings.ReplaceAll(node.Profiles[n].Description, "\n", "\n    "))
 	}
 	return b.String()
 }

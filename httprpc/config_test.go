@@ -60,7 +60,8 @@ func TestConfig_Get_Values(t *testing.T) {
 		"Datastore.Nope":           `failed to get config value: "Datastore.Nope not found"`,
 		"datastore.StorageMax":     `failed to get config value: "datastore not found"`,
 		"Datastore.StorageMax.x":   `failed to get config value: "Datastore.StorageMax key is not a map"`,
-		"Pinning.Foo":              `failed to get config value: "Pinning not found"`,
+		"Pinning.Foo":              `failed to get config value: "Pinning.Foo not found"`,
+		"Fruit.Kind":               `failed to get config value: "Fruit not found"`,
 		"Identity.PeerID.whatever": `failed to get config value: "Identity.PeerID key is not a map"`,
 	} {
 		wantErr(t, callErr(t, n, "config", []string{key}, nil, nil), msg)
@@ -379,4 +380,149 @@ func TestConfig_ProfileApply_DryRunAndApply(t *testing.T) {
 	}
 	wantErr(t, callErr(t, n, "config/profile/apply", []string{"nope"}, nil, nil), "nope is not a profile")
 	wantErr(t, callErr(t, n, "config/profile/apply", []string{"test,lowpower"}, nil, nil), "test,lowpower is not a profile")
+}
+
+// Kubo 0.42's keys can be read and set (issue 12 item 13); their values
+// are checked with Kubo's types and messages; names Kubo does not know
+// are refused as Kubo refuses them.
+func TestConfig_Set_KuboKeys(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	if v := configValue(t, mustCall(t, n, "config", []string{"Gateway.RootRedirect", "/x"}, nil, nil)); v != "/x" {
+		t.Fatalf("set Gateway.RootRedirect: %v", v)
+	}
+	if v := configValue(t, mustCall(t, n, "config", []string{"Gateway.RootRedirect"}, nil, nil)); v != "/x" {
+		t.Fatalf("get Gateway.RootRedirect: %v", v)
+	}
+	mustCall(t, n, "config", []string{"Datastore.Spec.mounts", `[]`}, map[string]string{"json": "true"}, nil)
+	mustCall(t, n, "config", []string{"Internal.Bitswap.TaskWorkerCount", "8"}, map[string]string{"json": "true"}, nil)
+	if v, _ := node.GetKeyExact(diskDoc(t, n), "Internal.Bitswap.TaskWorkerCount"); v != float64(8) {
+		t.Fatalf("Internal.Bitswap.TaskWorkerCount on disk: %v", v)
+	}
+	wantErr(t, callErr(t, n, "config", []string{"Gateway.RootRedirect", "5"}, map[string]string{"json": "true"}, nil),
+		"failed to set config value: failure to decode config: json: cannot unmarshal number into Go struct field Gateway.Gateway.RootRedirect of type string (maybe use --json?)")
+	wantErr(t, callErr(t, n, "config", []string{"Fruit", "banana"}, nil, nil), "failed to set config value: Fruit not found (maybe use --json?)")
+	wantErr(t, callErr(t, n, "config", []string{"Peering.Peers.0", "x"}, nil, nil), "failed to set config value: Peering.Peers key is not a map (maybe use --json?)")
+}
+
+// Keys neither Kubo nor cairn knows, put in the file by hand, survive
+// show, set and a replace with the shown document.
+func TestConfig_UnknownKeys_RoundTrip(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	if err := n.UpdateConfig(func(doc map[string]any) error {
+		doc["Fruit"] = map[string]any{"Kind": "banana", "Count": float64(3)}
+		return node.SetKeyExact(doc, "Gateway.Extra", []any{"kept"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, n, "config", []string{"Gateway.RootRedirect", "/x"}, nil, nil)
+	shown := *mustCall(t, n, "config/show", nil, nil, nil).Values[0].(*map[string]any)
+	if v, _ := node.GetKeyExact(shown, "Fruit.Kind"); v != "banana" {
+		t.Fatalf("show lost Fruit: %v", v)
+	}
+	b, _ := json.Marshal(shown)
+	mustCall(t, n, "config/replace", nil, nil, replaceDir(b))
+	again := *mustCall(t, n, "config/show", nil, nil, nil).Values[0].(*map[string]any)
+	if !reflect.DeepEqual(again, shown) {
+		a, _ := json.MarshalIndent(again, "", " ")
+		t.Fatalf("show, replace, show changed the document:\n%s\nwas\n%s", a, b)
+	}
+	if v, _ := node.GetKeyExact(diskDoc(t, n), "Gateway.Extra"); !reflect.DeepEqual(v, []any{"kept"}) {
+		t.Fatalf("Gateway.Extra %v", v)
+	}
+}
+
+// config/replace stores Kubo's keys as Kubo does: what the file gives,
+// else the zero value; Kubo's Datastore fields (Spec, HashOnRead, ...)
+// are kept as given.
+func TestConfig_Replace_KuboDocument(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	var kubo map[string]any
+	b, err := os.ReadFile("../node/kuboconf/testdata/init-test.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &kubo); err != nil {
+		t.Fatal(err)
+	}
+	kubo["Datastore"].(map[string]any)["HashOnRead"] = true
+	kubo["Datastore"].(map[string]any)["BloomFilterSize"] = float64(1048576)
+	b, _ = json.Marshal(kubo)
+	mustCall(t, n, "config/replace", nil, nil, replaceDir(b))
+	shown := *mustCall(t, n, "config/show", nil, nil, nil).Values[0].(*map[string]any)
+	for k, want := range kubo {
+		if k == "Identity" {
+			continue
+		}
+		if !containsDoc(shown[k], want) {
+			t.Errorf("%s = %v, want %v", k, shown[k], want)
+		}
+	}
+	if n.Config().Addresses.API[0] != "/ip4/127.0.0.1/tcp/0" {
+		t.Fatalf("node config after replace: %v", n.Config().Addresses)
+	}
+
+	// An empty document: every Kubo key with its zero value, as Kubo 0.42
+	// writes it (measured: `ipfs config replace` of {}).
+	mustCall(t, n, "config/replace", nil, nil, replaceDir([]byte(`{}`)))
+	shown = *mustCall(t, n, "config/show", nil, nil, nil).Values[0].(*map[string]any)
+	wantDS := map[string]any{"StorageMax": "", "StorageGCWatermark": float64(0), "GCPeriod": "", "Spec": nil,
+		"HashOnRead": false, "BloomFilterSize": float64(0), "BlockKeyCacheSize": nil}
+	if !reflect.DeepEqual(shown["Datastore"], wantDS) {
+		t.Errorf("Datastore after replace {}: %v", shown["Datastore"])
+	}
+	for _, key := range []string{"Gateway.RootRedirect", "Mounts.IPFS", "Ipns.RecordLifetime", "Pubsub.Router"} {
+		if v, err := node.GetKeyExact(shown, key); err != nil || v != "" {
+			t.Errorf("%s after replace {}: %v %v", key, v, err)
+		}
+	}
+	if v, err := node.GetKeyExact(shown, "Bootstrap"); err != nil || v != nil {
+		t.Errorf("Bootstrap after replace {}: %v %v", v, err)
+	}
+}
+
+// server and randomports exist (Kubo's), and a dry run changes nothing.
+func TestConfig_ProfileApply_ServerRandomports(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	before, _ := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile))
+	mustCall(t, n, "config/profile/apply", []string{"server"}, map[string]string{"dry-run": "true"}, nil)
+	if after, _ := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile)); !bytes.Equal(before, after) {
+		t.Fatal("dry run changed the config")
+	}
+	mustCall(t, n, "config/profile/apply", []string{"server"}, nil, nil)
+	c := n.Config()
+	if len(c.Swarm.AddrFilters) != 19 || c.Discovery.MDNS.Enabled || !c.Swarm.DisableNatPortMap {
+		t.Fatalf("server: %+v", c.Swarm)
+	}
+	if v, _ := node.GetKeyExact(diskDoc(t, n), "Addresses.NoAnnounce"); len(v.([]any)) != 19 {
+		t.Fatalf("server NoAnnounce %v", v)
+	}
+	mustCall(t, n, "config/profile/apply", []string{"local-discovery"}, nil, nil)
+	if c := n.Config(); len(c.Swarm.AddrFilters) != 0 || !c.Discovery.MDNS.Enabled {
+		t.Fatalf("local-discovery after server: %+v", c.Swarm)
+	}
+	mustCall(t, n, "config/profile/apply", []string{"randomports"}, nil, nil)
+	sw := n.Config().Addresses.Swarm
+	if len(sw) != 2 || !strings.HasPrefix(sw[0], "/ip4/0.0.0.0/tcp/") || strings.TrimPrefix(sw[0], "/ip4/0.0.0.0/tcp/") != strings.TrimPrefix(sw[1], "/ip6/::/tcp/") {
+		t.Fatalf("randomports: %v", sw)
+	}
+}
+
+// containsDoc reports whether got holds want: equal values, or maps
+// where every key of want is in got with a value that holds want's
+// (got may have more keys: cairn's own).
+func containsDoc(got, want any) bool {
+	wm, ok := want.(map[string]any)
+	if !ok {
+		return reflect.DeepEqual(got, want)
+	}
+	gm, ok := got.(map[string]any)
+	if !ok || (len(wm) == 0) != (len(gm) == 0) {
+		return false
+	}
+	for k, wv := range wm {
+		if gv, ok := gm[k]; !ok || !containsDoc(gv, wv) {
+			return false
+		}
+	}
+	return true
 }

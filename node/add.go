@@ -112,7 +112,7 @@ type Adder struct {
 
 // NewAdder prepares an import; emit receives the events in Kubo's order.
 func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) error) (*Adder, error) {
-	st, err := resolveImport(n.Config().Import, &o)
+	st, err := resolveImport(n.Config().ImportSettings(), &o)
 	if err != nil {
 		return nil, err
 	}

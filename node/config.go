@@ -6,13 +6,15 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
+	"sync"
 
 	"cairn/board"
+	"cairn/node/kuboconf"
 )
 
 // Strings is a list that also accepts a single JSON string, as Kubo's
@@ -49,9 +51,11 @@ func (s Strings) MarshalJSON() ([]byte, error) {
 	return json.Marshal([]string(s))
 }
 
-// Config is the repo's config file. Field names are Kubo's; sections that
-// only cairn has are marked. Unknown keys in the file are kept by the
-// config commands (they edit the JSON document) and ignored here.
+// Config is the repo's config file, as far as cairn acts on it. Field
+// names are Kubo's; sections that only cairn has are marked. The file
+// holds every other key of Kubo 0.42 too (package kuboconf describes
+// them): the config commands edit the JSON document, which keeps them
+// and any unknown key, and they are ignored here.
 type Config struct {
 	Identity     Identity
 	Datastore    DatastoreConfig
@@ -63,6 +67,7 @@ type Config struct {
 	Swarm        SwarmConfig
 	Import       Import
 	Experimental Experimental
+	Internal     Internal
 	// Budget is cairn's: the memory budget every limit is derived from
 	// (package board; the network's limits in budget.go).
 	Budget board.Budget
@@ -179,7 +184,30 @@ type Import struct {
 	UnixFSHAMTDirectoryMaxFanout      *int    `json:",omitempty"`
 	UnixFSHAMTDirectorySizeThreshold  *string `json:",omitempty"`
 	UnixFSHAMTDirectorySizeEstimation *string `json:",omitempty"`
+	UnixFSDAGLayout                   *string `json:",omitempty"`
 }
+
+// Internal holds Kubo's experimental settings cairn reads.
+type Internal struct {
+	// UnixFSShardingSizeThreshold is the deprecated name of
+	// Import.UnixFSHAMTDirectorySizeThreshold (see ImportSettings).
+	UnixFSShardingSizeThreshold *string `json:",omitempty"`
+}
+
+// ImportSettings returns Import as Kubo 0.42 reads it: a deprecated
+// Internal.UnixFSShardingSizeThreshold stands for an unset
+// Import.UnixFSHAMTDirectorySizeThreshold (DecodeConfig refuses both).
+func (c *Config) ImportSettings() Import {
+	imp := c.Import
+	if t := c.Internal.UnixFSShardingSizeThreshold; t != nil && imp.UnixFSHAMTDirectorySizeThreshold == nil {
+		imp.UnixFSHAMTDirectorySizeThreshold = t
+	}
+	return imp
+}
+
+// DeprecatedShardingThreshold is Kubo's message for a config that still
+// sets Internal.UnixFSShardingSizeThreshold.
+const DeprecatedShardingThreshold = "The `Internal.UnixFSShardingSizeThreshold` field was renamed to `Import.UnixFSHAMTDirectorySizeThreshold`. Please update your config."
 
 // Experimental holds feature gates.
 type Experimental struct {
@@ -336,92 +364,93 @@ func DefaultConfig(id Identity) *Config {
 	return c
 }
 
-// Profile changes a config; profiles compose left to right.
-type Profile struct {
-	Description string
-	Apply       func(*Config)
-}
-
-func ptr[T any](v T) *T { return &v }
-
-// Profiles are the names `init --profile` accepts.
-var Profiles = map[string]Profile{
-	"test": {
-		Description: "Loopback addresses on random ports, no bootstrap peers, no mDNS: for tests.",
-		Apply: func(c *Config) {
-			c.Addresses.API = Strings{"/ip4/127.0.0.1/tcp/0"}
-			c.Addresses.Gateway = Strings{"/ip4/127.0.0.1/tcp/0"}
-			c.Addresses.Swarm = []string{"/ip4/127.0.0.1/tcp/0"}
-			c.Bootstrap = []string{}
-			c.Discovery.MDNS.Enabled = false
-			c.Swarm.DisableNatPortMap = true
-			c.Routing.LoopbackAddressesOnLanDHT = ptr(true)
-			c.Modules.HTTP.Ports, c.Modules.HTTP.Interfaces = []int{0}, []string{"127.0.0.1"}
-			c.Modules.HTTPS.Ports, c.Modules.HTTPS.Interfaces = []int{0}, []string{"127.0.0.1"}
+// DatastoreSpec is Datastore.Spec in cairn's config: Kubo's mount shape
+// naming cairn's one store file. cairn does not read it (its store is
+// always <repo>/blocks.db); it is there for tools that look.
+func DatastoreSpec() map[string]any {
+	return map[string]any{
+		"type": "mount",
+		"mounts": []any{
+			map[string]any{"mountpoint": "/", "type": "bbolt", "path": "blocks.db"},
 		},
-	},
-	"local-discovery": {
-		Description: "Turns on mDNS discovery of peers on the LAN.",
-		Apply:       func(c *Config) { c.Discovery.MDNS.Enabled = true },
-	},
-	"lowpower": {
-		Description: "DHT client mode and few connections, for small boards.",
-		Apply: func(c *Config) {
-			c.Routing.Type = ptr("dhtclient")
-			c.Swarm.ConnMgr.LowWater = 20
-			c.Swarm.ConnMgr.HighWater = 40
-			c.Swarm.ConnMgr.GracePeriod = "1m"
-		},
-	},
-	"unixfs-v0-2015": {
-		Description: "Import settings of IPIP-499 unixfs-v0-2015 (CIDv0, 256 KiB chunks, 174 links).",
-		Apply: func(c *Config) {
-			c.Import = Import{
-				CidVersion: ptr(0), UnixFSRawLeaves: ptr(false), UnixFSChunker: ptr("size-262144"),
-				HashFunction: ptr("sha2-256"), UnixFSFileMaxLinks: ptr(174), UnixFSDirectoryMaxLinks: ptr(0),
-				UnixFSHAMTDirectoryMaxFanout: ptr(256), UnixFSHAMTDirectorySizeThreshold: ptr("256KiB"),
-				UnixFSHAMTDirectorySizeEstimation: ptr("links"),
-			}
-		},
-	},
-	"unixfs-v1-2025": {
-		Description: "Import settings of IPIP-499 unixfs-v1-2025 (CIDv1, raw leaves, 1 MiB chunks, 1024 links).",
-		Apply: func(c *Config) {
-			c.Import = Import{
-				CidVersion: ptr(1), UnixFSRawLeaves: ptr(true), UnixFSChunker: ptr("size-1048576"),
-				HashFunction: ptr("sha2-256"), UnixFSFileMaxLinks: ptr(1024), UnixFSDirectoryMaxLinks: ptr(0),
-				UnixFSHAMTDirectoryMaxFanout: ptr(256), UnixFSHAMTDirectorySizeThreshold: ptr("256KiB"),
-				UnixFSHAMTDirectorySizeEstimation: ptr("block"),
-			}
-		},
-	},
-}
-
-// ApplyProfiles applies a comma-separated list of profile names.
-func ApplyProfiles(c *Config, list string) error {
-	if list == "" {
-		return nil
 	}
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		p, ok := Profiles[name]
-		if !ok {
-			names := make([]string, 0, len(Profiles))
-			for n := range Profiles {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			return fmt.Errorf("invalid configuration profile: %s (known: %s)", name, strings.Join(names, ", "))
+}
+
+// defaultDocOnce is the document init writes, without Identity: Kubo
+// 0.42's init document with cairn's defaults and sections over it.
+var defaultDocOnce = sync.OnceValue(func() map[string]any {
+	own, err := DefaultConfig(Identity{}).ToDoc()
+	if err != nil {
+		panic(err) // a fixed value that always encodes
+	}
+	doc := overlayDefaults(kuboconf.DefaultDoc(), own)
+	doc["Datastore"].(map[string]any)["Spec"] = DatastoreSpec()
+	delete(doc, "Identity")
+	return doc
+})
+
+// defaultDoc returns a fresh copy of the default document (no Identity).
+func defaultDoc() map[string]any { return deepCopy(defaultDocOnce()).(map[string]any) }
+
+// DefaultConfigDoc returns the config document init writes before
+// profiles: every Kubo 0.42 key with Kubo's default, except where cairn
+// differs (Addresses.Swarm without the transports cairn lacks, mDNS off,
+// the bootstrap list written out, Datastore.Spec), and cairn's own
+// sections (Budget, Modules).
+func DefaultConfigDoc(id Identity) map[string]any {
+	doc := defaultDoc()
+	ident := map[string]any{"PeerID": id.PeerID}
+	if id.PrivKey != "" {
+		ident["PrivKey"] = id.PrivKey
+	}
+	doc["Identity"] = ident
+	return doc
+}
+
+// overlayDefaults merges right into left (maps recursively); a null in
+// right leaves left's value.
+func overlayDefaults(left, right map[string]any) map[string]any {
+	for k, rv := range right {
+		if rv == nil {
+			continue
 		}
-		p.Apply(c)
+		if rm, ok := rv.(map[string]any); ok {
+			if lm, ok := left[k].(map[string]any); ok {
+				left[k] = overlayDefaults(lm, rm)
+				continue
+			}
+		}
+		left[k] = rv
 	}
-	return nil
+	return left
+}
+
+// deepCopy copies a JSON document value.
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
 }
 
 // ConfigFile is the config's file name inside a repo.
 const ConfigFile = "config"
 
-// ReadConfigDoc reads the config file as a generic JSON document.
+// ReadConfigDoc reads the config file as a generic JSON document. Kubo
+// keys the file lacks (a repo made before cairn wrote them all) read as
+// Kubo's defaults (kuboconf.FillMissing); the file itself changes only
+// when the config is next written.
 func ReadConfigDoc(repo string) (map[string]any, error) {
 	b, err := os.ReadFile(filepath.Join(repo, ConfigFile))
 	if err != nil {
@@ -434,12 +463,19 @@ func ReadConfigDoc(repo string) (map[string]any, error) {
 	if doc == nil {
 		return nil, fmt.Errorf("config %s: not a JSON object", filepath.Join(repo, ConfigFile))
 	}
+	kuboconf.FillMissing(doc, defaultDoc())
 	return doc, nil
 }
 
 // DecodeConfig turns a JSON document into a Config, failing on values of
-// the wrong type.
+// the wrong type: first for Kubo's keys, with Kubo's messages ("failure
+// to decode config: ..."), then for cairn's. Both the deprecated
+// Internal.UnixFSShardingSizeThreshold and its successor set is an error,
+// as Kubo's daemon refuses to start on it.
 func DecodeConfig(doc map[string]any) (*Config, error) {
+	if _, err := kuboconf.FromMap(doc); err != nil {
+		return nil, err
+	}
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
@@ -448,7 +484,44 @@ func DecodeConfig(doc map[string]any) (*Config, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
+	if c.Internal.UnixFSShardingSizeThreshold != nil && c.Import.UnixFSHAMTDirectorySizeThreshold != nil {
+		return nil, errors.New(DeprecatedShardingThreshold)
+	}
 	return &c, nil
+}
+
+// NormalizeConfigDoc returns doc as a config replace stores it: every
+// key of Kubo and of cairn's Config present, with doc's value or the zero
+// value, as Kubo's decode and encode leave them (keys neither knows are
+// not in the result).
+func NormalizeConfigDoc(doc map[string]any) (map[string]any, error) {
+	kubo, err := kuboconf.Normalize(doc)
+	if err != nil {
+		return nil, err
+	}
+	c, err := DecodeConfig(doc)
+	if err != nil {
+		return nil, err
+	}
+	own, err := c.ToDoc()
+	if err != nil {
+		return nil, err
+	}
+	return MergeConfigDocs(own, kubo), nil
+}
+
+// WriteConfig stores the typed values of c over the repo's config file,
+// keeping every key Config does not hold.
+func WriteConfig(repo string, c *Config) error {
+	doc, err := ReadConfigDoc(repo)
+	if err != nil {
+		return err
+	}
+	own, err := c.ToDoc()
+	if err != nil {
+		return err
+	}
+	return WriteConfigDoc(repo, MergeConfigDocs(doc, own))
 }
 
 // ToDoc turns a Config into a generic JSON document.

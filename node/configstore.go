@@ -6,6 +6,7 @@
 package node
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+
+	"cairn/node/kuboconf"
 )
 
 // Config returns the config in effect. A config change swaps in a new
@@ -60,46 +63,51 @@ func (n *Node) UpdateConfig(fn func(doc map[string]any) error) error {
 }
 
 // ApplyProfile applies the named profile (a key of Profiles) to the
-// config. It returns the config before and after. Unless dryRun, the old
-// file is first copied to <repo>/config-pre-<name>-<random> and the new
-// values are merged into the file (keys the Config type does not know
-// are kept), as Kubo does.
-func (n *Node) ApplyProfile(name string, dryRun bool) (before, after *Config, err error) {
+// config document. It returns the document before and after. Unless
+// dryRun, the old file is first copied to <repo>/config-pre-<name>-<random>
+// and the new document written, as Kubo does; keys the profile does not
+// touch (unknown ones included) are kept.
+func (n *Node) ApplyProfile(name string, dryRun bool) (before, after map[string]any, err error) {
 	p, ok := Profiles[name]
 	if !ok {
 		return nil, nil, fmt.Errorf("%s is not a profile", name)
 	}
 	n.cfgMu.Lock()
 	defer n.cfgMu.Unlock()
-	doc, err := ReadConfigDoc(n.Repo)
-	if err != nil {
+	if before, err = ReadConfigDoc(n.Repo); err != nil {
 		return nil, nil, err
 	}
-	if before, err = DecodeConfig(doc); err != nil {
+	after = deepCopy(before).(map[string]any)
+	if err := p.Apply(after); err != nil {
 		return nil, nil, err
 	}
-	beforeDoc, err := before.ToDoc()
-	if err != nil {
+	// Through JSON, so that numbers compare as the file's do.
+	if after, err = jsonCopy(after); err != nil {
 		return nil, nil, err
 	}
-	if after, err = DecodeConfig(beforeDoc); err != nil { // a deep copy
+	if _, err := DecodeConfig(after); err != nil {
 		return nil, nil, err
 	}
-	p.Apply(after)
 	if dryRun {
 		return before, after, nil
 	}
 	if err := n.backupLocked("pre-" + name + "-"); err != nil {
 		return nil, nil, err
 	}
-	afterDoc, err := after.ToDoc()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := n.replaceLocked(MergeConfigDocs(doc, afterDoc)); err != nil {
+	if err := n.replaceLocked(deepCopy(after).(map[string]any)); err != nil {
 		return nil, nil, err
 	}
 	return before, after, nil
+}
+
+// jsonCopy returns doc as it reads back from JSON.
+func jsonCopy(doc map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(b, &out)
 }
 
 // backupLocked copies the config file to a new file named
@@ -211,34 +219,21 @@ func SetKeyExact(doc map[string]any, key string, value any) error {
 	return nil
 }
 
-// CheckConfigKey reports whether key names a field of Config, as Kubo's
-// config.CheckKey does: names are Go field names, matched exactly; any key
-// is accepted inside a map section. Errors: "A.B not found",
-// "A key is not a map".
+// CheckConfigKey reports whether key names a config key, as Kubo's
+// config.CheckKey does: a key of Kubo 0.42 (kuboconf.CheckKey) or a
+// field of cairn's Config. Names are Go field names, matched exactly;
+// any key is accepted inside a map section. Errors (Kubo's): "A.B not
+// found", "A key is not a map".
 func CheckConfigKey(key string) error {
-	t := reflect.TypeOf(Config{})
-	parts := strings.Split(key, ".")
-	for i, part := range parts {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		switch t.Kind() {
-		case reflect.Struct:
-			f, ok := t.FieldByName(part)
-			if !ok || !f.IsExported() {
-				return fmt.Errorf("%s not found", strings.Join(parts[:i+1], "."))
-			}
-			t = f.Type
-		case reflect.Map:
-			t = t.Elem()
-		case reflect.Interface:
-			return nil
-		default:
-			return fmt.Errorf("%s key is not a map", strings.Join(parts[:i], "."))
-		}
+	kuboErr := kuboconf.CheckKey(key)
+	if kuboErr == nil || checkOwnKey(key) == nil {
+		return nil
 	}
-	return nil
+	return kuboErr
 }
+
+// checkOwnKey is CheckConfigKey for the fields of Config.
+func checkOwnKey(key string) error { return kuboconf.CheckKeyIn(reflect.TypeOf(Config{}), key) }
 
 // MergeConfigDocs returns a copy of left with right merged in: where both
 // hold a map the maps are merged recursively, otherwise right's value wins.

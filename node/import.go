@@ -221,7 +221,7 @@ func ParseSizeEstimation(s string) (uio.SizeEstimationMode, error) {
 // Import.HashFunction (Kubo's UnixFSCidBuilder): a hash other than
 // sha2-256 implies CIDv1.
 func (n *Node) ImportCidBuilder() (cid.Builder, error) {
-	st, err := resolveImport(n.Config().Import, nil)
+	st, err := resolveImport(n.Config().ImportSettings(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (n *Node) ImportCidBuilder() (cid.Builder, error) {
 // MFSDirOptions are the directory settings of Import that Kubo's files
 // commands pass when they create directories.
 func (n *Node) MFSDirOptions(builder cid.Builder) ([]mfs.Option, error) {
-	st, err := resolveImport(n.Config().Import, nil)
+	st, err := resolveImport(n.Config().ImportSettings(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (n *Node) MFSDirOptions(builder cid.Builder) ([]mfs.Option, error) {
 // mfsRootOptions are Kubo's MFSRootOptions: builder, chunker and
 // directory shape from Import.
 func (n *Node) mfsRootOptions() ([]mfs.Option, error) {
-	st, err := resolveImport(n.Config().Import, nil)
+	st, err := resolveImport(n.Config().ImportSettings(), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -99,13 +99,21 @@ func TestImport_AddAndMFS_SameSettings(t *testing.T) {
 	if c.Version() != 1 || c.Prefix().MhType != mh.SHA2_256 {
 		t.Fatalf("MFS builder with Import.CidVersion 1: %v", c.Prefix())
 	}
-	// An invalid setting fails both the same way.
-	testutil.SetConfig(t, n, map[string]any{"Import.UnixFSHAMTDirectorySizeThreshold": "lots"})
+	// A size that is no size is refused when set, as Kubo does.
+	err = n.UpdateConfig(func(doc map[string]any) error {
+		return node.SetKey(doc, "Import.UnixFSHAMTDirectorySizeThreshold", "lots")
+	})
+	if err == nil || !strings.Contains(err.Error(), "failure to decode config") {
+		t.Fatalf("bad threshold: got %v", err)
+	}
+	// A setting Kubo's types accept but cairn cannot use fails both the
+	// same way.
+	testutil.SetConfig(t, n, map[string]any{"Import.UnixFSHAMTDirectoryMaxFanout": 7})
 	_, aerr := addOne(t, n, node.AddOptions{}, "x")
 	_, merr := n.MFSDirOptions(b)
 	for _, err := range []error{aerr, merr} {
-		if err == nil || !strings.HasPrefix(err.Error(), `Import.UnixFSHAMTDirectorySizeThreshold "lots"`) {
-			t.Fatalf("bad threshold: got %v", err)
+		if err == nil || !strings.HasPrefix(err.Error(), `HAMT fanout must be a power of 2`) {
+			t.Fatalf("bad fanout: got %v", err)
 		}
 	}
 }

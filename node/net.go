@@ -104,7 +104,7 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		return err
 	}
 	var boot []peer.AddrInfo
-	for _, s := range cfg.Bootstrap {
+	for _, s := range expandAuto(cfg.Bootstrap, DefaultBootstrap) {
 		ai, err := parseBootstrap(s)
 		if err != nil {
 			return fmt.Errorf("config Bootstrap: %w", err)
@@ -244,7 +244,7 @@ func routingModes(flag string, typ *string) (rtype string, wan, lan dht.ModeOpt,
 	switch setting {
 	case "", "auto", "default":
 		return "dhtclient", dht.ModeClient, dht.ModeServer, nil
-	case "dhtclient":
+	case "dhtclient", "autoclient": // autoclient: Kubo's DHT client plus delegated routers, which cairn has not
 		return setting, dht.ModeClient, dht.ModeClient, nil
 	case "dht":
 		return setting, dht.ModeAutoServer, dht.ModeServer, nil
@@ -253,7 +253,7 @@ func routingModes(flag string, typ *string) (rtype string, wan, lan dht.ModeOpt,
 	case "none":
 		return setting, 0, 0, nil
 	}
-	return "", 0, 0, fmt.Errorf("config Routing.Type %q: want dhtclient, dht, dhtserver or none", setting)
+	return "", 0, 0, fmt.Errorf("config Routing.Type %q: want dhtclient, autoclient, dht, dhtserver or none", setting)
 }
 
 // ActiveDHT is the table queries that name no table use, as Kubo picks
@@ -322,6 +322,19 @@ func (m *mdnsNotifee) HandlePeerFound(ai peer.AddrInfo) {
 		defer cancel()
 		_ = m.nt.Host.Connect(ctx, ai)
 	}()
+}
+
+// expandAuto replaces Kubo's "auto" placeholder in a list with defaults.
+func expandAuto(list, defaults []string) []string {
+	var out []string
+	for _, s := range list {
+		if s == "auto" {
+			out = append(out, defaults...)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // parseBootstrap parses a /.../p2p/<id> address.

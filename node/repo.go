@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"cairn/node/kuboconf"
 	"cairn/storage"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -92,9 +93,10 @@ type InitOptions struct {
 	// Algorithm and Bits choose the key (NewIdentityOf).
 	Algorithm string
 	Bits      int
-	// Config, if set, is the config to start from instead of
-	// DefaultConfig (`cairn init <default-config>`); its Identity is kept.
-	Config *Config
+	// Doc, if set, is the config document to start from instead of
+	// DefaultConfigDoc (`cairn init <default-config>`); its Identity is
+	// kept, and Kubo keys it lacks read as Kubo's defaults.
+	Doc map[string]any
 }
 
 // InitRepo creates a repo at dir. It fails if a repo is already there.
@@ -105,17 +107,29 @@ func InitRepo(dir string, o InitOptions) (*Config, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}
-	cfg := o.Config
-	if cfg == nil {
+	doc := o.Doc
+	if doc == nil {
 		id, err := NewIdentityOf(o.Algorithm, o.Bits)
 		if err != nil {
 			return nil, err
 		}
-		cfg = DefaultConfig(id)
-	} else if _, _, err := cfg.Identity.Keys(); err != nil {
-		return nil, fmt.Errorf("init: the config file's identity: %w", err)
+		doc = DefaultConfigDoc(id)
+	} else {
+		doc = deepCopy(doc).(map[string]any)
+		kuboconf.FillMissing(doc, defaultDoc())
+		c, err := DecodeConfig(doc)
+		if err != nil {
+			return nil, fmt.Errorf("init: the config file: %w", err)
+		}
+		if _, _, err := c.Identity.Keys(); err != nil {
+			return nil, fmt.Errorf("init: the config file's identity: %w", err)
+		}
 	}
-	if err := ApplyProfiles(cfg, o.Profiles); err != nil {
+	if err := ApplyProfiles(doc, o.Profiles); err != nil {
+		return nil, err
+	}
+	cfg, err := DecodeConfig(doc)
+	if err != nil {
 		return nil, err
 	}
 	lk, err := LockRepo(dir)
@@ -131,10 +145,6 @@ func InitRepo(dir string, o InitOptions) (*Config, error) {
 		return nil, err
 	}
 	if err := writeFileAtomic(filepath.Join(dir, VersionFile), []byte(RepoVersion+"\n"), 0o644); err != nil {
-		return nil, err
-	}
-	doc, err := cfg.ToDoc()
-	if err != nil {
 		return nil, err
 	}
 	// The config goes last: its presence marks an initialised repo.

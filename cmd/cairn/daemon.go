@@ -50,11 +50,11 @@ func cmdInit(argv []string, stdout, stderr io.Writer) int {
 	dir := repoPath(inv)
 	o := node.InitOptions{Profiles: req.String("profile"), Algorithm: req.String("algorithm"), Bits: int(req.Int("bits"))}
 	if len(inv.args) == 1 {
-		cfg, err := readConfigFile(inv.args[0])
+		doc, err := readConfigFile(inv.args[0])
 		if err != nil {
 			return fail(err)
 		}
-		o.Config = cfg
+		o.Doc = doc
 	}
 	var plan *boardPlan
 	if boardName != "" || budget != 0 || storageMax != "" {
@@ -72,7 +72,7 @@ func cmdInit(argv []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	if o.Config == nil {
+	if o.Doc == nil {
 		if strings.EqualFold(o.Algorithm, "rsa") {
 			bits := max(o.Bits, 0)
 			if bits == 0 {
@@ -104,7 +104,7 @@ func cmdInit(argv []string, stdout, stderr io.Writer) int {
 }
 
 // readConfigFile reads the config file of `cairn init <default-config>`.
-func readConfigFile(path string) (*node.Config, error) {
+func readConfigFile(path string) (map[string]any, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,10 @@ func readConfigFile(path string) (*node.Config, error) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("config file %s: %w", path, err)
 	}
-	return node.DecodeConfig(doc)
+	if doc == nil {
+		return nil, fmt.Errorf("config file %s: not a JSON object", path)
+	}
+	return doc, nil
 }
 
 // addWelcomeDocs opens the new repo and adds the welcome documents.
@@ -208,11 +211,7 @@ func (p *boardPlan) write(dir string, cfg *node.Config) error {
 	dhtclient := "dhtclient"
 	cfg.Routing.Type = &dhtclient
 	cfg.Datastore.StorageMax = board.FormatSize(p.storageMax)
-	doc, err := cfg.ToDoc()
-	if err != nil {
-		return err
-	}
-	return node.WriteConfigDoc(dir, doc)
+	return node.WriteConfig(dir, cfg)
 }
 
 func (p *boardPlan) print(w io.Writer) {
@@ -263,7 +262,7 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 	if req.Bool("init") && !node.IsInitialized(dir) {
 		iopts := node.InitOptions{Profiles: req.String("init-profile")}
 		if p := req.String("init-config"); p != "" {
-			if iopts.Config, err = readConfigFile(p); err != nil {
+			if iopts.Doc, err = readConfigFile(p); err != nil {
 				return fail(err)
 			}
 		}
@@ -336,6 +335,9 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	cfg, err := node.DecodeConfig(doc)
 	if err != nil {
 		return err
+	}
+	if cfg.Internal.UnixFSShardingSizeThreshold != nil {
+		fmt.Fprintf(stderr, "ERROR: %s\n", node.DeprecatedShardingThreshold)
 	}
 	// Everything that can refuse a start is checked before the repo is
 	// opened and before anything listens.
