@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-race test-slow conformance interop bench fmt lint clean \
+.PHONY: build run test test-race test-slow fuzz conformance interop bench bench-slowloris fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board vm-bench board-check
 
 build:
@@ -43,6 +43,21 @@ test-race:
 
 test-slow:
 	CAIRN_SLOW=1 $(GO) test -count=1 -timeout 30m -v ./tests/...
+
+# Each fuzz target for FUZZTIME, from its seeds (in the test code, and
+# testdata/fuzz/ where found inputs are kept): the outside inputs of issue
+# 11 (CAR, tar, dag-json/dag-cbor, config documents, multipart add with
+# storage and only-hash, RPC options) and Lua snippets. Plain `go test`
+# runs the seeds only.
+FUZZTIME ?= 15s
+FUZZ_TARGETS := ./httprpc:FuzzCARImport ./httprpc:FuzzTarAdd ./httprpc:FuzzDagPut \
+	./httprpc:FuzzConfigReplace ./httprpc:FuzzMultipartAddStored ./httprpc:FuzzMultipartAdd \
+	./httprpc:FuzzDecodeArgs ./modules/lua:FuzzLua_Snippet
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) $${t%%:*}; \
+	done
 
 # The clients' own suites against cairn daemons on loopback: go-ipfs-api
 # 0.7.0's tests and kubo-rpc-client 7.1.0 driven by interface-ipfs-core

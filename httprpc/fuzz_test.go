@@ -71,26 +71,9 @@ func FuzzDecodeArgs(f *testing.F) {
 // (only-hash): it must end with events or an error, never a panic, and
 // nothing may be stored.
 func FuzzMultipartAdd(f *testing.F) {
-	seed := func(parts ...[3]string) []byte {
-		var b bytes.Buffer
-		mw := multipart.NewWriter(&b)
-		mw.SetBoundary("B")
-		for _, p := range parts {
-			h := map[string][]string{"Content-Disposition": {`form-data; name="file"; filename="` + p[0] + `"`}}
-			if p[1] != "" {
-				h["Content-Type"] = []string{p[1]}
-			}
-			w, _ := mw.CreatePart(h)
-			w.Write([]byte(p[2]))
-		}
-		mw.Close()
-		return b.Bytes()
+	for _, s := range multipartSeeds() {
+		f.Add(s)
 	}
-	f.Add(seed([3]string{"d", "application/x-directory", ""}, [3]string{"d%2Fa", "", "hello"}))
-	f.Add(seed([3]string{"..%2F..%2Fetc", "", "x"}, [3]string{"l", "application/symlink", "target"}))
-	f.Add(seed([3]string{"a%2Fb", "", "1"}, [3]string{"c", "", "2"}, [3]string{"a%2Fd", "", "3"}))
-	f.Add([]byte("--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x\"\r\n\r\nunterminated"))
-	f.Add([]byte("--B--\r\n"))
 	n := testutil.MustOpenNode(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		mr := multipart.NewReader(bytes.NewReader(body), "B")
@@ -109,6 +92,32 @@ func FuzzMultipartAdd(f *testing.F) {
 	})
 	if errs := n.Store.Check(storage.CheckOptions{}); len(errs) > 0 {
 		f.Fatal(errs)
+	}
+}
+
+// multipartSeeds are multipart bodies (boundary "B") for the add targets.
+func multipartSeeds() [][]byte {
+	seed := func(parts ...[3]string) []byte {
+		var b bytes.Buffer
+		mw := multipart.NewWriter(&b)
+		mw.SetBoundary("B")
+		for _, p := range parts {
+			h := map[string][]string{"Content-Disposition": {`form-data; name="file"; filename="` + p[0] + `"`}}
+			if p[1] != "" {
+				h["Content-Type"] = []string{p[1]}
+			}
+			w, _ := mw.CreatePart(h)
+			w.Write([]byte(p[2]))
+		}
+		mw.Close()
+		return b.Bytes()
+	}
+	return [][]byte{
+		seed([3]string{"d", "application/x-directory", ""}, [3]string{"d%2Fa", "", "hello"}),
+		seed([3]string{"..%2F..%2Fetc", "", "x"}, [3]string{"l", "application/symlink", "target"}),
+		seed([3]string{"a%2Fb", "", "1"}, [3]string{"c", "", "2"}, [3]string{"a%2Fd", "", "3"}),
+		[]byte("--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x\"\r\n\r\nunterminated"),
+		[]byte("--B--\r\n"),
 	}
 }
 
