@@ -25,6 +25,7 @@ import (
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/namespace"
+	gometrics "github.com/ipfs/go-metrics-interface"
 	"github.com/libp2p/go-libp2p"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p-kad-dht/dual"
@@ -123,7 +124,12 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 	partial.System.Conns = rcmgr.LimitVal(lim.ConnsInbound + lim.ConnsOutbound)
 	partial.System.Streams = rcmgr.LimitVal(lim.Streams)
 	partial.Transient.Memory = rcmgr.LimitVal64(lim.LibP2PMemory / 4)
-	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(partial.Build(concrete)))
+	injectMetrics()
+	str, err := rcmgr.NewStatsTraceReporter()
+	if err != nil {
+		return err
+	}
+	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(partial.Build(concrete)), rcmgr.WithTraceReporter(str))
 	if err != nil {
 		return err
 	}
@@ -201,9 +207,9 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 	}
 	bsn := bsnet.NewFromIpfsHost(capped)
 	if nt.DHT != nil {
-		nt.Bitswap = bitswap.New(nctx, bsn, nt.DHT, bstore, bsopts...)
+		nt.Bitswap = bitswap.New(gometrics.CtxScope(nctx, "ipfs"), bsn, nt.DHT, bstore, bsopts...)
 	} else {
-		nt.Bitswap = bitswap.New(nctx, bsn, nil, bstore, bsopts...)
+		nt.Bitswap = bitswap.New(gometrics.CtxScope(nctx, "ipfs"), bsn, nil, bstore, bsopts...)
 	}
 	nt.bserv = blockservice.New(bstore, netExchange{nt.Bitswap})
 	if cfg.Discovery.MDNS.Enabled {

@@ -12,6 +12,9 @@
 //	"meta"    "version"     => uint32 big-endian schema version (currently 1)
 //	          "blocks.n"    => uint64 big-endian number of stored blocks
 //	          "blocks.size" => uint64 big-endian sum of their sizes
+//	          "written"     => uint64 big-endian bytes written to the file by
+//	                           the commits before this one, and at Close by
+//	                           all (flash wear; absent until the first commit)
 //	"index"   multihash bytes => uint64 big-endian sequence number
 //	"blocks"  sequence number => nested bucket {"d" => raw block bytes}
 //	"data"    datastore key ("/a/b") => value bytes
@@ -60,7 +63,10 @@
 // Stat.UsedBytes plus free pages plus one batch: a cap on UsedBytes and
 // PendingBytes (node's StorageMax) bounds the file on disk. The writer
 // coalesces concurrent puts into one transaction (up to MaxBatchBytes), so
-// an add of many blocks costs few fsyncs.
+// an add of many blocks costs few fsyncs. Store.Writes counts what the
+// commits write (the pages each allocates plus its meta page), since Open
+// and, through "written", over the file's life: what the store costs the
+// card.
 //
 // # Reads
 //

@@ -31,6 +31,7 @@ var (
 	keyVersion    = []byte("version")
 	keyBlocksN    = []byte("blocks.n")
 	keyBlocksSize = []byte("blocks.size")
+	keyWritten    = []byte("written")
 )
 
 // Options tune a Store. The zero value (or nil) means the defaults below.
@@ -139,6 +140,13 @@ func Open(path string, opts *Options) (s *Store, err error) {
 			s.Close()
 			return nil, err
 		}
+		if err := s.db.View(func(tx *bolt.Tx) error {
+			s.w.writtenTotal.Store(getU64(tx.Bucket(bucketMeta).Get(keyWritten)))
+			return nil
+		}); err != nil {
+			s.Close()
+			return nil, err
+		}
 		s.w.blockBytes.Store(st.BlockBytes)
 		s.w.usedBytes.Store(uint64(st.FileBytes - st.FreeBytes))
 	}
@@ -235,6 +243,21 @@ func (s *Store) Stat() (Stat, error) {
 func freeBytes(db *bolt.DB) int64 {
 	bs := db.Stats()
 	return int64(bs.FreePageN+bs.PendingPageN) * int64(db.Info().PageSize)
+}
+
+// Writes are the bytes the store has written to its file (pages of its
+// commits, each with its meta page): the flash wear it causes.
+type Writes struct {
+	SinceOpen uint64 // since Open
+	Total     uint64 // over the file's life ("meta" records it at each commit and at Close)
+}
+
+// Writes returns the bytes written to the file; zero for a read-only store.
+func (s *Store) Writes() Writes {
+	if s.w == nil {
+		return Writes{}
+	}
+	return Writes{SinceOpen: s.w.written.Load(), Total: s.w.writtenTotal.Load()}
 }
 
 // UsedBytes is Stat().UsedBytes() as of the last commit, without a

@@ -260,3 +260,40 @@ func TestCheck_DetectsBadBlock(t *testing.T) {
 }
 
 type boltTx = bolt.Tx
+
+// Ensure Writes counts the bytes commits write, since open and over the
+// file's life (kept across reopens), and about one byte per byte added.
+func TestStore_Writes_SinceOpenAndLifetime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	s := mustOpen(t, path)
+	ctx := context.Background()
+	if w := s.Writes(); w.SinceOpen != 0 {
+		t.Fatalf("fresh store wrote %d bytes since open", w.SinceOpen)
+	}
+	const size = 1 << 20
+	for range 4 {
+		if err := s.Blockstore().Put(ctx, randBlock(t, size/4)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := s.Writes()
+	if first.SinceOpen < size || first.SinceOpen > 2*size || first.Total < first.SinceOpen {
+		t.Fatalf("after adding %d bytes: %+v", size, first)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = mustOpen(t, path)
+	defer s.Close()
+	reopened := s.Writes()
+	if reopened.SinceOpen != 0 || reopened.Total < size {
+		t.Fatalf("after reopening: %+v (before: %+v)", reopened, first)
+	}
+	if err := s.Blockstore().Put(ctx, randBlock(t, size/4)); err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Writes(); w.SinceOpen < size/4 || w.Total < reopened.Total+size/4 {
+		t.Fatalf("after one more put: %+v (reopened: %+v)", w, reopened)
+	}
+	mustCheck(t, s)
+}

@@ -40,7 +40,13 @@ type writer struct {
 	// usedBytes is the bytes of the file's pages in use after the last
 	// commit (Stat.UsedBytes).
 	usedBytes atomic.Uint64
-	db        *bolt.DB
+	// written counts the bytes of the commits since open; writtenTotal
+	// the same over the file's life (meta "written" holds it as of the
+	// commit before the last).
+	written      atomic.Uint64
+	writtenTotal atomic.Uint64
+	persisted    uint64 // the "written" of the last commit (writer goroutine only)
+	db           *bolt.DB
 	maxTx     int
 	reqs      chan *request
 	pending   *byteSem
@@ -90,6 +96,20 @@ func (w *writer) close() {
 	}
 	w.mu.Unlock()
 	w.wg.Wait()
+	// Record the last commits' writes too (a commit of a few pages).
+	if w.persisted != w.writtenTotal.Load() {
+		_ = w.db.Update(func(tx *bolt.Tx) error { return w.putWritten(tx.Bucket(bucketMeta)) })
+	}
+}
+
+// putWritten records the writes counted so far in "meta".
+func (w *writer) putWritten(meta *bolt.Bucket) error {
+	total := w.writtenTotal.Load()
+	if err := meta.Put(keyWritten, u64(total)); err != nil {
+		return err
+	}
+	w.persisted = total
+	return nil
 }
 
 func (w *writer) loop() {
@@ -125,7 +145,16 @@ func (w *writer) loop() {
 
 func (w *writer) commit(group []*request) error {
 	var total uint64
+	before := pageAlloc(w.db)
 	err := w.apply(group, &total)
+	if err == nil {
+		// Every page a commit allocates is written, then one meta page.
+		if alloc := pageAlloc(w.db) - before; alloc > 0 {
+			n := uint64(alloc) + uint64(w.db.Info().PageSize)
+			w.written.Add(n)
+			w.writtenTotal.Add(n)
+		}
+	}
 	if err == nil && total != ^uint64(0) {
 		w.blockBytes.Store(total)
 	}
@@ -152,6 +181,9 @@ func (w *writer) apply(group []*request, out *uint64) error {
 	}
 	return w.db.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
+		if err := w.putWritten(meta); err != nil {
+			return err
+		}
 		n := getU64(meta.Get(keyBlocksN))
 		total := getU64(meta.Get(keyBlocksSize))
 		blocksTouched := false
@@ -304,6 +336,12 @@ func (s *byteSem) acquire(n int) {
 	}
 	s.used += n
 	s.mu.Unlock()
+}
+
+// pageAlloc is the bytes of pages the DB's transactions have allocated.
+func pageAlloc(db *bolt.DB) int64 {
+	st := db.Stats()
+	return st.TxStats.GetPageAlloc()
 }
 
 func (s *byteSem) release(n int) {

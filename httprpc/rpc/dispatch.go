@@ -49,11 +49,14 @@ func (s *Server) route(rest string) (cmd *Command, pathArg []string, found bool)
 	return n.Cmd, nil, true
 }
 
-func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 	cmd, pathArg, found := s.route(rest)
 	if !found {
 		textError(ctx, 404, "404 page not found")
 		return
+	}
+	if cmd != nil {
+		tr.command = cmd.Path
 	}
 	if cmd == nil {
 		// Kubo quirk: a parent without a run function answers an empty
@@ -210,6 +213,13 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string) {
 	// goroutine after writing the headers. The trailer is set by that
 	// reader goroutine when it meets the end, so no header is touched
 	// while fasthttp writes them.
+	method := string(ctx.Method())
+	tr.streamed = true
+	ended := logged
+	logged = func() {
+		ended()
+		s.metrics.observe([]byte(method), 200, tr.command, time.Since(tr.start))
+	}
 	pipe := newChunkPipe(4)
 	em.attach <- bufio.NewWriterSize(pipe, 32<<10)
 	go func() {

@@ -46,6 +46,8 @@ type Server struct {
 	auth      map[string][]string // expected Authorization value => allowed path prefixes
 	serverHdr string
 
+	metrics *serverMetrics
+
 	guard *connlimit.Guard
 	idle  time.Duration // IdleTimeout
 
@@ -95,6 +97,7 @@ func NewServer(n *node.Node, t *Table, env *Env, o ServerOptions) *Server {
 	s := &Server{Table: t, Node: n, Env: env, ctx: ctx, cancel: cancel, serverHdr: o.ServerHeader,
 		methods: []string{"POST"}, idle: o.IdleTimeout,
 		guard: connlimit.New(connlimit.Limits{Capacity: o.Concurrency, FirstByte: o.HeaderTimeout, IsLocal: o.IsLocal})}
+	s.metrics = newServerMetrics(n.Collector())
 	s.configure(n.Config().API)
 	s.srv = &fasthttp.Server{
 		Handler: s.handle,
@@ -204,6 +207,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			s.writeErrorJSON(ctx, "json", errors.New("an error occurred"))
 		}
 	}()
+	tr := &tracking{start: time.Now()}
+	defer func() {
+		if !tr.streamed {
+			s.metrics.observe(ctx.Method(), ctx.Response.StatusCode(), tr.command, time.Since(tr.start))
+		}
+	}()
 	// fasthttp normalises Path(); read the original to answer
 	// non-canonical paths with a redirect, as Go's mux does.
 	path := string(ctx.URI().PathOriginal())
@@ -212,6 +221,14 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	if path == "/api/v0" {
 		redirect(ctx, "/api/v0/")
+		return
+	}
+	if path == MetricsPath {
+		if s.auth != nil && !s.authorized(ctx, path) {
+			textError(ctx, 403, deniedAuth)
+			return
+		}
+		s.serveMetrics(ctx)
 		return
 	}
 	if !strings.HasPrefix(path, apiPrefix) {
@@ -250,7 +267,15 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		textError(ctx, 403, "403 - Forbidden")
 		return
 	}
-	s.dispatch(ctx, strings.TrimPrefix(path, apiPrefix))
+	s.dispatch(ctx, strings.TrimPrefix(path, apiPrefix), tr)
+}
+
+// tracking is what the metrics need of one request; a streamed answer
+// is recorded when it ends (streamed), not when the handler returns.
+type tracking struct {
+	start    time.Time
+	command  string
+	streamed bool
 }
 
 // cleanPath returns the canonical form of p (Go's mux rules).

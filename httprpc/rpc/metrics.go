@@ -1,0 +1,80 @@
+// metrics.go: /debug/metrics/prometheus on the RPC port, where Kubo serves
+// it, and the request metrics the server records: Kubo's HTTP metrics
+// (ipfs_http_*, handler "api") and cairn's per command. The scrape holds
+// the default registry (Go runtime, process, libp2p's resource manager,
+// bitswap) and the server's own (its requests, the node's figures).
+
+package rpc
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+	"github.com/valyala/fasthttp"
+)
+
+// MetricsPath is where the server answers Prometheus scrapes.
+const MetricsPath = "/debug/metrics/prometheus"
+
+type serverMetrics struct {
+	gather   prometheus.Gatherers
+	requests *prometheus.CounterVec
+	duration prometheus.Summary
+	commands *prometheus.CounterVec
+	cmdTime  *prometheus.HistogramVec
+}
+
+func newServerMetrics(own ...prometheus.Collector) *serverMetrics {
+	api := prometheus.Labels{"handler": "api"}
+	m := &serverMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "ipfs", Subsystem: "http",
+			Name: "requests_total", Help: "Total number of HTTP requests made.", ConstLabels: api},
+			[]string{"method", "code"}),
+		duration: prometheus.NewSummary(prometheus.SummaryOpts{Namespace: "ipfs", Subsystem: "http",
+			Name: "request_duration_seconds", Help: "The HTTP request latencies in seconds.", ConstLabels: api,
+			Objectives: map[float64]float64{0.5: 0.05, 0.9: 0.01, 0.99: 0.001}}),
+		commands: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cairn_rpc_requests_total",
+			Help: "RPC requests per command and HTTP status."}, []string{"command", "code"}),
+		cmdTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cairn_rpc_request_duration_seconds",
+			Help:    "Time from an RPC request to the end of its answer, per command.",
+			Buckets: []float64{.005, .025, .1, .5, 2.5, 10, 60, 300}}, []string{"command"}),
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(append([]prometheus.Collector{m.requests, m.duration, m.commands, m.cmdTime}, own...)...)
+	m.gather = prometheus.Gatherers{prometheus.DefaultGatherer, reg}
+	return m
+}
+
+// observe records one request; command is "" for one that named none.
+func (m *serverMetrics) observe(method []byte, code int, command string, d time.Duration) {
+	c := strconv.Itoa(code)
+	m.requests.WithLabelValues(string(method), c).Inc()
+	m.duration.Observe(d.Seconds())
+	if command != "" {
+		m.commands.WithLabelValues(command, c).Inc()
+		m.cmdTime.WithLabelValues(command).Observe(d.Seconds())
+	}
+}
+
+// serveMetrics answers a scrape in Prometheus' text format.
+func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) {
+	mfs, err := s.metrics.gather.Gather()
+	if err != nil && len(mfs) == 0 {
+		textError(ctx, 500, "gathering metrics: "+err.Error())
+		return
+	}
+	if err != nil {
+		log.Errorf("metrics: %v", err)
+	}
+	format := expfmt.NewFormat(expfmt.TypeTextPlain)
+	ctx.Response.Header.Set("Content-Type", string(format))
+	enc := expfmt.NewEncoder(ctx, format)
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			log.Errorf("metrics: %v", err)
+			return
+		}
+	}
+}
