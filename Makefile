@@ -84,6 +84,13 @@ bench: build
 	$(GO) build -o bin/bench ./scripts/bench
 	bin/bench $(BENCH_ARGS)
 
+# Latency of a legitimate RPC call with 500 slowloris connections open
+# from 10 LAN-like addresses, against the unloaded daemon (issue 11 item 6;
+# network namespace of its own, root). See scripts/slowloris.
+bench-slowloris: build
+	$(GO) build -o bin/slowloris ./scripts/slowloris
+	bin/slowloris -bin $(BIN) $(BENCH_ARGS)
+
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
