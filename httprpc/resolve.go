@@ -4,9 +4,11 @@
 package httprpc
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/ipfs/boxo/namesys"
 	"github.com/ipfs/boxo/path"
 )
 
@@ -49,8 +51,20 @@ Resolve the value of an IPFS DAG path:
 
 func runResolve(r *Request, e Emitter) error {
 	name := r.Args[0]
+	if strings.HasPrefix(name, "/ipns/") && !r.Bool("recursive") {
+		// One step of the name.
+		o, err := nameResolveOptions(r, false)
+		if err != nil {
+			return err
+		}
+		p, err := r.Node.ResolveName(r.Ctx, name, o)
+		if err != nil && !errors.Is(err, namesys.ErrResolveRecursion) {
+			return err
+		}
+		return e.Emit(&ResolvedPath{Path: p.String()})
+	}
 	enc, ok := CidEncoder{}, false
-	if r.String("cid-base") == "" {
+	if r.String("cid-base") == "" && !strings.HasPrefix(name, "/ipns/") {
 		enc, ok = cidEncoderFromPath(name)
 	}
 	if !ok {

@@ -57,6 +57,7 @@ var Families = [][]*Command{
 	fileLsCommands,
 	resolveCommands,
 	keyCommands,
+	nameCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"cairn/board"
 	"cairn/node/kuboconf"
@@ -68,6 +69,8 @@ type Config struct {
 	Import       Import
 	Experimental Experimental
 	Internal     Internal
+	Ipns         IpnsConfig
+	DNS          DNSConfig
 	// Budget is cairn's: the memory budget every limit is derived from
 	// (package board; the network's limits in budget.go).
 	Budget board.Budget
@@ -208,6 +211,59 @@ func (c *Config) ImportSettings() Import {
 // DeprecatedShardingThreshold is Kubo's message for a config that still
 // sets Internal.UnixFSShardingSizeThreshold.
 const DeprecatedShardingThreshold = "The `Internal.UnixFSShardingSizeThreshold` field was renamed to `Import.UnixFSHAMTDirectorySizeThreshold`. Please update your config."
+
+// IpnsConfig is Kubo's Ipns section (docs/names.md). Zero values are
+// left out when cairn writes a config, so Kubo's defaults (kuboconf) stay.
+type IpnsConfig struct {
+	// RepublishPeriod is how often the node signs its records again
+	// (Go duration; "" is 4h).
+	RepublishPeriod string `json:",omitempty"`
+	// RecordLifetime is the lifetime of republished records ("" is 48h).
+	RecordLifetime string `json:",omitempty"`
+	// ResolveCacheSize is the number of resolved names kept (0 is 128;
+	// capped by the memory budget).
+	ResolveCacheSize int `json:",omitempty"`
+	// MaxCacheTTL caps how long a resolved name is cached (null: the
+	// record's TTL).
+	MaxCacheTTL *string `json:",omitempty"`
+	// UsePubsub is Kubo's IPNS over pubsub; cairn has no pubsub yet.
+	UsePubsub *bool `json:",omitempty"`
+	// DelegatedPublishers are HTTP publishers (not supported by cairn).
+	DelegatedPublishers []string `json:",omitempty"`
+}
+
+// DNSConfig is Kubo's DNS section: DNSLink lookups.
+type DNSConfig struct {
+	// Resolvers maps a domain suffix ("eth.", or "." for all) to a
+	// DNS-over-HTTPS URL; domains not listed use the system resolver.
+	Resolvers map[string]string `json:",omitempty"`
+	// MaxCacheTTL caps how long DNS answers are cached (not used: cairn
+	// keeps no DNS cache of its own beyond the name cache).
+	MaxCacheTTL *string `json:",omitempty"`
+}
+
+// durationOr parses a Go duration, "" giving def.
+func durationOr(s string, def time.Duration, key string) (time.Duration, error) {
+	if s == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("config %s: %w", key, err)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("config %s: %s is not positive", key, s)
+	}
+	return d, nil
+}
+
+func (c IpnsConfig) maxCacheTTL() (time.Duration, bool, error) {
+	if c.MaxCacheTTL == nil || *c.MaxCacheTTL == "" {
+		return 0, false, nil
+	}
+	d, err := durationOr(*c.MaxCacheTTL, 0, "Ipns.MaxCacheTTL")
+	return d, err == nil, err
+}
 
 // Experimental holds feature gates.
 type Experimental struct {

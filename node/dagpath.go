@@ -39,11 +39,11 @@ func (n *Node) resolvers() (ipldRes, unixfsRes resolver.Resolver) {
 	return resolver.NewBasicResolver(fc), resolver.NewBasicResolver(fc.WithReifier(unixfsnode.Reify))
 }
 
-// ResolvePath resolves s (an /ipfs/ or /ipld/ path, or "<cid>[/rest]")
+// ResolvePath resolves s (an /ipfs/, /ipns/ or /ipld/ path, or "<cid>[/rest]")
 // to the CID of the last block it reaches and the path left inside that
 // block (empty when s names a block).
 func (n *Node) ResolvePath(ctx context.Context, s string) (cid.Cid, []string, error) {
-	p, err := ParsePath(s)
+	p, err := n.ImmutablePath(ctx, s)
 	if err != nil {
 		return cid.Undef, nil, err
 	}

@@ -234,6 +234,13 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		nt.wg.Add(1)
 		go nt.bootstrap(boot)
 	}
+	if nt.DHT != nil {
+		nt.wg.Add(1)
+		go func() {
+			defer nt.wg.Done()
+			n.republishLoop(nt.ctx)
+		}()
+	}
 	return nil
 }
 

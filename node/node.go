@@ -50,6 +50,10 @@ type Node struct {
 	keysMu sync.Mutex // serialises keystore changes (keys.go)
 	keys   *keystore.FSKeystore
 
+	nameSys nameSys // IPNS and DNSLink (names.go)
+	repubMu sync.Mutex
+	repub   RepublishStats
+
 	closeOnce sync.Once
 	closeErr  error
 	onClose   []func() error

@@ -50,9 +50,10 @@ type Resolved struct {
 	Node ipld.Node // decoded last node (nil for identity of unknown codec)
 }
 
-// Resolve walks p from its root CID through UnixFS directories.
+// Resolve walks s from its root CID through UnixFS directories; a leading
+// /ipns/ name is resolved first.
 func (n *Node) Resolve(ctx context.Context, s string) (Resolved, error) {
-	p, err := ParsePath(s)
+	p, err := n.ImmutablePath(ctx, s)
 	if err != nil {
 		return Resolved{}, err
 	}

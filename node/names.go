@@ -1,0 +1,395 @@
+// names.go: IPNS names and DNSLink: publishing signed records, resolving
+// /ipns/ names (IPNS records and DNSLink), through boxo's namesys.
+//
+// Records this node publishes are kept in the store's "data" bucket under
+// /ipns/<base32 of the name's peer ID> (boxo's IpnsDsKey): they are what the
+// republisher (republish.go) signs again, so they survive restarts. Records
+// go to the network through the DHT when the node is online; offline (and
+// for names the node holds) they are kept as DHT records in the same
+// /dht namespace the DHT stores into, so a record published offline is
+// served to peers once the node is online.
+
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ipfs/boxo/ipns"
+	"github.com/ipfs/boxo/namesys"
+	"github.com/ipfs/boxo/path"
+	offroute "github.com/ipfs/boxo/routing/offline"
+	ds "github.com/ipfs/go-datastore"
+	"github.com/ipfs/go-datastore/namespace"
+	record "github.com/libp2p/go-libp2p-record"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/peerstore"
+	"github.com/libp2p/go-libp2p/core/routing"
+	"github.com/libp2p/go-libp2p/p2p/host/peerstore/pstoremem"
+)
+
+// Errors of name publishing, as Kubo's.
+var (
+	// ErrPublishOffline: publishing needs the network unless allowed.
+	ErrPublishOffline = errors.New("can't publish while offline: pass `--allow-offline` to override or `--allow-delegated` if Ipns.DelegatedPublishers are set up")
+	// ErrNoDelegatedPublishers: --allow-delegated without publishers.
+	ErrNoDelegatedPublishers = errors.New("no delegated publishers configured: add Ipns.DelegatedPublishers or use --allow-offline for local-only publishing")
+	// ErrNoSuchKey: --key names no key and no key's peer ID.
+	ErrNoSuchKey = errors.New("no key by the given name or PeerID was found")
+)
+
+// DefaultRecordLifetime and DefaultRecordTTL are Kubo's name publish defaults.
+const (
+	DefaultRecordLifetime = ipns.DefaultRecordLifetime
+	DefaultRecordTTL      = ipns.DefaultRecordTTL
+)
+
+// maxNameLen bounds a name to resolve: a peer ID as a CID is under 100
+// characters and a DNS name at most 253.
+const maxNameLen = 512
+
+// nameSys is the node's name system, built on first use and again after
+// a config change (DNS.Resolvers, Ipns.ResolveCacheSize, Ipns.MaxCacheTTL).
+type nameSys struct {
+	mu      sync.Mutex
+	cfg     *Config // the config ns was built from
+	ns      namesys.NameSystem
+	routing *nameRouting
+	pubMu   sync.Mutex // one publish at a time (sequence numbers)
+}
+
+// dropCache forgets every resolved name (after a publish: boxo's cache
+// keeps a name under the spelling it was resolved by, so a publish could
+// not replace every stale entry).
+func (s *nameSys) dropCache() {
+	s.mu.Lock()
+	s.ns = nil
+	s.mu.Unlock()
+}
+
+// nameRouting stores and finds records: through the DHT while the node is
+// online, in the local DHT store otherwise.
+type nameRouting struct {
+	n       *Node
+	offline routing.Routing
+}
+
+func (r *nameRouting) store() routing.ValueStore {
+	if nt := r.n.Net; nt != nil && nt.DHT != nil {
+		return nt.DHT
+	}
+	return r.offline
+}
+
+func (r *nameRouting) PutValue(ctx context.Context, k string, v []byte, o ...routing.Option) error {
+	if isOffline(ctx) {
+		return r.offline.PutValue(ctx, k, v, o...)
+	}
+	return r.store().PutValue(ctx, k, v, o...)
+}
+
+func (r *nameRouting) GetValue(ctx context.Context, k string, o ...routing.Option) ([]byte, error) {
+	if isOffline(ctx) {
+		return r.offline.GetValue(ctx, k, o...)
+	}
+	return r.store().GetValue(ctx, k, o...)
+}
+
+func (r *nameRouting) SearchValue(ctx context.Context, k string, o ...routing.Option) (<-chan []byte, error) {
+	if isOffline(ctx) {
+		return r.offline.SearchValue(ctx, k, o...)
+	}
+	return r.store().SearchValue(ctx, k, o...)
+}
+
+// names returns the node's name system state and the name system in
+// effect.
+func (n *Node) names() (*nameSys, namesys.NameSystem, error) {
+	s := &n.nameSys
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.routing == nil {
+		var ks peerstore.KeyBook = pstoremem.NewKeyBook()
+		validator := record.NamespacedValidator{
+			"pk":   record.PublicKeyValidator{},
+			"ipns": ipns.Validator{KeyBook: ks},
+		}
+		dhtStore := namespace.Wrap(n.Store.Datastore(), ds.NewKey("/dht"))
+		s.routing = &nameRouting{n: n, offline: offroute.NewOfflineRouter(dhtStore, validator)}
+	}
+	if cfg := n.Config(); s.ns == nil || s.cfg != cfg {
+		ns, err := n.newNameSystem(cfg, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.ns, s.cfg = ns, cfg
+	}
+	return s, s.ns, nil
+}
+
+// newNameSystem builds a name system over the node's routing, store and
+// DNS resolvers; with cache, resolved names are kept (ipnsCacheSize
+// entries, each for at most its record's TTL).
+func (n *Node) newNameSystem(cfg *Config, cache bool) (namesys.NameSystem, error) {
+	dns, err := NewDNSResolver(cfg.DNS.Resolvers)
+	if err != nil {
+		return nil, err
+	}
+	opts := []namesys.Option{namesys.WithDatastore(n.Store.Datastore()), namesys.WithDNSResolver(dns)}
+	if cache {
+		opts = append(opts, namesys.WithCache(ipnsCacheSize(cfg)))
+	}
+	if d, ok, err := cfg.Ipns.maxCacheTTL(); err != nil {
+		return nil, err
+	} else if ok {
+		opts = append(opts, namesys.WithMaxCacheTTL(d))
+	}
+	return namesys.NewNameSystem(n.nameSys.routing, opts...)
+}
+
+// PublishOptions are name/publish's options.
+type PublishOptions struct {
+	Key            string // key name or peer ID; "" or "self": the node's own
+	Lifetime       time.Duration
+	TTL            *time.Duration
+	Sequence       *uint64
+	V1Compat       bool
+	AllowOffline   bool
+	AllowDelegated bool
+}
+
+// PublishName signs a record naming p with the key o.Key and publishes it:
+// into the local record store, then to the DHT (or, offline with
+// AllowOffline, to the local DHT store only). It returns the name.
+func (n *Node) PublishName(ctx context.Context, p path.Path, o PublishOptions) (ipns.Name, error) {
+	if o.AllowOffline && o.AllowDelegated {
+		return ipns.Name{}, errors.New("cannot use both --allow-offline and --allow-delegated flags")
+	}
+	if o.Lifetime <= 0 {
+		return ipns.Name{}, fmt.Errorf("lifetime %s: a record must be valid for a positive time", o.Lifetime)
+	}
+	if o.TTL != nil && *o.TTL < 0 {
+		return ipns.Name{}, fmt.Errorf("ttl %s: must not be negative", *o.TTL)
+	}
+	online := n.Net != nil && n.Net.DHT != nil && !isOffline(ctx)
+	switch {
+	case o.AllowDelegated:
+		// "auto" stands for Kubo's public publishers, which cairn does not use.
+		for _, u := range n.Config().Ipns.DelegatedPublishers {
+			if u != "auto" {
+				return ipns.Name{}, errors.New("Ipns.DelegatedPublishers: publishing over HTTP is not supported by cairn")
+			}
+		}
+		return ipns.Name{}, ErrNoDelegatedPublishers
+	case !online && !o.AllowOffline:
+		return ipns.Name{}, ErrPublishOffline
+	}
+	sk, err := n.lookupKey(o.Key)
+	if err != nil {
+		return ipns.Name{}, err
+	}
+	s, ns, err := n.names()
+	if err != nil {
+		return ipns.Name{}, err
+	}
+	eol := time.Now().Add(o.Lifetime)
+	popts := []namesys.PublishOption{namesys.PublishWithEOL(eol),
+		namesys.PublishWithIPNSOption(ipns.WithV1Compatibility(o.V1Compat))}
+	if o.TTL != nil {
+		popts = append(popts, namesys.PublishWithTTL(*o.TTL))
+	}
+	if o.Sequence != nil {
+		popts = append(popts, namesys.PublishWithSequence(*o.Sequence))
+	}
+	if !online {
+		ctx = OfflineContext(ctx)
+	}
+	s.pubMu.Lock()
+	err = ns.Publish(ctx, sk, p, popts...)
+	s.pubMu.Unlock()
+	s.dropCache()
+	if err != nil {
+		return ipns.Name{}, err
+	}
+	id, err := peer.IDFromPrivateKey(sk)
+	if err != nil {
+		return ipns.Name{}, err
+	}
+	return ipns.NameFromPeer(id), nil
+}
+
+// lookupKey finds a key by name or by its peer ID, as Kubo's keylookup.
+func (n *Node) lookupKey(k string) (crypto.PrivKey, error) {
+	if k == "" || k == SelfKey {
+		return n.PrivKey, nil
+	}
+	ks, err := n.keystore()
+	if err != nil {
+		return nil, err
+	}
+	if sk, err := ks.Get(k); err == nil {
+		return sk, nil
+	}
+	target, err := peer.Decode(k)
+	if err != nil {
+		return nil, ErrNoSuchKey
+	}
+	if target == n.PeerID {
+		return n.PrivKey, nil
+	}
+	names, err := ks.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		sk, err := ks.Get(name)
+		if err != nil {
+			continue
+		}
+		if id, err := peer.IDFromPrivateKey(sk); err == nil && id == target {
+			return sk, nil
+		}
+	}
+	return nil, ErrNoSuchKey
+}
+
+// ResolveOptions are name/resolve's options.
+type ResolveOptions struct {
+	Depth          uint          // 0: recursive (namesys.DefaultDepthLimit)
+	NoCache        bool          // skip the cache (results are not cached either)
+	DhtRecordCount uint          // 0: namesys's default
+	DhtTimeout     time.Duration // 0: none
+	DhtTimeoutSet  bool
+}
+
+func (o ResolveOptions) namesys() []namesys.ResolveOption {
+	var out []namesys.ResolveOption
+	if o.Depth > 0 {
+		out = append(out, namesys.ResolveWithDepth(o.Depth))
+	}
+	if o.DhtRecordCount > 0 {
+		out = append(out, namesys.ResolveWithDhtRecordCount(o.DhtRecordCount))
+	}
+	if o.DhtTimeoutSet {
+		out = append(out, namesys.ResolveWithDhtTimeout(o.DhtTimeout))
+	}
+	return out
+}
+
+// nameResolver returns the cached name system, or a fresh one without a
+// cache.
+func (n *Node) nameResolver(noCache bool) (namesys.NameSystem, error) {
+	_, ns, err := n.names()
+	if err != nil {
+		return nil, err
+	}
+	if !noCache {
+		return ns, nil
+	}
+	return n.newNameSystem(n.Config(), false)
+}
+
+// parseName turns "<name>", "/ipns/<name>[/rest]" into a path.
+func parseName(name string) (path.Path, error) {
+	if len(name) > maxNameLen {
+		return nil, fmt.Errorf("name too long (%d bytes; at most %d)", len(name), maxNameLen)
+	}
+	if !strings.HasPrefix(name, "/ipns/") {
+		name = "/ipns/" + name
+	}
+	return path.NewPath(name)
+}
+
+// ResolveName resolves an IPNS name or DNSLink domain ("/ipns/" optional)
+// to the path it names. With a depth limit, a path that is still a name
+// is returned with namesys.ErrResolveRecursion.
+func (n *Node) ResolveName(ctx context.Context, name string, o ResolveOptions) (path.Path, error) {
+	p, err := parseName(name)
+	if err != nil {
+		return nil, err
+	}
+	ns, err := n.nameResolver(o.NoCache)
+	if err != nil {
+		return nil, err
+	}
+	res, err := ns.Resolve(n.nameCtx(ctx), p, o.namesys()...)
+	return res.Path, err
+}
+
+// SearchName is ResolveName streaming every better value as it is found.
+func (n *Node) SearchName(ctx context.Context, name string, o ResolveOptions, fn func(path.Path) error) error {
+	p, err := parseName(name)
+	if err != nil {
+		return err
+	}
+	ns, err := n.nameResolver(o.NoCache)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(n.nameCtx(ctx))
+	defer cancel()
+	for res := range ns.ResolveAsync(ctx, p, o.namesys()...) {
+		if res.Err != nil {
+			if o.Depth > 0 && errors.Is(res.Err, namesys.ErrResolveRecursion) && res.Path != nil {
+				if err := fn(res.Path); err != nil {
+					return err
+				}
+				continue
+			}
+			return res.Err
+		}
+		if err := fn(res.Path); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// nameCtx marks ctx offline when the node has no network, so that names
+// resolve from the local store.
+func (n *Node) nameCtx(ctx context.Context) context.Context {
+	if n.Net == nil || n.Net.DHT == nil {
+		return OfflineContext(ctx)
+	}
+	return ctx
+}
+
+// ImmutablePath parses s as ParsePath does and resolves a leading /ipns/
+// name (IPNS or DNSLink, recursively) to the /ipfs/ path it stands for.
+func (n *Node) ImmutablePath(ctx context.Context, s string) (path.ImmutablePath, error) {
+	if !strings.HasPrefix(s, "/ipns/") {
+		return ParsePath(s)
+	}
+	p, err := parseName(s)
+	if err != nil {
+		return path.ImmutablePath{}, err
+	}
+	ns, err := n.nameResolver(false)
+	if err != nil {
+		return path.ImmutablePath{}, err
+	}
+	res, err := namesys.Resolve(n.nameCtx(ctx), ns, p)
+	if err != nil {
+		return path.ImmutablePath{}, err
+	}
+	return path.NewImmutablePath(res.Path)
+}
+
+// ipnsCacheSize is Ipns.ResolveCacheSize (Kubo's default 128), bounded by
+// the memory budget: at most 32 entries per MiB of budget (an entry is a
+// name, a path and a time, well under 1 KiB).
+func ipnsCacheSize(cfg *Config) int {
+	size := 128
+	if cfg.Ipns.ResolveCacheSize > 0 {
+		size = cfg.Ipns.ResolveCacheSize
+	}
+	if mib := cfg.Budget.MemoryMiB; mib > 0 && size > mib*32 {
+		size = mib * 32
+	}
+	return max(size, 1)
+}

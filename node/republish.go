@@ -1,0 +1,150 @@
+// republish.go: the IPNS republisher. Every Ipns.RepublishPeriod (4h) the
+// online node signs the record of each of its keys again (the value kept in
+// the local record store, a new lifetime of Ipns.RecordLifetime, 48h, never
+// shorter than the record had) and puts it to the DHT. Keys go one at a
+// time, at most one per republishGap, so a node with many names does not
+// flood its uplink; a key that fails is retried after
+// republishRetry, the others go on. The records live in the store, so a
+// restart (or a board that was off for the night) republishes on the
+// first round, one minute after the network starts.
+
+package node
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/ipfs/boxo/ipns"
+	"github.com/ipfs/boxo/namesys"
+	ds "github.com/ipfs/go-datastore"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Republisher timing (variables so that tests can shorten them).
+var (
+	republishFirst = time.Minute
+	republishGap   = time.Second
+	republishRetry = 5 * time.Minute
+)
+
+// RepublishStats counts what the republisher did (for tests and logs).
+type RepublishStats struct {
+	Rounds, Republished, Failed int
+}
+
+// republishLoop runs the republisher until ctx ends (the network's).
+func (n *Node) republishLoop(ctx context.Context) {
+	period, err := durationOr(n.Config().Ipns.RepublishPeriod, 4*time.Hour, "Ipns.RepublishPeriod")
+	if err != nil {
+		period = 4 * time.Hour
+	}
+	wait := min(republishFirst, period)
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if _, failed := n.RepublishNames(ctx); failed > 0 && republishRetry < period {
+			wait = republishRetry
+		} else {
+			wait = period
+		}
+	}
+}
+
+// RepublishNames signs again and publishes the record of every key that
+// has one in the local record store. It returns how many were
+// republished and how many failed.
+func (n *Node) RepublishNames(ctx context.Context) (done, failed int) {
+	lifetime, err := durationOr(n.Config().Ipns.RecordLifetime, DefaultRecordLifetime, "Ipns.RecordLifetime")
+	if err != nil {
+		lifetime = DefaultRecordLifetime
+	}
+	keys := []crypto.PrivKey{n.PrivKey}
+	if ks, err := n.keystore(); err == nil {
+		names, _ := ks.List()
+		sort.Strings(names)
+		for _, name := range names {
+			if sk, err := ks.Get(name); err == nil {
+				keys = append(keys, sk)
+			}
+		}
+	}
+	s, ns, err := n.names()
+	if err != nil {
+		return 0, len(keys)
+	}
+	for i, sk := range keys {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return done, failed
+			case <-time.After(republishGap):
+			}
+		}
+		switch err := n.republishOne(ctx, s, ns, sk, lifetime); {
+		case errors.Is(err, errNoRecord):
+		case err != nil:
+			failed++
+		default:
+			done++
+		}
+	}
+	n.repubMu.Lock()
+	n.repub.Rounds++
+	n.repub.Republished += done
+	n.repub.Failed += failed
+	n.repubMu.Unlock()
+	return done, failed
+}
+
+var errNoRecord = errors.New("no record")
+
+func (n *Node) republishOne(ctx context.Context, s *nameSys, ns namesys.NameSystem, sk crypto.PrivKey, lifetime time.Duration) error {
+	id, err := peer.IDFromPrivateKey(sk)
+	if err != nil {
+		return err
+	}
+	raw, err := n.Store.Datastore().Get(ctx, namesys.IpnsDsKey(ipns.NameFromPeer(id)))
+	if errors.Is(err, ds.ErrNotFound) {
+		return errNoRecord
+	}
+	if err != nil {
+		return err
+	}
+	rec, err := ipns.UnmarshalRecord(raw)
+	if err != nil {
+		return err
+	}
+	val, err := rec.Value()
+	if err != nil {
+		return err
+	}
+	eol := time.Now().Add(lifetime)
+	if prev, err := rec.Validity(); err == nil && prev.After(eol) {
+		eol = prev
+	}
+	opts := []namesys.PublishOption{namesys.PublishWithEOL(eol)}
+	if ttl, err := rec.TTL(); err == nil {
+		opts = append(opts, namesys.PublishWithTTL(ttl))
+	}
+	if n.Net == nil || n.Net.DHT == nil {
+		ctx = OfflineContext(ctx)
+	}
+	s.pubMu.Lock()
+	defer s.pubMu.Unlock()
+	return ns.Publish(ctx, sk, val, opts...)
+}
+
+// RepublishStats returns the republisher's counters.
+func (n *Node) RepublishStats() RepublishStats {
+	n.repubMu.Lock()
+	defer n.repubMu.Unlock()
+	return n.repub
+}
