@@ -300,3 +300,19 @@ func TestName_PublishReplacesCached(t *testing.T) {
 		}
 	}
 }
+
+// Online without any DHT peer: publish fails as Kubo's does, but the
+// record is kept for the republisher, which tries it again.
+func TestName_PublishWithoutPeers_KeptForRepublish(t *testing.T) {
+	n := testutil.MustOnlineNode(t, "auto", nil)
+	root := blkAdd(t, n, "x", files.NewBytesFile([]byte("x")), nil)
+	if msg := blkCallErr(t, n, "name/publish", []string{root}, nil, nil); !strings.Contains(msg, "failed to find any peer in table") {
+		t.Errorf("publish without peers: %q", msg)
+	}
+	if v, _ := localRecord(t, n).Value(); v.String() != "/ipfs/"+root {
+		t.Errorf("kept record: %s", v)
+	}
+	if done, failed := n.RepublishNames(context.Background()); done != 0 || failed != 1 {
+		t.Errorf("republish without peers: %d done, %d failed", done, failed)
+	}
+}
