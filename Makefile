@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-race test-slow fuzz conformance interop bench bench-slowloris fmt lint clean \
+.PHONY: build run test test-race test-slow fuzz conformance interop bench bench-slowloris soak fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board vm-bench board-check
 
 build:
@@ -90,6 +90,13 @@ bench: build
 bench-slowloris: build
 	$(GO) build -o bin/slowloris ./scripts/slowloris
 	bin/slowloris -bin $(BIN) $(BENCH_ARGS)
+
+# 30 minutes of mixed load on the pi-zero-2w budget in a memory cgroup of
+# that size, SIGKILL every 5 minutes, then repo verify and every
+# acknowledged add read back (root; not CI). See scripts/soak.
+soak: build
+	$(GO) build -o bin/soak ./scripts/soak
+	bin/soak -bin $(BIN) $(SOAK_ARGS)
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

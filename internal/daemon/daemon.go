@@ -159,6 +159,10 @@ func StartKubo(bin, repo string, o Options) (*Daemon, error) {
 	return d, d.start(o)
 }
 
+// Restart starts the daemon again on its repo (after Stop or Kill),
+// without init: o.Config is applied again first.
+func (d *Daemon) Restart(o Options) error { return d.start(o) }
+
 // CLI runs the daemon's binary with its repo (the daemon need not run)
 // and returns its standard output; the error carries standard error.
 func (d *Daemon) CLI(args ...string) (string, error) {

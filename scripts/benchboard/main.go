@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -66,7 +65,7 @@ func run(bin, kubo, kuboProfile, board string, size int64, runs, pins int, only,
 		}
 		defer os.RemoveAll(work)
 	}
-	budget, err := boardBudget(bin, work, board)
+	budget, err := benchutil.BoardBudget(bin, work, board)
 	if err != nil {
 		return err
 	}
@@ -105,29 +104,6 @@ func run(bin, kubo, kuboProfile, board string, size int64, runs, pins int, only,
 	benchutil.PrintTable(os.Stdout, fmt.Sprintf("memory cgroup of %d MiB (the %s budget): cairn --board=%s, Kubo %s --profile=test,%s; %d MiB random file, medians of %d runs (load average %s)",
 		budget, board, board, daemon.KuboVersion, kuboProfile, mib, runs, strings.Join(strings.Fields(string(load))[:3], " ")), figs)
 	return nil
-}
-
-// boardBudget is Budget.MemoryMiB of a repo inited with the board profile.
-func boardBudget(bin, work, board string) (int64, error) {
-	repo := filepath.Join(work, "budget-probe")
-	defer os.RemoveAll(repo)
-	d, err := daemon.StartCairn(bin, repo, daemon.Options{Offline: true, Board: board})
-	if err != nil {
-		return 0, err
-	}
-	d.Stop()
-	var cfg struct{ Budget struct{ MemoryMiB int64 } }
-	b, err := os.ReadFile(filepath.Join(repo, "config"))
-	if err != nil {
-		return 0, err
-	}
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		return 0, err
-	}
-	if cfg.Budget.MemoryMiB <= 0 {
-		return 0, fmt.Errorf("board %s has no memory budget", board)
-	}
-	return cfg.Budget.MemoryMiB, nil
 }
 
 func measure(impl, bin, kubo, kuboProfile, board, work, input string, size int64, sum [32]byte, budget int64, r, pins int) (*measured, error) {

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"cairn/internal/daemon"
 )
 
 // ProcStatus reads one kB field (RssAnon, RssFile, VmHWM, ...) of
@@ -207,4 +209,27 @@ func MajorFaults(pid int) int64 {
 	}
 	v, _ := strconv.ParseInt(fs[9], 10, 64) // field 12 majflt
 	return v
+}
+
+// BoardBudget is Budget.MemoryMiB of a repo inited with the board profile.
+func BoardBudget(bin, work, board string) (int64, error) {
+	repo := filepath.Join(work, "budget-probe")
+	defer os.RemoveAll(repo)
+	d, err := daemon.StartCairn(bin, repo, daemon.Options{Offline: true, Board: board})
+	if err != nil {
+		return 0, err
+	}
+	d.Stop()
+	var cfg struct{ Budget struct{ MemoryMiB int64 } }
+	b, err := os.ReadFile(filepath.Join(repo, "config"))
+	if err != nil {
+		return 0, err
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return 0, err
+	}
+	if cfg.Budget.MemoryMiB <= 0 {
+		return 0, fmt.Errorf("board %s has no memory budget", board)
+	}
+	return cfg.Budget.MemoryMiB, nil
 }

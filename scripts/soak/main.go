@@ -1,0 +1,317 @@
+// Command soak runs cairn on the pi-zero-2w budget, inside a memory cgroup
+// of that size, under mixed load for a long time, killing it with SIGKILL
+// every few minutes, and then checks that nothing acknowledged was lost
+// (issue 11, "Tests that keep it so"; not CI).
+//
+// The load, all at once: adds of random files of 1 KiB to 4 MiB (pinned;
+// each acknowledged add is remembered with its SHA-256), cats of
+// acknowledged adds (compared), pin/add and pin/rm of a scratch set,
+// repo/gc every 20 s, GET of the status page on the module port, and 20
+// slowloris connections on the RPC. Every -kill the daemon gets SIGKILL and
+// is started again on the same repo. At the end it is stopped, `cairn repo
+// verify` runs offline, the daemon starts once more and every
+// acknowledged add is read back whole. It prints the peak RssAnon (and the
+// cgroup's peak), requests served, errors (those while the daemon was
+// down counted apart), and acknowledged against present adds.
+//
+//	make soak [SOAK_ARGS='-duration 30m -kill 5m']
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"cairn/internal/daemon"
+	"cairn/scripts/internal/benchutil"
+)
+
+func main() {
+	daemon.EnterNetNS()
+	bin := flag.String("bin", "bin/cairn", "cairn binary")
+	board := flag.String("board", "pi-zero-2w", "board profile (its budget is the cgroup's size)")
+	dur := flag.Duration("duration", 30*time.Minute, "length of the load")
+	kill := flag.Duration("kill", 5*time.Minute, "time between two SIGKILLs")
+	flag.Parse()
+	if err := run(*bin, *board, *dur, *kill); err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		os.Exit(1)
+	}
+}
+
+// soak is the state shared by the load's workers.
+type soak struct {
+	mu    sync.Mutex
+	url   string // RPC; "" while the daemon is down
+	mod   string // status page URL
+	acked map[string][32]byte
+	order []string
+
+	served, errs, downErrs atomic.Int64
+}
+
+func (s *soak) urls() (string, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url, s.mod
+}
+
+// count records the outcome of one request.
+func (s *soak) count(err error) {
+	switch u, _ := s.urls(); {
+	case err == nil:
+		s.served.Add(1)
+	case u == "":
+		s.downErrs.Add(1)
+	default:
+		s.errs.Add(1)
+		fmt.Fprintln(os.Stderr, "error:", err)
+	}
+}
+
+var moduleURL = regexp.MustCompile(`Module app (http://127\.0\.0\.1:\d+/status/)`)
+
+func (s *soak) up(d *daemon.Daemon) {
+	m := moduleURL.FindAllStringSubmatch(d.Log(), -1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.url = d.URL
+	if len(m) > 0 {
+		s.mod = m[len(m)-1][1]
+	}
+}
+
+func (s *soak) down() {
+	s.mu.Lock()
+	s.url, s.mod = "", ""
+	s.mu.Unlock()
+}
+
+func run(bin, board string, dur, killEvery time.Duration) error {
+	work, err := os.MkdirTemp("", "cairn-soak-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	budget, err := benchutil.BoardBudget(bin, work, board)
+	if err != nil {
+		return err
+	}
+	cg, err := benchutil.NewCgroup(fmt.Sprintf("cairn-soak-%d", os.Getpid()), budget<<20)
+	if err != nil {
+		return err
+	}
+	defer cg.Remove()
+	opts := daemon.Options{Offline: true, Board: board, CgroupProcs: cg.ProcsFile(),
+		Config: map[string]string{"Modules.Enabled": `["http_status"]`}}
+	d, err := daemon.StartCairn(bin, filepath.Join(work, "repo"), opts)
+	if err != nil {
+		return err
+	}
+	s := &soak{acked: map[string][32]byte{}}
+	s.up(d)
+	var peak int64
+	sample := benchutil.Sample(d.Pid(), 100*time.Millisecond, "RssAnon")
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	worker := func(every time.Duration, fn func(r *rand.Rand)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(rand.Uint64(), 1))
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(every):
+				}
+				fn(r)
+			}
+		}()
+	}
+	for i := 0; i < 2; i++ {
+		worker(50*time.Millisecond, s.add)
+	}
+	worker(20*time.Millisecond, s.cat)
+	worker(200*time.Millisecond, s.pins)
+	worker(20*time.Second, func(*rand.Rand) { s.post("/api/v0/repo/gc?silent=true") })
+	worker(100*time.Millisecond, s.module)
+	for i := 0; i < 20; i++ {
+		worker(time.Second, s.slowloris)
+	}
+
+	end := time.Now().Add(dur)
+	kills := 0
+	for time.Now().Before(end) {
+		time.Sleep(min(killEvery, time.Until(end)))
+		if !time.Now().Before(end) {
+			break
+		}
+		s.down()
+		peak = max(peak, sample.Done()[0])
+		d.Kill()
+		kills++
+		if err := d.Restart(opts); err != nil {
+			return fmt.Errorf("restart after SIGKILL %d: %w", kills, err)
+		}
+		sample = benchutil.Sample(d.Pid(), 100*time.Millisecond, "RssAnon")
+		s.up(d)
+	}
+	close(stop)
+	wg.Wait()
+	peak = max(peak, sample.Done()[0])
+	s.down()
+	d.Stop()
+
+	verify, verr := d.CLI("repo", "verify")
+	if err := d.Restart(daemon.Options{Offline: true}); err != nil {
+		return fmt.Errorf("start for the final check: %w", err)
+	}
+	defer d.Stop()
+	present := 0
+	var lost []string
+	for _, c := range s.order {
+		h, want := sha256.New(), s.acked[c]
+		if _, err := benchutil.Cat(d.URL, c, h); err == nil && bytes.Equal(h.Sum(nil), want[:]) {
+			present++
+		} else {
+			lost = append(lost, c)
+		}
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("soak: cairn --board=%s in a %d MiB memory cgroup, %v of mixed load, SIGKILL every %v (%d kills); load average %s\n",
+		board, budget, dur, killEvery, kills, strings.Join(strings.Fields(string(load))[:3], " "))
+	fmt.Printf("peak RssAnon %d MiB (cgroup peak %d MiB)\n", peak>>10, cg.Peak()>>20)
+	fmt.Printf("requests served %d, errors %d (and %d while the daemon was down)\n", s.served.Load(), s.errs.Load(), s.downErrs.Load())
+	fmt.Printf("acknowledged adds %d, present and whole %d\n", len(s.order), present)
+	lines := strings.Split(strings.TrimSpace(verify), "\n")
+	fmt.Printf("repo verify: %v %s\n", verr, lines[len(lines)-1])
+	if len(lost) > 0 || verr != nil {
+		return fmt.Errorf("%d acknowledged adds lost or damaged: %v", len(lost), lost)
+	}
+	return nil
+}
+
+// add adds a random file and remembers it once acknowledged.
+func (s *soak) add(r *rand.Rand) {
+	u, _ := s.urls()
+	if u == "" {
+		return
+	}
+	data := make([]byte, 1<<10+r.IntN(4<<20))
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	c, err := benchutil.Add(u, "pin=true&quieter=true", "f", func(w io.Writer) error { _, err := w.Write(data); return err })
+	s.count(err)
+	if err == nil {
+		s.mu.Lock()
+		if _, ok := s.acked[c]; !ok {
+			s.order = append(s.order, c)
+		}
+		s.acked[c] = sha256.Sum256(data)
+		s.mu.Unlock()
+	}
+}
+
+// cat reads an acknowledged add back and compares it.
+func (s *soak) cat(r *rand.Rand) {
+	u, _ := s.urls()
+	s.mu.Lock()
+	if u == "" || len(s.order) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	c := s.order[r.IntN(len(s.order))]
+	want := s.acked[c]
+	s.mu.Unlock()
+	h := sha256.New()
+	_, err := benchutil.Cat(u, c, h)
+	if err == nil && !bytes.Equal(h.Sum(nil), want[:]) {
+		err = fmt.Errorf("cat %s: wrong bytes", c)
+	}
+	s.count(err)
+}
+
+// pins adds an unpinned scratch file, pins it, and unpins it (the GC then
+// removes it).
+func (s *soak) pins(r *rand.Rand) {
+	u, _ := s.urls()
+	if u == "" {
+		return
+	}
+	data := fmt.Sprintf("scratch %d", r.Uint64())
+	c, err := benchutil.Add(u, "pin=false&quieter=true", "s", func(w io.Writer) error { _, err := io.WriteString(w, data); return err })
+	s.count(err)
+	if err != nil {
+		return
+	}
+	s.post("/api/v0/pin/add?arg=" + c)
+	s.post("/api/v0/pin/rm?arg=" + c)
+}
+
+func (s *soak) post(path string) {
+	u, _ := s.urls()
+	if u == "" {
+		return
+	}
+	s.count(benchutil.Post(u, path))
+}
+
+// module fetches the status page.
+func (s *soak) module(*rand.Rand) {
+	_, m := s.urls()
+	if m == "" {
+		return
+	}
+	resp, err := http.Get(m)
+	if err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			err = fmt.Errorf("status page: %s", resp.Status)
+		}
+	}
+	s.count(err)
+}
+
+// slowloris holds one connection sending a request head a line every 5 s
+// until the daemon closes it.
+func (s *soak) slowloris(*rand.Rand) {
+	u, _ := s.urls()
+	if u == "" {
+		return
+	}
+	c, err := net.Dial("tcp", strings.TrimPrefix(u, "http://"))
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /api/v0/version HTTP/1.1\r\nHost: x\r\n")
+	gone := make(chan struct{})
+	go func() { bufio.NewReader(c).ReadByte(); close(gone) }()
+	for {
+		select {
+		case <-gone:
+			return
+		case <-time.After(5 * time.Second):
+			if _, err := fmt.Fprintf(c, "X-a: b\r\n"); err != nil {
+				return
+			}
+		}
+	}
+}
