@@ -61,6 +61,25 @@ subdirectories of the MFS root.`,
 		Run:     runFilesChcid,
 	},
 	{
+		Path:     "files/chmod",
+		Synopsis: "Change optional POSIX mode permissions",
+		Help: `The mode argument must be specified in Unix numeric notation.
+
+    $ cairn files chmod 0644 /foo
+    $ cairn files stat /foo
+    ...
+    Type: file
+    Mode: -rw-r--r-- (0644)
+    ...`,
+		Args: []Arg{
+			{Name: "mode", Kind: ArgString, Required: true, Help: "Mode to apply to node (numeric notation)"},
+			{Name: "path", Kind: ArgString, Required: true, Help: "Path to apply mode"},
+		},
+		Options: []Option{filesFlushOption}, // Kubo's inherited option; chmod always flushes
+		Output:  OutNone,
+		Run:     runFilesChmod,
+	},
+	{
 		Path:     "files/cp",
 		Synopsis: "Add references to IPFS files and directories in MFS (or copy within MFS).",
 		Help: `"files cp" adds a reference to any IPFS file or directory (/ipfs/<cid>...)
@@ -184,6 +203,23 @@ it will read the entire file similar to the Unix cat.`,
 		Run:    runFilesStat,
 		Type:   func() any { return &FilesStatOutput{} },
 		Text:   filesStatText,
+	},
+	{
+		Path:     "files/touch",
+		Synopsis: "Set or change optional POSIX modification times.",
+		Help: `Examples:
+    # set modification time to now.
+    $ cairn files touch /foo
+    # set a custom modification time.
+    $ cairn files touch --mtime=1630937926 /foo`,
+		Args: []Arg{{Name: "path", Kind: ArgString, Required: true, Help: "Path of target to update."}},
+		Options: []Option{
+			filesFlushOption, // Kubo's inherited option; touch always flushes
+			{Names: []string{"mtime"}, Type: Int64, Help: "Modification time in seconds before or since the Unix Epoch to apply to created UnixFS entries."},
+			{Names: []string{"mtime-nsecs"}, Type: Uint, Help: "Modification time fraction in nanoseconds"},
+		},
+		Output: OutNone,
+		Run:    runFilesTouch,
 	},
 	{
 		Path:     "files/write",
@@ -423,6 +459,41 @@ func runFilesMkdir(r *Request, _ Emitter) error {
 		return err
 	}
 	return m.Mkdir(p, r.Bool("parents"), r.Bool("flush"), prefix)
+}
+
+// runFilesChmod is Kubo's files chmod: the mode is octal.
+func runFilesChmod(r *Request, _ Emitter) error {
+	p, err := checkMFSPath(r.Args[1])
+	if err != nil {
+		return err
+	}
+	mode, err := strconv.ParseInt(r.Args[0], 8, 32)
+	if err != nil {
+		return err
+	}
+	m, err := r.Node.MFS(r.Ctx)
+	if err != nil {
+		return err
+	}
+	return m.Chmod(p, os.FileMode(mode))
+}
+
+// runFilesTouch is Kubo's files touch: --mtime (with --mtime-nsecs), or
+// now without it.
+func runFilesTouch(r *Request, _ Emitter) error {
+	p, err := checkMFSPath(r.Args[0])
+	if err != nil {
+		return err
+	}
+	ts := time.Now().UTC()
+	if mt := r.Int("mtime"); mt != 0 {
+		ts = time.Unix(mt, r.Int("mtime-nsecs")).UTC()
+	}
+	m, err := r.Node.MFS(r.Ctx)
+	if err != nil {
+		return err
+	}
+	return m.Touch(p, ts)
 }
 
 func runFilesMv(r *Request, _ Emitter) error {

@@ -1,6 +1,6 @@
 // mfsops.go: the operations of the "files" commands on the node's MFS
 // (Kubo's core/commands/files.go bodies): lookup, cp, mv, mkdir, rm,
-// chcid, flush, ls, read, write, and add's --to-files. Each operation that
+// chcid, chmod, touch, flush, ls, read, write, and add's --to-files. Each operation that
 // changes the tree brackets itself with Begin/end (see mfs.go); paths are
 // already cleaned by the caller (absolute, no "..").
 
@@ -14,6 +14,7 @@ import (
 	"os"
 	gopath "path"
 	"strings"
+	"time"
 
 	"github.com/ipfs/boxo/filestore/posinfo"
 	dag "github.com/ipfs/boxo/ipld/merkledag"
@@ -116,6 +117,17 @@ func (m *MFS) Chcid(ctx context.Context, p string, builder cid.Builder, flush bo
 		}
 		return m.flushPaths(ctx, p, gopath.Dir(p))
 	})
+}
+
+// Chmod sets the UnixFS mode of the node at p (Kubo's files chmod).
+func (m *MFS) Chmod(p string, mode os.FileMode) error {
+	return m.do(true, func() error { return mfs.Chmod(m.root, p, mode) })
+}
+
+// Touch sets the UnixFS modification time of the node at p (Kubo's files
+// touch).
+func (m *MFS) Touch(p string, ts time.Time) error {
+	return m.do(true, func() error { return mfs.Touch(m.root, p, ts) })
 }
 
 // CpOptions tune Cp.
