@@ -252,3 +252,34 @@ func TestKey_Rotate(t *testing.T) {
 		t.Errorf("config PeerID %v", id)
 	}
 }
+
+func TestKey_SignVerify(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	k := keyGen(t, n, "signer", nil)
+	data := keyFile([]byte("I own this name"))
+	sig := blkCall(t, n, "key/sign", nil, map[string]string{"key": "signer"}, data).Values[0].(*httprpc.KeySignOutput)
+	if sig.Key.Name != "signer" || sig.Key.Id != k.Id || !strings.HasPrefix(sig.Signature, "u") {
+		t.Fatalf("sign: %+v", sig)
+	}
+	for _, who := range []string{"signer", k.Id} {
+		v := blkCall(t, n, "key/verify", nil, map[string]string{"key": who, "signature": sig.Signature}, keyFile([]byte("I own this name"))).Values[0].(*httprpc.KeyVerifyOutput)
+		if !v.SignatureValid || v.Key.Id != k.Id {
+			t.Errorf("verify with %s: %+v", who, v)
+		}
+	}
+	v := blkCall(t, n, "key/verify", nil, map[string]string{"key": "signer", "signature": sig.Signature}, keyFile([]byte("I own that name"))).Values[0].(*httprpc.KeyVerifyOutput)
+	if v.SignatureValid {
+		t.Error("tampered data verified")
+	}
+	self := blkCall(t, n, "key/sign", nil, nil, keyFile([]byte("x"))).Values[0].(*httprpc.KeySignOutput)
+	v = blkCall(t, n, "key/verify", nil, map[string]string{"signature": self.Signature}, keyFile([]byte("x"))).Values[0].(*httprpc.KeyVerifyOutput)
+	if self.Key.Name != "self" || !v.SignatureValid || v.Key.Name != "self" {
+		t.Errorf("self: %+v %+v", self, v)
+	}
+	if msg := blkCallErr(t, n, "key/sign", nil, map[string]string{"key": "nope"}, keyFile([]byte("x"))); msg != "no key by the given name was found" {
+		t.Errorf("sign with unknown key: %q", msg)
+	}
+	if msg := blkCallErr(t, n, "key/verify", nil, map[string]string{"key": "nope", "signature": sig.Signature}, keyFile([]byte("x"))); !strings.Contains(msg, "is not a known key, an IPNS Name, or a valid PeerID") {
+		t.Errorf("verify with unknown key: %q", msg)
+	}
+}
