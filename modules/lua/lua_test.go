@@ -2,6 +2,7 @@ package lua_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/modules"
+	"cairn/modules/lua"
 	"cairn/node"
 )
 
@@ -322,5 +324,17 @@ func TestLua_Builtins_WithinCaps(t *testing.T) {
 	}
 	if r := req(t, "GET", u+"/builtins/ok", ""); r.code != 200 {
 		t.Errorf("after the runaways: %d %q", r.code, r.body)
+	}
+}
+
+// RunSnippet (scripts/luacmp) runs a chunk as module code runs: print
+// goes to the writer, the caps hold.
+func TestLua_RunSnippet(t *testing.T) {
+	var out strings.Builder
+	if err := lua.RunSnippet(`local t = {} for w in ("a b c"):gmatch("%a") do t[#t+1] = w end print(table.concat(t, ","), 1 .. 2)`, "s.lua", &out, time.Second, 32<<20); err != nil || out.String() != "a,b,c\t12\n" {
+		t.Errorf("snippet: %v %q", err, out.String())
+	}
+	if err := lua.RunSnippet(`while true do end`, "loop.lua", &out, 100*time.Millisecond, 32<<20); !errors.Is(err, lua.ErrTimeLimit) {
+		t.Errorf("endless loop: %v", err)
 	}
 }

@@ -15,17 +15,20 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// newState opens the allowed libraries and installs module, require,
-// cairn and the trimmed os table.
-func newState(m *Module) *lua.LState {
-	L := lua.NewState(lua.Options{
-		SkipOpenLibs:        true,
-		CallStackSize:       200,
-		RegistrySize:        1024 * 4,
-		RegistryMaxSize:     1024 * 256,
-		RegistryGrowStep:    1024,
-		IncludeGoStackTrace: false,
-	})
+// stateOptions are a module state's stack sizes: 200 frames, a register
+// stack that grows to 256 Ki slots.
+var stateOptions = lua.Options{
+	SkipOpenLibs:        true,
+	CallStackSize:       200,
+	RegistrySize:        1024 * 4,
+	RegistryMaxSize:     1024 * 256,
+	RegistryGrowStep:    1024,
+	IncludeGoStackTrace: false,
+}
+
+// openLibs opens base, table, string, math and coroutine, without the
+// base functions that reach files or the collector.
+func openLibs(L *lua.LState) {
 	for _, lib := range []struct {
 		name string
 		fn   lua.LGFunction
@@ -44,6 +47,13 @@ func newState(m *Module) *lua.LState {
 		L.SetGlobal(name, lua.LNil)
 	}
 	L.SetGlobal("collectgarbage", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(0)); return 1 }))
+}
+
+// newState opens the allowed libraries and installs module, require,
+// cairn and the trimmed os table.
+func newState(m *Module) *lua.LState {
+	L := lua.NewState(stateOptions)
+	openLibs(L)
 	L.SetGlobal("print", L.NewFunction(func(L *lua.LState) int {
 		parts := make([]string, L.GetTop())
 		for i := range parts {

@@ -1,0 +1,2 @@
+-- Nothing: the interpreter's own start-up time and memory.
+print("ok")
