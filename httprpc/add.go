@@ -79,9 +79,13 @@ func addPreRun(opts map[string]string, t *TextEnv) {
 
 // addOptions turns request options into node.AddOptions.
 func addOptions(r *Request) (node.AddOptions, error) {
+	trickle := r.Bool("trickle")
+	if l := r.Node.Config().Import.UnixFSDAGLayout; !r.IsSet("trickle") && l != nil && *l == "trickle" {
+		trickle = true // Kubo's add: the config's layout unless --trickle is given
+	}
 	o := node.AddOptions{
 		Chunker:       r.String("chunker"),
-		Trickle:       r.Bool("trickle"),
+		Trickle:       trickle,
 		Hash:          r.String("hash"),
 		Inline:        r.Bool("inline"),
 		InlineLimit:   int(r.Int("inline-limit")),

@@ -526,3 +526,27 @@ func containsDoc(got, want any) bool {
 	}
 	return true
 }
+
+// Import.UnixFSDAGLayout "trickle" makes add build a trickle DAG unless
+// --trickle says otherwise, as Kubo 0.42's add wires it; another value
+// is refused with Kubo's message.
+func TestConfig_ImportDAGLayout(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 1<<17) // 2 MiB: several chunks
+	balanced := addBytes(t, n, data, map[string]string{"trickle": "false"})
+	trickle := addBytes(t, n, data, map[string]string{"trickle": "true"})
+	if balanced == trickle {
+		t.Fatal("layouts give one CID")
+	}
+	mustCall(t, n, "config", []string{"Import.UnixFSDAGLayout", "trickle"}, nil, nil)
+	if got := addBytes(t, n, data, nil); got != trickle {
+		t.Fatalf("layout trickle from config: %s, want %s", got, trickle)
+	}
+	if got := addBytes(t, n, data, map[string]string{"trickle": "false"}); got != balanced {
+		t.Fatalf("--trickle=false over the config: %s, want %s", got, balanced)
+	}
+	mustCall(t, n, "config", []string{"Import.UnixFSDAGLayout", "zigzag"}, nil, nil)
+	dir := files.NewMapDirectory(map[string]files.Node{"f": files.NewBytesFile(data)})
+	_, err := httprpc.Call(context.Background(), n, httprpc.DefaultTable, "add", nil, nil, dir)
+	wantErr(t, err, `Import.UnixFSDAGLayout must be "balanced" or "trickle", got "zigzag"`)
+}

@@ -273,9 +273,9 @@ type FilesStatOutput struct {
 	WithLocality   bool   `json:",omitempty"`
 	Local          bool   `json:",omitempty"`
 	SizeLocal      uint64 `json:",omitempty"`
-	Mode           string `json:",omitempty"`
 	Mtime          int64  `json:",omitempty"`
 	MtimeNsecs     int    `json:",omitempty"`
+	Mode           string `json:",omitempty"` // last, as Kubo writes it
 }
 
 // checkMFSPath is Kubo's checkPath (cleaned, a trailing slash kept), and

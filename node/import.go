@@ -156,6 +156,9 @@ func resolveImport(imp Import, o *AddOptions) (*importSettings, error) {
 	if st.estimation, err = ParseSizeEstimation(est); err != nil {
 		return nil, err
 	}
+	if l := imp.UnixFSDAGLayout; l != nil && *l != "balanced" && *l != "trickle" {
+		return nil, fmt.Errorf("Import.UnixFSDAGLayout must be %q or %q, got %q", "balanced", "trickle", *l)
+	}
 	st.hamtSize = defaultHAMTSize
 	if imp.UnixFSHAMTDirectorySizeThreshold != nil && *imp.UnixFSHAMTDirectorySizeThreshold != "" {
 		v, err := parseSize("Import.UnixFSHAMTDirectorySizeThreshold", *imp.UnixFSHAMTDirectorySizeThreshold)
