@@ -47,12 +47,12 @@ test-slow:
 # Each fuzz target for FUZZTIME, from its seeds (in the test code, and
 # testdata/fuzz/ where found inputs are kept): the outside inputs of issue
 # 11 (CAR, tar, dag-json/dag-cbor, config documents, multipart add with
-# storage and only-hash, RPC options) and Lua snippets. Plain `go test`
+# storage and only-hash, RPC options, IPNS records) and Lua snippets. Plain `go test`
 # runs the seeds only.
 FUZZTIME ?= 15s
 FUZZ_TARGETS := ./httprpc:FuzzCARImport ./httprpc:FuzzTarAdd ./httprpc:FuzzDagPut \
 	./httprpc:FuzzConfigReplace ./httprpc:FuzzMultipartAddStored ./httprpc:FuzzMultipartAdd \
-	./httprpc:FuzzDecodeArgs ./modules/lua:FuzzLua_Snippet
+	./httprpc:FuzzDecodeArgs ./node:FuzzIPNSRecord ./modules/lua:FuzzLua_Snippet
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} ($(FUZZTIME))"; \

@@ -3,9 +3,9 @@
 // every few minutes, and then checks that nothing acknowledged was lost
 // (issue 11, "Tests that keep it so"; not CI).
 //
-// The load, all at once: adds of random files of 1 KiB to 4 MiB (pinned;
-// each acknowledged add is remembered with its SHA-256), cats of
-// acknowledged adds (compared), pin/add and pin/rm of a scratch set,
+// The load, all at once: an add of a random file of 1 KiB to 2 MiB every
+// 0.5 s (pinned; each acknowledged add is remembered with its SHA-256),
+// cats of acknowledged adds (compared), pin/add and pin/rm of a scratch set,
 // repo/gc every 20 s, GET of the status page on the module port, and 20
 // slowloris connections on the RPC. Every -kill the daemon gets SIGKILL and
 // is started again on the same repo. At the end it is stopped, `cairn repo
@@ -143,10 +143,9 @@ func run(bin, board string, dur, killEvery time.Duration) error {
 			}
 		}()
 	}
-	for i := 0; i < 2; i++ {
-		worker(50*time.Millisecond, s.add)
-	}
-	worker(20*time.Millisecond, s.cat)
+	// About 1 MB/s of adds: 1.8 GB kept over 30 minutes.
+	worker(500*time.Millisecond, s.add)
+	worker(50*time.Millisecond, s.cat)
 	worker(200*time.Millisecond, s.pins)
 	worker(20*time.Second, func(*rand.Rand) { s.post("/api/v0/repo/gc?silent=true") })
 	worker(100*time.Millisecond, s.module)
@@ -212,7 +211,7 @@ func (s *soak) add(r *rand.Rand) {
 	if u == "" {
 		return
 	}
-	data := make([]byte, 1<<10+r.IntN(4<<20))
+	data := make([]byte, 1<<10+r.IntN(2<<20))
 	for i := range data {
 		data[i] = byte(r.Uint32())
 	}
