@@ -423,9 +423,11 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 
 	stop := make(chan struct{})
 	var once sync.Once
-	shutdown := func() { once.Do(func() { close(stop) }) }
+	var srv *httprpc.Server
+	// A shutdown request is answered, and no request after it (as Kubo).
+	shutdown := func() { once.Do(func() { srv.Refuse(); close(stop) }) }
 	env := &httprpc.Env{Table: httprpc.DefaultTable, Shutdown: shutdown}
-	srv := httprpc.NewServer(n, httprpc.DefaultTable, env, srvOpts)
+	srv = httprpc.NewServer(n, httprpc.DefaultTable, env, srvOpts)
 
 	errc := make(chan error, len(listeners))
 	for _, l := range listeners {

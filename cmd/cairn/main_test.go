@@ -142,11 +142,29 @@ func TestDaemon_RemoteCLI_Lock_Shutdown(t *testing.T) {
 	if code == 0 || !strings.Contains(errs, "is a cairn daemon already running") {
 		t.Fatalf("second daemon: %d %q", code, errs)
 	}
-	resp, err := http.Post(url+"/api/v0/shutdown", "", nil)
+	// A keep-alive connection open before the shutdown, as clients keep.
+	resp, err := http.Post(url+"/api/v0/version", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	resp, err = http.Post(url+"/api/v0/shutdown", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	if resp.StatusCode != 200 || !resp.Close { // Connection: close
+		t.Fatalf("shutdown: %d, connection kept", resp.StatusCode)
+	}
+	// Once it is acknowledged, no new request is served, on a new
+	// connection or a kept one (issue 12 item 11; Kubo refuses them).
+	for _, c := range []*http.Client{{Transport: &http.Transport{DisableKeepAlives: true}}, http.DefaultClient} {
+		if resp, err := c.Post(url+"/api/v0/swarm/peers", "", nil); err == nil {
+			resp.Body.Close()
+			t.Fatalf("request after shutdown answered %d", resp.StatusCode)
+		}
+	}
 	done := make(chan error, 1)
 	go func() { done <- d.Wait() }()
 	select {

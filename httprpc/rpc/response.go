@@ -187,6 +187,9 @@ func (s *Server) commonHeaders(ctx *fasthttp.RequestCtx) *fasthttp.ResponseHeade
 	if s.serverHdr != "" {
 		h.Set("Server", s.serverHdr)
 	}
+	if s.refusing.Load() {
+		h.SetConnectionClose() // the answer to shutdown, or one running then
+	}
 	_ = h.AddTrailer("X-Stream-Error")
 	return h
 }

@@ -14,6 +14,7 @@ import (
 	pathpkg "path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"cairn/internal/connlimit"
@@ -53,6 +54,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	listeners []net.Listener
+	refusing  atomic.Bool // set by Refuse
 }
 
 // ServerOptions size the server; zero values mean defaults.
@@ -170,10 +172,24 @@ func (s *Server) Serve(l net.Listener) error {
 	s.listeners = append(s.listeners, l)
 	s.mu.Unlock()
 	err := s.srv.Serve(s.guard.Listener(l))
-	if s.ctx.Err() != nil {
+	if s.ctx.Err() != nil || s.refusing.Load() {
 		return nil
 	}
 	return err
+}
+
+// Refuse makes the server refuse new requests from now on, as Kubo's
+// does once a shutdown is acknowledged: the listeners close (a new
+// connection is refused), a request on a kept-alive connection gets 503,
+// and every answer closes its connection. Requests already running go on
+// until Shutdown.
+func (s *Server) Refuse() {
+	s.refusing.Store(true)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.listeners {
+		_ = l.Close()
+	}
 }
 
 // Shutdown stops accepting, cancels running commands and waits up to
@@ -200,6 +216,11 @@ func (s *Server) logf(format string, a ...any) { log.Errorf(format, a...) }
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	// The body may take its time, as long as it keeps coming.
 	connlimit.ReadIdle(ctx.Conn(), s.idle)
+	if s.refusing.Load() {
+		ctx.SetConnectionClose()
+		textError(ctx, 503, "the daemon is shutting down")
+		return
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("rpc: panic serving %s: %v", ctx.Path(), r)
