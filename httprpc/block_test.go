@@ -358,7 +358,7 @@ func TestBlockGet_Paths_And_Errors(t *testing.T) {
 
 	missing := "bafkreie7ohywtosou76tasm7j63yigtzxe7d5zqus4zu3j6oltvgtibeom"
 	for _, tc := range []struct{ arg, want string }{
-		{missing, "ipld: could not find " + missing},
+		{missing, notFound + missing},
 		{"notacid", `invalid path "notacid": path does not have enough components`},
 		{"/ipfs/notacid", `invalid path "/ipfs/notacid": `},
 		{"/foo/" + missing, `invalid path "/foo/` + missing + `": unknown namespace: "foo"`},
@@ -414,7 +414,7 @@ func TestBlockGetStat_HTTP_Shapes(t *testing.T) {
 	missing := "bafkreie7ohywtosou76tasm7j63yigtzxe7d5zqus4zu3j6oltvgtibeom"
 	resp = blkPost(t, srv, "block/get", url.Values{"arg": {missing}}, nil)
 	blkWantHeaders(t, resp, 500, "application/json", "", "")
-	if body := blkReadAll(t, resp.Body); body != `{"Message":"ipld: could not find `+missing+`","Code":0,"Type":"error"}`+"\n" {
+	if body := blkReadAll(t, resp.Body); body != `{"Message":"`+notFound+missing+`","Code":0,"Type":"error"}`+"\n" {
 		t.Errorf("error body %q", body)
 	}
 
@@ -442,7 +442,7 @@ func TestBlockRm_Results(t *testing.T) {
 			t.Errorf("value %d: %+v, want %+v", i, got, w)
 		}
 	}
-	if msg := blkCallErr(t, n, "block/stat", []string{a}, nil, nil); msg != "ipld: could not find "+a {
+	if msg := blkCallErr(t, n, "block/stat", []string{a}, nil, nil); msg != notFound+a {
 		t.Errorf("after rm: %q", msg)
 	}
 	// --force ignores missing blocks; --quiet hides successes only.

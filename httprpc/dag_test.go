@@ -282,7 +282,7 @@ func TestDagGetResolve_IPLDPaths(t *testing.T) {
 	callErr(t, n, "dag/get", []string{root + "/nope"}, nil, nil)
 	callErr(t, n, "dag/get", []string{"bafyreiaaaaaa"}, nil, nil)
 	missing := cid.NewCidV1(cid.DagCBOR, mustHash(t, []byte("absent"))).String()
-	wantErr(t, callErr(t, n, "dag/get", []string{missing}, nil, nil), "ipld: could not find "+missing)
+	wantErr(t, callErr(t, n, "dag/get", []string{missing}, nil, nil), notFound+missing)
 
 	// Text of dag resolve: the base of the argument's CID, path joined,
 	// no newline; --cid-base wins.
@@ -385,23 +385,23 @@ func TestDagStatExport_HugeLinkCount(t *testing.T) {
 
 	// All children missing: export fails after the root, unless local-only.
 	_, err := httprpc.Call(ctx, n, httprpc.DefaultTable, "dag/export", []string{missing.Cid().String()}, nil, nil)
-	wantErrPrefix(t, err, "ipld: could not find ")
+	wantErrPrefix(t, err, notFound)
 	// Over HTTP the root section is sent, then the error in the trailer;
 	// a missing root is a plain error before any output.
 	srv := testutil.StartServer(t, n)
 	resp := rpcPost(t, srv, "dag/export", url.Values{"arg": {missing.Cid().String()}}, nil, "")
 	body := readAll(t, resp.Body)
-	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Trailer.Get("X-Stream-Error"), "ipld: could not find ") ||
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Trailer.Get("X-Stream-Error"), notFound) ||
 		!bytes.Equal(body, carV1(t, []cid.Cid{missing.Cid()}, carSection(missing.Cid(), missing.RawData()))) {
 		t.Fatalf("HTTP export with missing children: %d %q, %d bytes", resp.StatusCode, resp.Trailer.Get("X-Stream-Error"), len(body))
 	}
 	absent := cid.NewCidV1(cid.Raw, mustHash(t, []byte("absent root")))
-	wantErrorJSON(t, rpcPost(t, srv, "dag/export", url.Values{"arg": {absent.String()}}, nil, ""), 500, "ipld: could not find "+absent.String())
+	wantErrorJSON(t, rpcPost(t, srv, "dag/export", url.Values{"arg": {absent.String()}}, nil, ""), 500, notFound+absent.String())
 	res = mustCall(t, n, "dag/export", []string{missing.Cid().String()}, map[string]string{"local-only": "true"}, nil)
 	if !bytes.Equal(res.Bytes, carV1(t, []cid.Cid{missing.Cid()}, carSection(missing.Cid(), missing.RawData()))) {
 		t.Fatal("local-only export is not the root alone")
 	}
-	wantErrPrefix(t, callErr(t, n, "dag/stat", []string{missing.Cid().String()}, nil, nil), "error traversing DAG: ipld: could not find ")
+	wantErrPrefix(t, callErr(t, n, "dag/stat", []string{missing.Cid().String()}, nil, nil), "error traversing DAG: "+notFound)
 	wantErr(t, callErr(t, n, "dag/export", []string{missing.Cid().String()}, map[string]string{"local-only": "true", "offline": "false"}, nil),
 		"--local-only implies --offline and cannot be combined with --offline=false; please drop one of them")
 

@@ -186,6 +186,9 @@ func verboseEvent(w io.Writer, ev *RoutingEvent) error {
 	return err
 }
 
+// errNotDHT is Kubo's error for DHT commands without a DHT.
+var errNotDHT = errors.New("routing service is not a DHT")
+
 // dhtOf returns the running (dual) DHT or the error a command answers.
 func dhtOf(r *Request) (*node.Net, *dual.DHT, error) {
 	nt, err := online(r)
@@ -193,7 +196,7 @@ func dhtOf(r *Request) (*node.Net, *dual.DHT, error) {
 		return nil, nil, err
 	}
 	if nt.DHT == nil {
-		return nil, nil, errors.New("routing service is not a DHT")
+		return nil, nil, errNotDHT
 	}
 	return nt, nt.DHT, nil
 }
@@ -421,6 +424,9 @@ func runDHTProvide(r *Request, e Emitter) error {
 
 func runDHTQuery(r *Request, e Emitter) error {
 	nt, _, err := dhtOf(r)
+	if errors.Is(err, errOffline) {
+		return errNotDHT // Kubo checks for a DHT client only
+	}
 	if err != nil {
 		return err
 	}

@@ -69,6 +69,16 @@ func online(r *Request) (*node.Net, error) {
 	return r.Node.Net, nil
 }
 
+// onlineSwarm is online for the swarm commands Kubo runs through its core
+// API (peers, addrs, connect, disconnect), which says it in other words.
+func onlineSwarm(r *Request) (*node.Net, error) {
+	nt, err := online(r)
+	if err != nil {
+		return nil, node.ErrOfflineAction
+	}
+	return nt, nil
+}
+
 // onlineStat is online for the statistics commands (stats/bw,
 // bitswap/stat, stats/bitswap): offline they answer a client error (400,
 // Code 1), as Kubo does.

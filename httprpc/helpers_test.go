@@ -111,3 +111,7 @@ func wantErrPrefix(t *testing.T, err error, prefix string) {
 		t.Fatalf("error %v, want prefix %q", err, prefix)
 	}
 }
+
+// notFound starts the error of a read of a block that a test node (no
+// network, as Kubo's offline node) lacks.
+const notFound = "block was not found locally (offline): ipld: could not find "

@@ -57,7 +57,7 @@ type IDOutput struct {
 }
 
 // errRemoteID answers id for another peer on an offline node.
-var errRemoteID = errors.New("'cairn id' cannot query information on remote peers without a running daemon; if you only want to convert --peerid-base, pass --offline option")
+var errRemoteID = errors.New("'ipfs id' cannot query information on remote peers without a running daemon; if you only want to convert --peerid-base, pass --offline option")
 
 // peerIDFormatter renders peer IDs as --peerid-base asks: "b58mh" (or
 // "v0") is the plain base58 multihash; any multibase name gives the

@@ -133,3 +133,32 @@ func TestCat_SymlinkAndZeroBytes_AsKubo(t *testing.T) {
 		}
 	}
 }
+
+// Ensure a node without network reads as Kubo's offline node: a block it
+// lacks is "block was not found locally (offline): ipld: could not find
+// <cid>" from every read, with the CID as Kubo prints it (a CIDv1 in
+// base58 shows in base32) (issue 12 item 16).
+func TestOfflineNode_AbsentBlockText_AsKubo(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	v1 := "bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku"
+	dir := "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi"
+	for _, tc := range []struct{ cmd, arg, want string }{
+		{"block/get", "QmPZ9gcCEpqKTo6aq61g2nXGUhM4iCL3ewB6LDXZCtioEB", notFound + "QmPZ9gcCEpqKTo6aq61g2nXGUhM4iCL3ewB6LDXZCtioEB"},
+		{"block/get", "zb2rhe5P4gXftAwvA4eXQ5HJwsER2owDyS9sKaQRRVQPn93bA", notFound + "bafkreidon73zkcrwdb5iafqtijxildoonbwnpv7dyd6ef3qdgads2jc4su"},
+		{"block/stat", v1, notFound + v1},
+		{"dag/get", v1, notFound + v1},
+		{"dag/stat", v1, notFound + v1},
+		{"dag/export", v1, notFound + v1},
+		{"cat", v1, notFound + v1},
+		{"ls", dir, notFound + dir},
+		{"files/stat", "/ipfs/" + v1, notFound + v1},
+		{"pin/add", v1, "pin: " + notFound + v1},
+	} {
+		wantErrorJSON(t, rpcPost(t, srv, tc.cmd, url.Values{"arg": {tc.arg}}, nil, ""), 500, tc.want)
+	}
+	resp := rpcPost(t, srv, "refs", url.Values{"arg": {dir}}, nil, "")
+	if b := readAll(t, resp.Body); string(b) != `{"Ref":"","Err":"`+notFound+dir+`"}`+"\n" {
+		t.Fatalf("refs: %s", b)
+	}
+}

@@ -198,7 +198,7 @@ func TestLs_Errors(t *testing.T) {
 	root := blkAdd(t, n, "d", lsTree(), nil)
 	missing := "bafkreie7ohywtosou76tasm7j63yigtzxe7d5zqus4zu3j6oltvgtibeom"
 	for _, tc := range []struct{ arg, want string }{
-		{missing, "ipld: could not find " + missing},
+		{missing, notFound + missing},
 		{"notacid", `invalid path "notacid": path does not have enough components`},
 		{root + "/nope", `no link named "nope" under ` + root},
 	} {
@@ -212,7 +212,7 @@ func TestLs_Errors(t *testing.T) {
 	if err := n.Blocks.DeleteBlock(context.Background(), sc); err != nil {
 		t.Fatal(err)
 	}
-	if msg := blkCallErr(t, n, "ls", []string{root}, nil, nil); msg != "ipld: could not find "+sub {
+	if msg := blkCallErr(t, n, "ls", []string{root}, nil, nil); msg != notFound+sub {
 		t.Errorf("missing entry: %q", msg)
 	}
 	out := lsOne(t, n, []string{root}, map[string]string{"resolve-type": "false", "size": "false"})

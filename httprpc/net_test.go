@@ -184,16 +184,38 @@ func TestNet_Commands_Offline(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	// (bitswap/stat and stats/bw say "unable to run offline: " first:
 	// TestStats_Offline_ClientError.)
-	for _, path := range []string{"swarm/peers", "swarm/addrs", "swarm/addrs/listen", "swarm/filters", "dht/query"} {
-		args := []string(nil)
-		if path == "dht/query" {
-			args = []string{randomPeer(t).String()}
-		}
-		err := callErr(t, n, path, args, nil, nil)
-		if err.Error() != "this command must be run in online mode. Try running 'cairn daemon' first" {
-			t.Fatalf("%s offline: %v", path, err)
+	// Kubo has two texts: its commands' ErrNotOnline, and its core API's
+	// ErrOffline for what goes through the swarm API.
+	const command = "this command must be run in online mode. Try running 'ipfs daemon' first"
+	const action = "this action must be run in online mode, try running 'ipfs daemon' first"
+	p := randomPeer(t).String()
+	for _, tc := range []struct {
+		path string
+		args []string
+		want string
+	}{
+		{"swarm/peers", nil, action},
+		{"swarm/addrs", nil, action},
+		{"swarm/addrs/listen", nil, action},
+		{"swarm/addrs/local", nil, action},
+		{"swarm/connect", []string{"/ip4/127.0.0.1/tcp/4001/p2p/" + p}, "connect " + p + " failure: " + action},
+		{"swarm/connect", []string{"/ip4/127.0.0.1/tcp/4001"}, "found no ipfs peers at /ip4/127.0.0.1/tcp/4001"},
+		{"swarm/filters", nil, command},
+		{"ping", []string{p}, command},
+		{"dht/query", []string{p}, "routing service is not a DHT"},
+	} {
+		if err := callErr(t, n, tc.path, tc.args, nil, nil); err.Error() != tc.want {
+			t.Fatalf("%s offline: %v", tc.path, err)
 		}
 	}
+	// swarm/disconnect answers 200 with one failure line per address
+	// (issue 12 item 11).
+	res := mustCall(t, n, "swarm/disconnect", []string{"/ip4/127.0.0.1/tcp/4001/p2p/" + p, "/ip4/127.0.0.1/tcp/4002/p2p/" + p}, nil, nil)
+	want := "disconnect " + p + " failure: " + action
+	if got := res.Values[0].(*httprpc.StringsOutput).Strings; len(got) != 2 || got[0] != want || got[1] != want {
+		t.Fatalf("swarm/disconnect offline: %q", got)
+	}
+	wantErr(t, callErr(t, n, "swarm/disconnect", []string{"/ip4/127.0.0.1/tcp/4001"}, nil, nil), "found no ipfs peers at /ip4/127.0.0.1/tcp/4001")
 }
 
 // Ensure bad input gives clear errors: a malformed multiaddr, an unknown

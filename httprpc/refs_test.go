@@ -150,8 +150,8 @@ func TestRefs_Errors_InBand_And_Before(t *testing.T) {
 	}
 	want := []httprpc.RefWrapper{
 		{Ref: d.a}, {Ref: d.a}, {Ref: d.big}, {Ref: d.chunks[0]},
-		{Err: "ipld: could not find " + d.chunks[1]},
-		{Err: "ipld: could not find " + missing},
+		{Err: notFound + d.chunks[1]},
+		{Err: notFound + missing},
 		{Ref: d.c},
 	}
 	if !slices.Equal(got, want) {

@@ -60,6 +60,11 @@ func parseAddresses(args []string) ([]peer.AddrInfo, error) {
 	byID := map[peer.ID]*peer.AddrInfo{}
 	var order []peer.ID
 	for _, s := range args {
+		if m, err := ma.NewMultiaddr(s); err == nil {
+			if _, last := ma.SplitLast(m); last == nil || last.Protocol().Code != ma.P_P2P {
+				return nil, fmt.Errorf("found no ipfs peers at %s", m) // Kubo's text
+			}
+		}
 		ai, err := parsePeerParam(s)
 		if err != nil {
 			return nil, err
@@ -137,7 +142,7 @@ var swarmCommands = []*Command{
 		Text:     swarmAddrsText,
 	},
 	stringsCmd("swarm/addrs/listen", "List interface listening addresses.", nil, nil, func(r *Request, e Emitter) error {
-		nt, err := online(r)
+		nt, err := onlineSwarm(r)
 		if err != nil {
 			return err
 		}
@@ -150,7 +155,7 @@ var swarmCommands = []*Command{
 	stringsCmd("swarm/addrs/local", "List local addresses.", nil,
 		[]Option{{Names: []string{"id"}, Type: Bool, Help: "Show peer ID in addresses."}},
 		func(r *Request, e Emitter) error {
-			nt, err := online(r)
+			nt, err := onlineSwarm(r)
 			if err != nil {
 				return err
 			}
@@ -202,7 +207,7 @@ func directionString(d int) string {
 }
 
 func runSwarmPeers(r *Request, e Emitter) error {
-	nt, err := online(r)
+	nt, err := onlineSwarm(r)
 	if err != nil {
 		return err
 	}
@@ -264,18 +269,21 @@ func swarmPeersText(t *TextEnv, v any) error {
 	return nil
 }
 
+// runSwarmConnect parses every address first, then connects (offline:
+// the first address fails with Kubo's text).
 func runSwarmConnect(r *Request, e Emitter) error {
-	nt, err := online(r)
-	if err != nil {
-		return err
-	}
 	ais, err := parseAddresses(r.Args)
 	if err != nil {
 		return err
 	}
+	nt, offline := onlineSwarm(r)
 	out := make([]string, 0, len(ais))
 	for _, ai := range ais {
-		if err := nt.Connect(r.Ctx, ai); err != nil {
+		err := offline
+		if err == nil {
+			err = nt.Connect(r.Ctx, ai)
+		}
+		if err != nil {
 			return fmt.Errorf("connect %s failure: %s", ai.ID, err)
 		}
 		out = append(out, "connect "+ai.ID.String()+" success")
@@ -283,55 +291,58 @@ func runSwarmConnect(r *Request, e Emitter) error {
 	return e.Emit(&StringsOutput{Strings: out})
 }
 
+// runSwarmDisconnect answers one line per address of each peer (one for a
+// peer given without one), success or failure, as Kubo; offline every
+// line is a failure, still a 200.
 func runSwarmDisconnect(r *Request, e Emitter) error {
-	nt, err := online(r)
-	if err != nil {
-		return err
-	}
 	ais, err := parseAddresses(r.Args)
 	if err != nil {
 		return err
 	}
-	out := make([]string, 0, len(ais))
+	nt, offline := onlineSwarm(r)
+	var out []string
 	for _, ai := range ais {
-		msg := "disconnect " + ai.ID.String()
-		if err := disconnect(nt, ai); err != nil {
-			msg += " failure: " + err.Error()
-		} else {
-			msg += " success"
+		addrs := ai.Addrs
+		if len(addrs) == 0 {
+			addrs = []ma.Multiaddr{nil}
 		}
-		out = append(out, msg)
+		for _, a := range addrs {
+			msg := "disconnect " + ai.ID.String()
+			err := offline
+			if err == nil {
+				err = disconnect(nt, ai.ID, a)
+			}
+			if err != nil {
+				msg += " failure: " + err.Error()
+			} else {
+				msg += " success"
+			}
+			out = append(out, msg)
+		}
 	}
 	return e.Emit(&StringsOutput{Strings: out})
 }
 
-// disconnect closes the peer's connections (only those on the given
-// addresses, when some are given).
-func disconnect(nt *node.Net, ai peer.AddrInfo) error {
-	conns := nt.Host.Network().ConnsToPeer(ai.ID)
-	if len(conns) == 0 {
-		return errors.New("not connected")
+// disconnect closes the peer's connections (addr nil), or its first
+// connection on addr, with Kubo's texts when there is none.
+func disconnect(nt *node.Net, id peer.ID, addr ma.Multiaddr) error {
+	net := nt.Host.Network()
+	if addr == nil {
+		if net.Connectedness(id) != network.Connected {
+			return errors.New("not connected")
+		}
+		return net.ClosePeer(id)
 	}
-	if len(ai.Addrs) == 0 {
-		return nt.Host.Network().ClosePeer(ai.ID)
-	}
-	closed := false
-	for _, c := range conns {
-		for _, a := range ai.Addrs {
-			if c.RemoteMultiaddr().Equal(a) {
-				c.Close()
-				closed = true
-			}
+	for _, c := range net.ConnsToPeer(id) {
+		if c.RemoteMultiaddr().Equal(addr) {
+			return c.Close()
 		}
 	}
-	if !closed {
-		return errors.New("not connected to this address")
-	}
-	return nil
+	return errors.New("conn not found")
 }
 
 func runSwarmAddrs(r *Request, e Emitter) error {
-	nt, err := online(r)
+	nt, err := onlineSwarm(r)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 
-	"github.com/ipfs/boxo/blockservice"
 	bsfetcher "github.com/ipfs/boxo/fetcher/impl/blockservice"
 	"github.com/ipfs/boxo/path"
 	"github.com/ipfs/boxo/path/resolver"
@@ -30,7 +29,7 @@ import (
 
 // resolvers builds Kubo's two path resolvers over the local blocks.
 func (n *Node) resolvers() (ipldRes, unixfsRes resolver.Resolver) {
-	bs := blockservice.New(n.Blocks, nil)
+	bs := n.localBlockService()
 	if nt := n.Net; nt != nil {
 		bs = nt.bserv // missing blocks come from peers, unless offline
 	}

@@ -38,8 +38,14 @@ var (
 
 // Network.
 var (
-	// ErrOffline is returned by network operations on an offline node.
-	ErrOffline = errors.New("this command must be run in online mode. Try running 'cairn daemon' first")
+	// ErrOffline is returned by network operations on an offline node:
+	// Kubo's commands' text (ErrNotOnline), word for word, 'ipfs daemon'
+	// included, since scripts match it.
+	ErrOffline = errors.New("this command must be run in online mode. Try running 'ipfs daemon' first")
+
+	// ErrOfflineAction is Kubo's other offline text, that of its core
+	// API (coreiface.ErrOffline): the swarm commands answer it.
+	ErrOfflineAction = errors.New("this action must be run in online mode, try running 'ipfs daemon' first")
 )
 
 // Reading files and paths.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/ipfs/boxo/bitswap"
+	"github.com/ipfs/boxo/blockservice"
 	blocks "github.com/ipfs/go-block-format"
 	"github.com/ipfs/go-cid"
 	ipld "github.com/ipfs/go-ipld-format"
@@ -49,6 +50,29 @@ func (x netExchange) GetBlocks(ctx context.Context, ks []cid.Cid) (<-chan blocks
 	return x.Bitswap.GetBlocks(ctx, ks)
 }
 
+// offlineExchange is the exchange of a node without network, as Kubo's
+// offline exchange: a block the store lacks is "block was not found
+// locally (offline)".
+type offlineExchange struct{}
+
+func (offlineExchange) GetBlock(_ context.Context, c cid.Cid) (blocks.Block, error) {
+	return nil, errOfflineNotFound(ipld.ErrNotFound{Cid: c})
+}
+
+func (offlineExchange) GetBlocks(context.Context, []cid.Cid) (<-chan blocks.Block, error) {
+	ch := make(chan blocks.Block)
+	close(ch)
+	return ch, nil
+}
+
+func (offlineExchange) NotifyNewBlocks(context.Context, ...blocks.Block) error { return nil }
+func (offlineExchange) Close() error                                           { return nil }
+
+// localBlockService is the block service of a node without network.
+func (n *Node) localBlockService() blockservice.BlockService {
+	return blockservice.New(n.Blocks, offlineExchange{})
+}
+
 type offlineKey struct{}
 
 // OfflineContext marks ctx so reads do not fetch missing blocks from the
@@ -71,7 +95,7 @@ func errOfflineNotFound(err error) error {
 func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error {
 	err := n.Blocks.View(ctx, c, fn)
 	nt := n.Net
-	if err != nil && isOffline(ctx) && ipld.IsNotFound(err) {
+	if err != nil && (nt == nil || isOffline(ctx)) && ipld.IsNotFound(err) {
 		return errOfflineNotFound(err)
 	}
 	if err == nil || nt == nil || !ipld.IsNotFound(err) {
@@ -192,8 +216,11 @@ func (n *Node) storeArriving(ctx context.Context, nt *Net, ch <-chan blocks.Bloc
 // online node.
 func (n *Node) blockSize(ctx context.Context, c cid.Cid) (int, error) {
 	size, err := n.Blocks.GetSize(ctx, c)
-	if err == nil || n.Net == nil || !ipld.IsNotFound(err) {
+	if err == nil || !ipld.IsNotFound(err) {
 		return size, err
+	}
+	if n.Net == nil {
+		return size, errOfflineNotFound(err)
 	}
 	err = n.view(ctx, c, func(b []byte) error { size = len(b); return nil })
 	return size, err

@@ -221,7 +221,7 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 	n.Net = nt
 	n.DAG = merkledag.NewDAGService(nt.bserv)
 	n.OnClose(func() error {
-		n.DAG = merkledag.NewDAGService(blockservice.New(n.Blocks, nil))
+		n.DAG = merkledag.NewDAGService(n.localBlockService())
 		n.Net = nil
 		return nt.close()
 	})

@@ -11,7 +11,6 @@ import (
 
 	"cairn/storage"
 
-	"github.com/ipfs/boxo/blockservice"
 	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/ipfs/boxo/keystore"
 	ipld "github.com/ipfs/go-ipld-format"
@@ -121,7 +120,7 @@ func (n *Node) open(opts *Options) error {
 	}
 	n.Store = st
 	n.Blocks = &Blockstore{Blockstore: st.Blockstore(), n: n}
-	n.DAG = merkledag.NewDAGService(blockservice.New(n.Blocks, nil))
+	n.DAG = merkledag.NewDAGService(n.localBlockService())
 	return nil
 }
 

@@ -57,7 +57,7 @@ func TestDaemon_OnlineAndOffline_Swarm(t *testing.T) {
 	repo2 := initRepo(t)
 	startDaemonArgs(t, repo2, "--offline")
 	_, errs, code = cli(t, repo2, nil, "swarm", "peers")
-	if code != 1 || errs != "Error: this command must be run in online mode. Try running 'cairn daemon' first\n" {
+	if code != 1 || errs != "Error: this action must be run in online mode, try running 'ipfs daemon' first\n" {
 		t.Fatalf("swarm peers on an offline daemon: %d %q", code, errs)
 	}
 }
