@@ -196,13 +196,14 @@ func runDagPut(r *Request, e Emitter) error {
 	if !ok {
 		return fmt.Errorf("unknown multicodec: %q", r.String("hash")) // go-multicodec's text, as Kubo
 	}
+	// Errors from here on are the codecs' own, unwrapped, as Kubo's.
 	dec, err := multicodec.LookupDecoder(inputCode)
 	if err != nil {
-		return fmt.Errorf("no decoder for input codec %s", input)
+		return err
 	}
 	enc, err := multicodec.LookupEncoder(storeCode)
 	if err != nil {
-		return fmt.Errorf("no encoder for store codec %s", store)
+		return err
 	}
 	prefix := cid.Prefix{Version: 1, Codec: storeCode, MhType: hcode, MhLength: -1}
 	if r.Files == nil {
@@ -221,11 +222,11 @@ func runDagPut(r *Request, e Emitter) error {
 		}
 		nb := proto.NewBuilder()
 		if err := dec(nb, io.LimitReader(f, maxBlockSize*4)); err != nil {
-			return fmt.Errorf("failed to decode input as %s: %w", input, err)
+			return err
 		}
 		var buf bytes.Buffer
 		if err := enc(nb.Build(), &buf); err != nil {
-			return fmt.Errorf("failed to encode as %s: %w", store, err)
+			return err
 		}
 		if buf.Len() > maxBlockSize && !r.Bool("allow-big-block") {
 			return errors.New("produced block is over 2MiB: big blocks can't be exchanged with other peers. consider using UnixFS for automatic chunking of bigger files, or pass --allow-big-block to override")

@@ -301,14 +301,13 @@ func TestDagGetResolve_IPLDPaths(t *testing.T) {
 func TestDagPut_InvalidDagJSON_NothingStored(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	before := blockCount(t, n)
+	// The codec's own errors, unwrapped, as Kubo's.
 	for _, in := range []string{`{"a":`, `{"/":"notacid"}`, `{"a":1}{`, `[1,2`, `{"/":{"bytes":"!!"}}`} {
-		err := callErr(t, n, "dag/put", nil, nil, objData(in))
-		if !strings.HasPrefix(err.Error(), "failed to decode input as dag-json") {
-			t.Errorf("%q: %v", in, err)
-		}
+		t.Logf("%q: %v", in, callErr(t, n, "dag/put", nil, nil, objData(in)))
 	}
+	wantErr(t, callErr(t, n, "dag/put", nil, nil, objData(`{"a":`)), "EOF")
 	// dag-pb needs the dag-pb shape.
-	wantErrPrefix(t, callErr(t, n, "dag/put", nil, map[string]string{"store-codec": "dag-pb"}, objData(`{"a":1}`)), "failed to decode input as dag-json")
+	callErr(t, n, "dag/put", nil, map[string]string{"store-codec": "dag-pb"}, objData(`{"a":1}`))
 	if after := blockCount(t, n); after != before {
 		t.Fatalf("blocks %d -> %d after failed puts", before, after)
 	}
@@ -816,4 +815,40 @@ func mustBase(t *testing.T, name string) mbase.Encoder {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// Ensure dag-jose is a codec as in Kubo (its dagjose plugin): dag/put
+// stores a JWS given as dag-json or as dag-jose bytes, dag/get shows it
+// with Kubo's added "link" and walks into it; the CIDs and texts are
+// Kubo 0.42's (issue 12 item 16).
+func TestDagJOSE_PutGet_AsKubo(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	const jws = `{"payload":"AXESICjDGMg3fEBSX7_fpbBUYF4E61TXLysmLJgfGEpFG8Pu","signatures":[{"protected":"eyJhbGciOiJFUzI1NksifQ","signature":"z7a2MvPWLsd7leOeHyfeA1OcAFC9yy5rn1HD8xCeHz3nFrwyn_Su5xXUoaIxAre3fXhGjPkVSNiCE36AKiaMng"}]}`
+	c := dagPutJSON(t, n, jws, map[string]string{"store-codec": "dag-jose"})
+	if c != "bagcqcerakbt343l44woxzlqxcfcop5w6qnynb4fklje3b6wpgmodloecg2oa" {
+		t.Fatalf("dag-jose CID %s", c)
+	}
+	got := mustCall(t, n, "dag/get", []string{c}, nil, nil).Bytes
+	want := `{"link":{"/":"bafyreibiymmmqn34ibjf7p67uwyfiyc6atvvjvzpfmtczga7dbfekg6d5y"},` + jws[1:]
+	if string(got) != want {
+		t.Fatalf("dag/get:\n%s\nwant\n%s", got, want)
+	}
+	if got := mustCall(t, n, "dag/get", []string{c + "/payload"}, nil, nil).Bytes; string(got) != `"AXESICjDGMg3fEBSX7_fpbBUYF4E61TXLysmLJgfGEpFG8Pu"` {
+		t.Fatalf("dag/get payload: %s", got)
+	}
+	raw := mustCall(t, n, "block/get", []string{c}, nil, nil).Bytes
+	for _, tc := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"input-codec": "dag-jose", "store-codec": "dag-jose", "hash": "sha2-512"}, "bagcqce2ake6unqxsnuinb3nerpm6xwmy53vp42jgdbblqmazdlsi7xpl7mmhg436svmwbwdsxfjn3leshnxggcpqe43n3mm3mua5ycpwgzftf2q"},
+		{map[string]string{"input-codec": "dag-jose", "store-codec": "dag-cbor"}, "bafyreig3mkbvdocbf4kndoajcnia4lird3ey5tzbthq6khkhh4pgcahkei"},
+	} {
+		res := mustCall(t, n, "dag/put", nil, tc.opts, files.NewMapDirectory(map[string]files.Node{"f": files.NewBytesFile(raw)}))
+		if got := res.Values[0].(*httprpc.DagPutResult).Cid.Cid; got != tc.want {
+			t.Fatalf("dag/put %v: %s, want %s", tc.opts, got, tc.want)
+		}
+	}
+	err := callErr(t, n, "dag/put", nil, map[string]string{"store-codec": "dag-jose"}, files.NewMapDirectory(map[string]files.Node{"f": files.NewBytesFile([]byte(`{"a":1}`))}))
+	wantErr(t, err, "invalid JOSE object")
 }

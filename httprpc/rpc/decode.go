@@ -175,6 +175,12 @@ func BindArgs(cmd *Command, values, bodyLines []string, hasFiles bool) ([]string
 			if d.Required && missing == "" {
 				missing = d.Name
 			}
+			if !d.Variadic {
+				// Kubo stops at the first string argument it lacks, so
+				// files/write with neither says `argument "path" is
+				// required`, not the file's error.
+				break
+			}
 			continue
 		}
 		if d.Variadic {
