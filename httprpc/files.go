@@ -724,7 +724,19 @@ func runFilesWrite(r *Request, _ Emitter) error {
 	if err != nil {
 		return err
 	}
-	return m.Write(r.Ctx, p, func() (io.Reader, error) { return firstFile(r.Files) }, o)
+	var in io.Reader
+	err = m.Write(r.Ctx, p, func() (io.Reader, error) {
+		f, err := firstFile(r.Files)
+		in = f
+		return f, err
+	}, o)
+	if in != nil {
+		// Read what --count left of the upload before answering:
+		// closing a socket with unread input resets it, and the client
+		// then loses the answer (ECONNRESET).
+		_, _ = io.Copy(io.Discard, in)
+	}
+	return err
 }
 
 // toFiles is add's --to-files: after each top-level entry, a reference to

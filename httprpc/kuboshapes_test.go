@@ -2,11 +2,13 @@ package httprpc_test
 
 import (
 	"bytes"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
 	"testing"
 
+	"cairn/httprpc"
 	"cairn/httprpc/rpc"
 	"cairn/internal/testutil"
 
@@ -160,5 +162,43 @@ func TestOfflineNode_AbsentBlockText_AsKubo(t *testing.T) {
 	resp := rpcPost(t, srv, "refs", url.Values{"arg": {dir}}, nil, "")
 	if b := readAll(t, resp.Body); string(b) != `{"Ref":"","Err":"`+notFound+dir+`"}`+"\n" {
 		t.Fatalf("refs: %s", b)
+	}
+}
+
+// Ensure files/write with count reads the whole upload before it
+// answers: a large body cut short by count reset the connection under
+// the client (kubo-rpc-client saw ECONNRESET).
+func TestFilesWrite_Count_ReadsWholeBody(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		w, _ := mw.CreateFormFile("file", "")
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		for i := 0; i < 32; i++ {
+			if _, err := w.Write(chunk); err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+		mw.Close()
+		pw.Close()
+	}()
+	q := url.Values{"arg": {"/big"}, "create": {"true"}, "count": {"10"}}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v0/files/write?"+q.Encode(), pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("files/write of 32 MiB with count=10: %v", err)
+	}
+	readAll(t, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	st := mustCall(t, n, "files/stat", []string{"/big"}, nil, nil).Values[0].(*httprpc.FilesStatOutput)
+	if st.Size != 10 {
+		t.Fatalf("size %d", st.Size)
 	}
 }

@@ -238,6 +238,11 @@ func TestNet_BadInput_Errors(t *testing.T) {
 	if err := callErr(t, n, "ping", []string{n.PeerID.String()}, nil, nil); err.Error() != "error: can't ping self" {
 		t.Fatalf("ping self: %v", err)
 	}
+	// A peer no router knows: Kubo's routing error after the lookup line.
+	_, err = callT(t, n, 10*time.Second, "ping", []string{unknown.String()}, map[string]string{"count": "1"}, nil)
+	if err == nil || err.Error() != "peer lookup failed: routing: not found" {
+		t.Fatalf("ping unknown peer: %v", err)
+	}
 
 	// Ping over HTTP to a loopback port nobody listens on.
 	srv := testutil.StartServer(t, n)

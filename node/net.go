@@ -29,6 +29,7 @@ import (
 	"github.com/libp2p/go-libp2p"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p-kad-dht/dual"
+	kb "github.com/libp2p/go-libp2p-kbucket"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/metrics"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -425,5 +426,10 @@ func (nt *Net) FindPeer(ctx context.Context, p peer.ID) (peer.AddrInfo, error) {
 	if nt.DHT == nil {
 		return peer.AddrInfo{}, routing.ErrNotSupported
 	}
-	return nt.DHT.FindPeer(ctx, p)
+	ai, err := nt.DHT.FindPeer(ctx, p)
+	if errors.Is(err, kb.ErrLookupFailure) {
+		// An empty table: Kubo's routers answer "routing: not found".
+		err = routing.ErrNotFound
+	}
+	return ai, err
 }
