@@ -255,6 +255,9 @@ func runFindPeer(r *Request, e Emitter) error {
 		for _, id := range ids {
 			ai, err := d.FindPeer(ctx, id)
 			if err != nil {
+				// As Kubo: the error is an event too (clients that
+				// cannot read the trailer see it).
+				routing.PublishQueryEvent(ctx, &routing.QueryEvent{Type: routing.QueryError, Extra: err.Error()})
 				return err
 			}
 			routing.PublishQueryEvent(ctx, &routing.QueryEvent{Type: routing.FinalPeer, Responses: []*peer.AddrInfo{&ai}})
@@ -342,17 +345,9 @@ func runDHTPut(r *Request, e Emitter) error {
 	if err != nil {
 		return err
 	}
-	f, err := firstFile(r.Files)
+	value, err := readValueFile(r)
 	if err != nil {
 		return err
-	}
-	value, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
-	f.Close()
-	if err != nil {
-		return err
-	}
-	if len(value) > 1<<20 {
-		return errors.New("value too large: the DHT takes at most 1 MiB")
 	}
 	key, err := escapeDhtKey(r.Args[0])
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 
 	"cairn/board"
 	"cairn/node/kuboconf"
+
+	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 // Strings is a list that also accepts a single JSON string, as Kubo's
@@ -71,6 +73,8 @@ type Config struct {
 	Internal     Internal
 	Ipns         IpnsConfig
 	DNS          DNSConfig
+	Peering      Peering
+	Pubsub       PubsubConfig
 	// Budget is cairn's: the memory budget every limit is derived from
 	// (package board; the network's limits in budget.go).
 	Budget board.Budget
@@ -269,6 +273,31 @@ func (c IpnsConfig) maxCacheTTL() (time.Duration, bool, error) {
 type Experimental struct {
 	FilestoreEnabled bool
 	UrlstoreEnabled  bool
+	// Libp2pStreamMounting enables the p2p commands (p2p.go).
+	Libp2pStreamMounting bool
+}
+
+// Peering lists peers the node keeps connected (reconnecting with a
+// backoff), as Kubo's Peering section. swarm/peering/add and rm change
+// the running set only, as in Kubo.
+type Peering struct {
+	Peers []peer.AddrInfo
+}
+
+// PubsubConfig is Kubo's Pubsub section (docs/pubsub.md). Nil means
+// Kubo's default.
+type PubsubConfig struct {
+	// Enabled turns pubsub on (daemon --enable-pubsub-experiment too).
+	Enabled *bool `json:",omitempty"`
+	// Router is "gossipsub" (also for "") or "floodsub".
+	Router string
+	// DisableSigning sends unsigned messages (and accepts them).
+	DisableSigning bool
+	// SeenMessagesTTL is how long a message ID is remembered, a Go
+	// duration (default 120s).
+	SeenMessagesTTL *string `json:",omitempty"`
+	// SeenMessagesStrategy is "last-seen" (default) or "first-seen".
+	SeenMessagesStrategy *string `json:",omitempty"`
 }
 
 // ModulesConfig is cairn's module facility (Kubo has no such section).

@@ -22,6 +22,7 @@ import (
 	"github.com/ipfs/boxo/blockservice"
 	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/ipfs/boxo/ipns"
+	"github.com/ipfs/boxo/peering"
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/namespace"
@@ -54,6 +55,9 @@ type Net struct {
 	DHT     *dual.DHT
 	Bitswap *bitswap.Bitswap
 	ConnMgr *connmgr.BasicConnMgr
+	// Peering keeps the peers of Peering.Peers (and swarm/peering/add)
+	// connected, reconnecting with a backoff (5 s doubling to 10 min).
+	Peering *peering.PeeringService
 	BW      *metrics.BandwidthCounter
 	Limits  NetLimits
 	Filters *AddrFilters
@@ -219,6 +223,13 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 			return fail(fmt.Errorf("starting mDNS: %w", err))
 		}
 	}
+	nt.Peering = peering.NewPeeringService(h)
+	for _, ai := range cfg.Peering.Peers {
+		nt.Peering.AddPeer(ai)
+	}
+	if err := nt.Peering.Start(); err != nil {
+		return fail(fmt.Errorf("starting peering: %w", err))
+	}
 	n.Net = nt
 	n.DAG = merkledag.NewDAGService(nt.bserv)
 	n.OnClose(func() error {
@@ -285,6 +296,9 @@ func (nt *Net) ActiveDHT() *dht.IpfsDHT {
 func (nt *Net) close() error {
 	nt.cancel()
 	var errs []error
+	if nt.Peering != nil {
+		nt.Peering.Stop()
+	}
 	if nt.mdns != nil {
 		errs = append(errs, nt.mdns.Close())
 	}

@@ -22,8 +22,11 @@ type ProvideStats struct {
 	AvgProvideDuration     time.Duration
 	LastReprovideBatchSize int
 	LastReprovideDuration  time.Duration
-	Queued                 int
-	Dropped                int64
+	// LastReprovide is when the last reprovide of the pinned roots
+	// started (zero before the first).
+	LastReprovide time.Time
+	Queued        int
+	Dropped       int64
 }
 
 // Provide queues c for announcement to the DHT (dropped when the queue
@@ -72,7 +75,8 @@ func (nt *Net) ProvideStats() ProvideStats {
 // Reprovide schedule of the pinned roots.
 const (
 	reprovideFirst = time.Minute
-	reprovideEvery = 22 * time.Hour
+	// ReprovideInterval is the period of the reprovide.
+	ReprovideInterval = 22 * time.Hour
 )
 
 // provideRate bounds announcements: a board should not flood the DHT.
@@ -101,7 +105,7 @@ func (nt *Net) provider() {
 			cancel()
 		case <-tick.C:
 			if first {
-				tick.Reset(reprovideEvery)
+				tick.Reset(ReprovideInterval)
 				first = false
 			}
 			nt.reprovideTick()
@@ -146,6 +150,7 @@ func (n *Node) Reprovide(ctx context.Context) (int, error) {
 	nt.provMu.Lock()
 	nt.prov.LastReprovideBatchSize = len(roots)
 	nt.prov.LastReprovideDuration = time.Since(start)
+	nt.prov.LastReprovide = start
 	nt.provMu.Unlock()
 	if len(errs) > 0 {
 		return len(roots) - len(errs), fmt.Errorf("reprovide: %s", strings.Join(errs, "; "))
