@@ -77,6 +77,9 @@ const (
 // Wait bounds how long the CLI waits for a daemon to answer a probe.
 const Wait = rpc.Wait
 
+// StartStream sends a stream's headers before its first value.
+var StartStream = rpc.StartStream
+
 var (
 	// ErrConnRefused reports that no daemon answered at the address.
 	ErrConnRefused = rpc.ErrConnRefused

@@ -40,6 +40,7 @@ var Families = [][]*Command{
 	idCommands,
 	swarmCommands,
 	peeringCommands,
+	pubsubCommands,
 	pingCommands,
 	bootstrapCommands,
 	dhtCommands,

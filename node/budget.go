@@ -32,6 +32,8 @@ type NetLimits struct {
 	MaxOutstandingBytes     int
 	MaxWantlistPerPeer      uint
 	PrefetchWindow          int
+	// PubsubQueueBytes bounds the queue of each pubsub subscription.
+	PubsubQueueBytes int
 	// Bandwidth caps in bytes per second (0: none).
 	LANIn, LANOut, WANIn, WANOut int64
 }
@@ -78,6 +80,9 @@ func (c *Config) NetLimits() (NetLimits, error) {
 	l.MaxOutstandingBytes = 1 << 20
 	l.MaxWantlistPerPeer = 1024
 	l.PrefetchWindow = 32
+	// A sixty-fourth of the budget per subscription, between 2 and 16 MiB
+	// (at least two messages of the 1 MiB limit).
+	l.PubsubQueueBytes = min(max(l.MemoryMiB<<20/64, 2<<20), 16<<20)
 	if small {
 		l.EngineTaskWorkers, l.EngineBlockstoreWorkers, l.TaskWorkers = 2, 4, 2
 		l.MaxOutstandingBytes = 256 << 10

@@ -55,6 +55,8 @@ type Net struct {
 	DHT     *dual.DHT
 	Bitswap *bitswap.Bitswap
 	ConnMgr *connmgr.BasicConnMgr
+	// PubSub is nil unless pubsub is enabled (pubsub.go).
+	PubSub *PubSub
 	// Peering keeps the peers of Peering.Peers (and swarm/peering/add)
 	// connected, reconnecting with a backoff (5 s doubling to 10 min).
 	Peering *peering.PeeringService
@@ -85,6 +87,9 @@ type NetOptions struct {
 	UserAgent string
 	// Routing, if set, overrides Routing.Type (daemon --routing).
 	Routing string
+	// Pubsub turns pubsub on whatever Pubsub.Enabled says (daemon
+	// --enable-pubsub-experiment).
+	Pubsub bool
 }
 
 // Online reports whether the network layer runs.
@@ -221,6 +226,11 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		nt.mdns = mdns.NewMdnsService(h, mdns.ServiceName, &mdnsNotifee{nt: nt})
 		if err := nt.mdns.Start(); err != nil {
 			return fail(fmt.Errorf("starting mDNS: %w", err))
+		}
+	}
+	if o.Pubsub || (cfg.Pubsub.Enabled != nil && *cfg.Pubsub.Enabled) {
+		if nt.PubSub, err = startPubSub(nctx, capped, cfg.Pubsub, lim.PubsubQueueBytes); err != nil {
+			return fail(err)
 		}
 	}
 	nt.Peering = peering.NewPeeringService(h)

@@ -280,6 +280,7 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 // daemonOptions are the daemon's flags that change how it runs.
 type daemonOptions struct {
 	offline, enableGC bool
+	pubsub            bool   // --enable-pubsub-experiment
 	routing           string // "" or a Routing.Type override
 	agentSuffix       string
 }
@@ -287,10 +288,10 @@ type daemonOptions struct {
 // daemonFlags checks the daemon's flags (Kubo 0.42's set): the ones that
 // need what cairn does not have are refused with a message naming it.
 func daemonFlags(req *httprpc.Request) (daemonOptions, error) {
-	o := daemonOptions{offline: req.Bool("offline"), enableGC: req.Bool("enable-gc"), agentSuffix: req.String("agent-version-suffix")}
+	o := daemonOptions{offline: req.Bool("offline"), enableGC: req.Bool("enable-gc"), agentSuffix: req.String("agent-version-suffix"),
+		pubsub: req.Bool("enable-pubsub-experiment")}
 	for _, f := range []struct{ flag, why string }{
 		{"mount", "FUSE mounts are not supported by cairn"},
-		{"enable-pubsub-experiment", "pubsub is not implemented in cairn yet"},
 		{"enable-namesys-pubsub", "IPNS over pubsub is not implemented in cairn yet"},
 		{"disable-transport-encryption", "cairn always encrypts transports (Noise or TLS)"},
 		{"writable", "the writable gateway was removed from Kubo, and cairn serves no gateway"},
@@ -394,7 +395,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		if o.agentSuffix != "" {
 			ua += "/" + o.agentSuffix
 		}
-		if err := n.StartNet(ctx, node.NetOptions{UserAgent: ua, Routing: o.routing}); err != nil {
+		if err := n.StartNet(ctx, node.NetOptions{UserAgent: ua, Routing: o.routing, Pubsub: o.pubsub}); err != nil {
 			return err
 		}
 		for _, a := range n.Net.Host.Network().ListenAddresses() {

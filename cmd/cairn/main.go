@@ -111,6 +111,9 @@ func execute(ctx context.Context, t *httprpc.Table, inv *invocation, stdin io.Re
 		}
 	}
 	if api != "" && !cmd.NoRemote {
+		if cmd.EncodeArgs != nil {
+			req.Args = cmd.EncodeArgs(req.Args)
+		}
 		err := runRemote(ctx, api, inv, req, tenv)
 		if err == nil || explicitAPI || !errors.Is(err, httprpc.ErrConnRefused) {
 			return err

@@ -135,6 +135,9 @@ type Command struct {
 	// the request is sent or run: it may set client-side defaults in opts
 	// (raw values, as on the command line), e.g. add's progress on a TTY.
 	PreRun func(opts map[string]string, t *TextEnv)
+	// EncodeArgs, if set, rewrites the arguments the CLI sends to a
+	// daemon (pubsub's multibase topics, as Kubo's CLI sends them).
+	EncodeArgs func(args []string) []string
 }
 
 // Request is one invocation, whichever transport carries it.
@@ -169,6 +172,20 @@ type Emitter interface {
 	// SetLength announces the byte count of a byte stream
 	// (X-Content-Length); call it before the first Write.
 	SetLength(n uint64)
+}
+
+// StreamStarter is implemented by emitters that can send the answer's
+// headers before the first value (the HTTP one).
+type StreamStarter interface {
+	StartStream() error
+}
+
+// StartStream sends e's headers now if e can (a no-op otherwise).
+func StartStream(e Emitter) error {
+	if s, ok := e.(StreamStarter); ok {
+		return s.StartStream()
+	}
+	return nil
 }
 
 // TextEnv is what a text renderer writes to.

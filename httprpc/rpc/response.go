@@ -73,6 +73,15 @@ func (e *httpEmitter) start(isBytes bool) error {
 	return nil
 }
 
+// StartStream sends the answer's headers now, before any value
+// (pubsub/sub: the client learns at once that it is subscribed).
+func (e *httpEmitter) StartStream() error {
+	if e.gone {
+		return ErrClientGone
+	}
+	return e.start(false)
+}
+
 // SetLength announces X-Content-Length; it must come before any output.
 func (e *httpEmitter) SetLength(n uint64) {
 	if !e.started {

@@ -402,7 +402,9 @@ func startDaemon(bin, repo string) (*daemon, error) {
 	if out, err := d.cli("init", "--profile=test"); err != nil {
 		return nil, fmt.Errorf("cairn init: %v\n%s", err, out)
 	}
-	d.cmd = exec.Command(bin, "daemon")
+	// go-ipfs-api's TestPubSub needs pubsub, which its own CI turns on
+	// with this flag.
+	d.cmd = exec.Command(bin, "daemon", "--enable-pubsub-experiment")
 	d.cmd.Env = append(os.Environ(), "CAIRN_PATH="+repo)
 	stdout, err := d.cmd.StdoutPipe()
 	if err != nil {

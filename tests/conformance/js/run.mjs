@@ -137,15 +137,20 @@ function suiteFactory () {
       try {
         return withDhtNames(await ctl.spawn(spec))
       } catch (err) {
-        // cairn refusing Kubo's daemon flags (issue 12 item 14; or one of
-        // them naming a feature it lacks) would stop every suite: try once
-        // without them, and if that starts, say so and go on without them.
+        // cairn refusing one of Kubo's daemon flags (naming a feature it
+        // lacks, e.g. --enable-namesys-pubsub while IPNS over pubsub is
+        // not built) would stop every suite: drop the flags its error
+        // names (all of them if it names none), once, say so, and go on.
         if (daemonArgs.length === 0) throw err
-        const node = withDhtNames(await ctl.spawn({ ...spec, start: { args: extra } }))
-        const lines = String(err.message).split('\n').map(l => l.trim()).filter(Boolean)
+        const text = String(err.message)
+        const refused = daemonArgs.filter(a => text.includes(a + ':'))
+        const kept = refused.length > 0 ? daemonArgs.filter(a => !refused.includes(a)) : []
+        const node = withDhtNames(await ctl.spawn({ ...spec, start: { args: [...kept, ...extra] } }))
+        const lines = text.split('\n').map(l => l.trim()).filter(Boolean)
         const why = lines.find(l => /flag|option|not (supported|implemented)/i.test(l)) ?? lines[0] ?? ''
-        notes.push(`cairn daemon refused ${daemonArgs.join(' ')} (${why.slice(0, 200)}); the nodes run without them (issue 12 item 14)`)
-        daemonArgs = []
+        const dropped = refused.length > 0 ? refused : daemonArgs
+        notes.push(`cairn daemon refused ${dropped.join(' ')} (${why.slice(0, 200)}); the nodes run without ${dropped.length > 1 ? 'them' : 'it'}`)
+        daemonArgs = kept
         return node
       }
     },

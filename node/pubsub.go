@@ -1,0 +1,384 @@
+// pubsub.go: publish-subscribe on go-libp2p-pubsub, as Kubo 0.42 runs it
+// (Pubsub section of the config, daemon --enable-pubsub-experiment):
+// gossipsub (flooding its own publications) or floodsub, signed messages,
+// a seen-messages cache of Pubsub.SeenMessagesTTL, messages of at most
+// 1 MiB, and a default validator that drops a message whose sequence
+// number is not above the last one seen from its author (so one author's
+// messages never arrive out of order, and replays are ignored).
+//
+// This file is also the API other parts of cairn use (IPNS over pubsub):
+// Publish, Subscribe (a Subscription with a bounded queue), Topics,
+// Peers, RegisterTopicValidator.
+
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p-pubsub/timecache"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// pubsubBurst is how many messages the router's queues hold (arriving
+// for validation, leaving for one peer, waiting for a subscription's
+// pump): a burst of that many is not dropped.
+const pubsubBurst = 128
+
+// ErrPubsubDisabled is Kubo's answer when pubsub is off.
+var ErrPubsubDisabled = errors.New("experimental pubsub feature not enabled, run daemon with --enable-pubsub-experiment to use")
+
+// PubsubMaxMessageSize is the largest message accepted or published
+// (go-libp2p-pubsub's default, which Kubo keeps).
+const PubsubMaxMessageSize = pubsub.DefaultMaxMessageSize
+
+// pubsubMessageOverhead is what a queued message costs beyond its data
+// (author, sequence number, signature, key, topic), counted against the
+// queue's byte bound so that a flood of tiny messages is bounded too.
+const pubsubMessageOverhead = 256
+
+// PubSub is the running pubsub service of an online node (Net.PubSub).
+type PubSub struct {
+	ps *pubsub.PubSub
+	// Router is "gossipsub" or "floodsub".
+	Router string
+	// QueueBytes bounds each subscription's queue (from the budget).
+	QueueBytes int
+	ctx        context.Context
+	seqnos     *seqnoStore
+
+	mu     sync.Mutex
+	topics map[string]*topicRef
+	active atomic.Int64
+}
+
+type topicRef struct {
+	t    *pubsub.Topic
+	refs int
+}
+
+// startPubSub starts the router from the config.
+func startPubSub(ctx context.Context, h host.Host, cfg PubsubConfig, queueBytes int) (*PubSub, error) {
+	ttl := pubsub.TimeCacheDuration
+	if cfg.SeenMessagesTTL != nil && *cfg.SeenMessagesTTL != "" {
+		d, err := time.ParseDuration(*cfg.SeenMessagesTTL)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("config Pubsub.SeenMessagesTTL %q: want a positive duration", *cfg.SeenMessagesTTL)
+		}
+		ttl = d
+	}
+	strategy := timecache.Strategy_LastSeen
+	if cfg.SeenMessagesStrategy != nil {
+		switch *cfg.SeenMessagesStrategy {
+		case "", "last-seen":
+		case "first-seen":
+			strategy = timecache.Strategy_FirstSeen
+		default:
+			return nil, fmt.Errorf("unsupported Pubsub.SeenMessagesStrategy %q", *cfg.SeenMessagesStrategy)
+		}
+	}
+	seqnos := &seqnoStore{m: map[peer.ID][]byte{}}
+	opts := []pubsub.Option{
+		pubsub.WithMessageSigning(!cfg.DisableSigning),
+		pubsub.WithSeenMessagesTTL(ttl),
+		pubsub.WithSeenMessagesStrategy(strategy),
+		pubsub.WithMaxMessageSize(PubsubMaxMessageSize),
+		// The sequence-number check runs inline, in one validation
+		// worker, so messages are checked in the order they arrived:
+		// run asynchronously (the library's default, and Kubo's) the
+		// check of a later message often runs first and the earlier
+		// ones are then dropped as old (a burst of 200 lost all but a
+		// few here). A queue of 128 messages waits for the worker (the
+		// library's 32 drops a burst); a Pi checks a few thousand
+		// signatures a second.
+		pubsub.WithDefaultValidator(pubsub.NewBasicSeqnoValidator(seqnos, slog.New(slog.DiscardHandler)), pubsub.WithValidatorInline(true)),
+		pubsub.WithValidateWorkers(1),
+		pubsub.WithValidateQueueSize(pubsubBurst),
+		// Messages waiting to be sent to one peer (the library's 32
+		// drops a burst of publications).
+		pubsub.WithPeerOutboundQueueSize(pubsubBurst),
+	}
+	p := &PubSub{QueueBytes: queueBytes, ctx: ctx, seqnos: seqnos, topics: map[string]*topicRef{}}
+	var err error
+	switch cfg.Router {
+	case "", "gossipsub":
+		p.Router = "gossipsub"
+		p.ps, err = pubsub.NewGossipSub(ctx, h, append(opts, pubsub.WithFloodPublish(true))...)
+	case "floodsub":
+		p.Router = "floodsub"
+		p.ps, err = pubsub.NewFloodSub(ctx, h, opts...)
+	default:
+		return nil, fmt.Errorf("unknown pubsub router %s", cfg.Router)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("starting pubsub: %w", err)
+	}
+	return p, nil
+}
+
+// join returns the topic's handle, joining it on first use; release
+// gives it back (the handle is closed when nobody holds it).
+func (p *PubSub) join(topic string) (*pubsub.Topic, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r, ok := p.topics[topic]; ok {
+		r.refs++
+		return r.t, nil
+	}
+	t, err := p.ps.Join(topic)
+	if err != nil {
+		return nil, err
+	}
+	p.topics[topic] = &topicRef{t: t, refs: 1}
+	return t, nil
+}
+
+func (p *PubSub) release(topic string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, ok := p.topics[topic]
+	if !ok {
+		return
+	}
+	if r.refs--; r.refs > 0 {
+		return
+	}
+	delete(p.topics, topic)
+	_ = r.t.Close()
+}
+
+// Publish sends data to the topic's subscribers (and to local ones).
+func (p *PubSub) Publish(ctx context.Context, topic string, data []byte) error {
+	if len(data) > PubsubMaxMessageSize {
+		return fmt.Errorf("message of %d bytes is over the pubsub limit of %d bytes", len(data), PubsubMaxMessageSize)
+	}
+	t, err := p.join(topic)
+	if err != nil {
+		return err
+	}
+	defer p.release(topic)
+	return t.Publish(ctx, data)
+}
+
+// Topics lists the topics subscribed to, sorted.
+func (p *PubSub) Topics() []string {
+	out := p.ps.GetTopics()
+	sort.Strings(out)
+	return out
+}
+
+// Peers lists the pubsub peers, or those subscribed to topic, sorted.
+func (p *PubSub) Peers(topic string) []peer.ID {
+	out := p.ps.ListPeers(topic)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// RegisterTopicValidator adds a validator for a topic (see
+// go-libp2p-pubsub's RegisterTopicValidator).
+func (p *PubSub) RegisterTopicValidator(topic string, val any, opts ...pubsub.ValidatorOpt) error {
+	return p.ps.RegisterTopicValidator(topic, val, opts...)
+}
+
+// UnregisterTopicValidator removes it.
+func (p *PubSub) UnregisterTopicValidator(topic string) error {
+	return p.ps.UnregisterTopicValidator(topic)
+}
+
+// ResetSeqnos forgets the last sequence number seen from one author
+// (p != "") or from all, and says how many were forgotten (pubsub/reset).
+func (p *PubSub) ResetSeqnos(id peer.ID) int {
+	return p.seqnos.reset(id)
+}
+
+// ErrSlowSubscriber ends a subscription whose reader fell behind by more
+// than its queue holds.
+var ErrSlowSubscriber = errors.New("subscriber too slow: its queue of messages is full, subscription dropped")
+
+// Subscription is one subscriber's view of a topic. Messages wait in a
+// queue of at most PubSub.QueueBytes; a reader that lets it fill is
+// dropped (Next then answers ErrSlowSubscriber) instead of making the
+// node buffer without bound.
+type Subscription struct {
+	p     *PubSub
+	topic string
+	sub   *pubsub.Subscription
+	limit int
+
+	mu    sync.Mutex
+	queue []*pubsub.Message
+	bytes int
+	err   error
+	wake  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+// Subscribe starts a subscription; Close ends it.
+func (p *PubSub) Subscribe(topic string) (*Subscription, error) {
+	t, err := p.join(topic)
+	if err != nil {
+		return nil, err
+	}
+	// The library hands messages to the pump through a channel, which
+	// drops what overflows it: room for a burst.
+	sub, err := t.Subscribe(pubsub.WithBufferSize(pubsubBurst))
+	if err != nil {
+		p.release(topic)
+		return nil, err
+	}
+	s := &Subscription{p: p, topic: topic, sub: sub, limit: p.QueueBytes,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	p.active.Add(1)
+	go s.pump()
+	return s, nil
+}
+
+// Active is the number of subscriptions receiving (a dropped one no
+// longer counts).
+func (p *PubSub) Active() int { return int(p.active.Load()) }
+
+// pump moves messages from the router into the bounded queue.
+func (s *Subscription) pump() {
+	defer close(s.done)
+	defer s.p.active.Add(-1)
+	for {
+		m, err := s.sub.Next(s.p.ctx)
+		if err != nil {
+			s.end(err)
+			return
+		}
+		cost := len(m.Data) + pubsubMessageOverhead
+		s.mu.Lock()
+		if s.bytes+cost > s.limit {
+			// The queue goes with the subscription: what is queued is
+			// freed now, not when the stalled reader comes back.
+			s.queue, s.bytes = nil, 0
+			s.mu.Unlock()
+			s.end(ErrSlowSubscriber)
+			s.sub.Cancel()
+			return
+		}
+		s.queue = append(s.queue, m)
+		s.bytes += cost
+		s.mu.Unlock()
+		s.signal()
+	}
+}
+
+func (s *Subscription) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Subscription) end(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+	s.signal()
+}
+
+// Next returns the next message, in the order the router delivered them.
+func (s *Subscription) Next(ctx context.Context) (*pubsub.Message, error) {
+	for {
+		s.mu.Lock()
+		if len(s.queue) > 0 {
+			m := s.queue[0]
+			s.queue[0] = nil
+			s.queue = s.queue[1:]
+			s.bytes -= len(m.Data) + pubsubMessageOverhead
+			s.mu.Unlock()
+			return m, nil
+		}
+		err := s.err
+		s.mu.Unlock()
+		if err != nil {
+			if errors.Is(err, pubsub.ErrSubscriptionCancelled) || errors.Is(err, context.Canceled) {
+				return nil, context.Canceled
+			}
+			return nil, err
+		}
+		select {
+		case <-s.wake:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Queued is the size of the queue in bytes (its accounting).
+func (s *Subscription) Queued() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
+}
+
+// Close ends the subscription and waits for its goroutine.
+func (s *Subscription) Close() {
+	s.once.Do(func() {
+		s.sub.Cancel()
+		<-s.done
+		s.mu.Lock()
+		s.queue, s.bytes = nil, 0
+		s.mu.Unlock()
+		s.p.release(s.topic)
+	})
+}
+
+// seqnoStore keeps the last sequence number seen per author for the
+// default validator. Kubo keeps it in its datastore; cairn keeps it in
+// memory (a write per message would wear an SD card), bounded: past
+// seqnoMaxPeers authors an arbitrary one is forgotten (the seen-messages
+// cache still drops its recent replays).
+type seqnoStore struct {
+	mu sync.Mutex
+	m  map[peer.ID][]byte
+}
+
+const seqnoMaxPeers = 4096
+
+func (s *seqnoStore) Get(_ context.Context, p peer.ID) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[p], nil
+}
+
+func (s *seqnoStore) Put(_ context.Context, p peer.ID, v []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[p]; !ok && len(s.m) >= seqnoMaxPeers {
+		for k := range s.m {
+			delete(s.m, k)
+			break
+		}
+	}
+	s.m[p] = append([]byte(nil), v...)
+	return nil
+}
+
+func (s *seqnoStore) reset(p peer.ID) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p != "" {
+		if _, ok := s.m[p]; ok {
+			delete(s.m, p)
+			return 1
+		}
+		return 0
+	}
+	n := len(s.m)
+	s.m = map[peer.ID][]byte{}
+	return n
+}

@@ -1,0 +1,111 @@
+package node_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"cairn/internal/testutil"
+	"cairn/node"
+)
+
+func pubsubNodes(t *testing.T, n int, edit func(doc map[string]any)) []*node.Node {
+	t.Helper()
+	out := make([]*node.Node, n)
+	for i := range out {
+		out[i] = testutil.MustOnlineNode(t, "auto", func(doc map[string]any) {
+			node.SetKey(doc, "Pubsub.Enabled", true)
+			if edit != nil {
+				edit(doc)
+			}
+		})
+	}
+	return out
+}
+
+// Ensure a burst of 100 publications with no pause reaches both
+// subscribers complete and in the publisher's order (the sequence-number
+// validator runs inline, the router's queues hold the burst).
+func TestPubsub_Burst_OrderedAndComplete(t *testing.T) {
+	ns := pubsubNodes(t, 3, nil)
+	a, b, c := ns[0], ns[1], ns[2]
+	connect(t, a, b)
+	connect(t, a, c)
+	connect(t, b, c)
+	sb, err := b.Net.PubSub.Subscribe("burst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	sc, err := c.Net.PubSub.Subscribe("burst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	deadline := time.Now().Add(15 * time.Second)
+	for len(a.Net.PubSub.Peers("burst")) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("subscribers not seen by A")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const n = 100
+	for i := 0; i < n; i++ {
+		if err := a.Net.PubSub.Publish(ctx, "burst", []byte(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, s := range map[string]*node.Subscription{"B": sb, "C": sc} {
+		for i := 0; i < n; i++ {
+			m, err := s.Next(ctx)
+			if err != nil {
+				t.Fatalf("%s: message %d: %v", name, i, err)
+			}
+			if string(m.Data) != fmt.Sprint(i) || m.GetFrom() != a.PeerID {
+				t.Fatalf("%s: message %d is %q from %s", name, i, m.Data, m.GetFrom())
+			}
+		}
+	}
+}
+
+// Ensure a subscription whose reader stalls is dropped when its queue
+// bound (2 MiB at a 128 MiB budget) is reached: the queue never holds
+// more, what it held is freed, and Next then says why.
+func TestPubsub_StalledSubscription_BoundedThenDropped(t *testing.T) {
+	a := pubsubNodes(t, 1, func(doc map[string]any) { node.SetKey(doc, "Budget.MemoryMiB", 128) })[0]
+	ps := a.Net.PubSub
+	s, err := ps.Subscribe("flood")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	payload := make([]byte, 1024)
+	peak := 0
+	for i := 0; i < 10000; i++ {
+		if err := ps.Publish(ctx, "flood", payload); err != nil {
+			t.Fatal(err)
+		}
+		peak = max(peak, s.Queued())
+	}
+	if peak > ps.QueueBytes {
+		t.Fatalf("queue reached %d bytes, over its bound %d", peak, ps.QueueBytes)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for ps.Active() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("stalled subscription not dropped")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if q := s.Queued(); q != 0 {
+		t.Fatalf("dropped subscription still holds %d bytes", q)
+	}
+	if _, err := s.Next(ctx); !errors.Is(err, node.ErrSlowSubscriber) {
+		t.Fatalf("Next after the drop: %v", err)
+	}
+}
