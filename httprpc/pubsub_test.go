@@ -69,9 +69,9 @@ func subscribe(t *testing.T, srv *testutil.Server, topic string) *http.Response 
 	return nil
 }
 
-// publish sends one message as Kubo 0.42's clients do (topic multibase,
+// pubsubPublish sends one message as Kubo 0.42's clients do (topic multibase,
 // payload the first multipart part) and returns the answer, read.
-func publish(t *testing.T, srv *testutil.Server, topic string, data []byte) (int, []byte) {
+func pubsubPublish(t *testing.T, srv *testutil.Server, topic string, data []byte) (int, []byte) {
 	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -198,7 +198,7 @@ func TestPubsub_ThreeNodes_OrderPeersAndHangup(t *testing.T) {
 
 	const n = 200
 	for i := 0; i < n; i++ {
-		if code, body := publish(t, sa, topic, []byte(fmt.Sprintf("reading %d", i))); code != 200 {
+		if code, body := pubsubPublish(t, sa, topic, []byte(fmt.Sprintf("reading %d", i))); code != 200 {
 			t.Fatalf("pub %d: %d %s", i, code, body)
 		}
 	}
@@ -245,7 +245,7 @@ func TestPubsub_BadInput(t *testing.T) {
 	a, sa := pubsubNode(t, nil)
 	base := goroutines()
 
-	code, body := publish(t, srvOff, "t", []byte("x"))
+	code, body := pubsubPublish(t, srvOff, "t", []byte("x"))
 	if msg := "experimental pubsub feature not enabled, run daemon with --enable-pubsub-experiment to use"; code != 500 || !strings.Contains(string(body), msg) {
 		t.Fatalf("pub while disabled: %d %s", code, body)
 	}
@@ -263,7 +263,7 @@ func TestPubsub_BadInput(t *testing.T) {
 	pr.Body.Close()
 	mustCall(t, a, "pubsub/pub", []string{"btopic", "x"}, nil, nil)
 	big := bytes.Repeat([]byte("x"), 1<<20+1)
-	code, body = publish(t, sa, "t", big)
+	code, body = pubsubPublish(t, sa, "t", big)
 	if msg := fmt.Sprintf("message of %d bytes is over the pubsub limit of %d bytes", 1<<20+1, 1<<20); code != 500 || !strings.Contains(string(body), msg) {
 		t.Fatalf("pub of 1 MiB + 1: %d %s", code, body)
 	}
@@ -273,7 +273,7 @@ func TestPubsub_BadInput(t *testing.T) {
 	// A 64 KiB topic: Kubo takes it (net/http reads 1 MiB of headers).
 	long := strings.Repeat("t", 64<<10)
 	rl := subscribe(t, sa, long)
-	if code, body := publish(t, sa, long, []byte("long topic")); code != 200 {
+	if code, body := pubsubPublish(t, sa, long, []byte("long topic")); code != 200 {
 		t.Fatalf("pub on a 64 KiB topic: %d %s", code, body)
 	}
 	lsc := bufio.NewScanner(rl.Body)
