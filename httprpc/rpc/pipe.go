@@ -9,17 +9,22 @@ import (
 )
 
 // chunkPipe carries copies of written slices through a bounded channel:
-// at most depth writes are in flight, which bounds its memory.
+// at most depth writes are in flight, which bounds its memory. A buffer
+// the reader has emptied goes back to the writer (free), so a steady
+// stream copies into the same few buffers instead of allocating one per
+// write (a 256 MiB cat was 256 MiB of garbage).
 type chunkPipe struct {
 	ch     chan []byte
+	free   chan []byte // emptied buffers, for Write to reuse
 	cur    []byte
+	curBuf []byte // the buffer cur is a part of
 	done   chan struct{} // closed by CloseRead
 	once   sync.Once
 	wclose sync.Once
 }
 
 func newChunkPipe(depth int) *chunkPipe {
-	return &chunkPipe{ch: make(chan []byte, depth), done: make(chan struct{})}
+	return &chunkPipe{ch: make(chan []byte, depth), free: make(chan []byte, 2), done: make(chan struct{})}
 }
 
 // Write copies p and queues it; it blocks while the queue is full and
@@ -28,7 +33,15 @@ func (p *chunkPipe) Write(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	c := append([]byte(nil), b...)
+	var c []byte
+	select {
+	case c = <-p.free:
+	default:
+	}
+	if cap(c) < len(b) {
+		c = make([]byte, 0, len(b))
+	}
+	c = append(c[:0], b...)
 	select {
 	case p.ch <- c:
 		return len(b), nil
@@ -46,11 +59,18 @@ func (p *chunkPipe) CloseRead() { p.once.Do(func() { close(p.done) }) }
 // Read serves from the current chunk, taking the next when it is empty.
 func (p *chunkPipe) Read(b []byte) (int, error) {
 	for len(p.cur) == 0 {
+		if p.curBuf != nil {
+			select {
+			case p.free <- p.curBuf:
+			default:
+			}
+			p.curBuf = nil
+		}
 		c, ok := <-p.ch
 		if !ok {
 			return 0, io.EOF
 		}
-		p.cur = c
+		p.cur, p.curBuf = c, c
 	}
 	n := copy(b, p.cur)
 	p.cur = p.cur[n:]
