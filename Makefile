@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-race test-slow fuzz conformance interop bench bench-slowloris soak fmt lint clean \
+.PHONY: build run test test-race test-slow fuzz conformance interop bench bench-slowloris bench-names soak fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board vm-bench board-check
 
 build:
@@ -145,6 +145,12 @@ install-test:
 
 # cairn (pi-zero-2w) and Kubo (lowpower) each in a memory cgroup of the
 # profile's budget (cgroup v2 or v1; root): add and cat 1 GiB, medians of 3.
+# Keys and IPNS names on the pi-zero-2w budget, in a memory cgroup of it
+# (root): 1,000 keys generated, published, resolved twice; RssAnon sampled.
+bench-names: build
+	$(GO) build -o bin/namesbench ./scripts/namesbench
+	bin/namesbench -bin $(BIN) $(BENCH_ARGS)
+
 bench-board: build
 	GO=$(GO) scripts/bench-kubo.sh
 	$(GO) build -o bin/benchboard ./scripts/benchboard
