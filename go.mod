@@ -7,6 +7,7 @@ require (
 	github.com/ceramicnetwork/go-dag-jose v0.1.1
 	github.com/dustin/go-humanize v1.0.1
 	github.com/gorilla/websocket v1.5.3
+	github.com/hanwen/go-fuse/v2 v2.10.1
 	github.com/ipfs/bbloom v0.1.0
 	github.com/ipfs/boxo v0.40.0
 	github.com/ipfs/go-block-format v0.2.3

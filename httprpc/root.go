@@ -51,6 +51,7 @@ var Families = [][]*Command{
 	updateCommands,
 	diagCommands,
 	logCommands,
+	mountCommands,
 	pinCommands,
 	repoCommands,
 	filesCommands,

@@ -58,7 +58,7 @@ config (cairn init --board) it applies the board's memory limits.
 
 To shut down the daemon, send SIGINT or SIGTERM, or run 'cairn shutdown'.
 
-Flags of Kubo's daemon that need what cairn does not have (FUSE mounts,
+Flags of Kubo's daemon that need what cairn does not have (an MFS mount,
 pubsub, unencrypted transports) are accepted and refused with a message
 naming the feature.`,
 	Options: []httprpc.Option{
@@ -66,10 +66,10 @@ naming the feature.`,
 		{Names: []string{"init-config"}, Type: httprpc.String, Help: "Path to existing configuration file to be loaded during --init"},
 		{Names: []string{"init-profile"}, Type: httprpc.String, Help: "Configuration profiles to apply for --init. See cairn init --help for more"},
 		{Names: []string{"routing"}, Type: httprpc.String, Default: "default", Help: "Overrides the routing option (default, auto, dht, dhtclient, dhtserver, none)"},
-		{Names: []string{"mount"}, Type: httprpc.Bool, Help: "Mounts IPFS to the filesystem using FUSE (not supported by cairn)"},
-		{Names: []string{"mount-ipfs"}, Type: httprpc.String, Help: "Path to the mountpoint for IPFS (if using --mount)."},
-		{Names: []string{"mount-ipns"}, Type: httprpc.String, Help: "Path to the mountpoint for IPNS (if using --mount)."},
-		{Names: []string{"mount-mfs"}, Type: httprpc.String, Help: "Path to the mountpoint for MFS (if using --mount)."},
+		{Names: []string{"mount"}, Type: httprpc.Bool, Help: "Mounts IPFS to the filesystem using FUSE (read-only /ipfs and /ipns)"},
+		{Names: []string{"mount-ipfs"}, Type: httprpc.String, Help: "Path to the mountpoint for IPFS (if using --mount). Defaults to config setting."},
+		{Names: []string{"mount-ipns"}, Type: httprpc.String, Help: "Path to the mountpoint for IPNS (if using --mount). Defaults to config setting."},
+		{Names: []string{"mount-mfs"}, Type: httprpc.String, Help: "Path to the mountpoint for MFS (not supported by cairn)."},
 		{Names: []string{"unrestricted-api"}, Type: httprpc.Bool, Help: "Allow RPC API access to unlisted hashes (cairn's RPC has no such restriction)"},
 		{Names: []string{"disable-transport-encryption"}, Type: httprpc.Bool, Help: "Disable transport encryption (not supported by cairn)"},
 		{Names: []string{"enable-gc"}, Type: httprpc.Bool, Help: "Enable automatic periodic repo garbage collection"},

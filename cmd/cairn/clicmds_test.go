@@ -121,7 +121,7 @@ func TestDaemon_KuboFlags(t *testing.T) {
 	for _, tc := range []struct {
 		flag, want string
 	}{
-		{"--mount", "Error: --mount: FUSE mounts are not supported by cairn"},
+		{"--mount", "Error: mount is not currently supported in offline mode"},
 		{"--enable-namesys-pubsub", "Error: --enable-namesys-pubsub: IPNS over pubsub is not implemented"},
 		{"--disable-transport-encryption", "Error: --disable-transport-encryption: cairn always encrypts"},
 		{"--routing=delegated", "Error: --routing=delegated is not supported by cairn"},

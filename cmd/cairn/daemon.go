@@ -283,15 +283,22 @@ type daemonOptions struct {
 	pubsub            bool   // --enable-pubsub-experiment
 	routing           string // "" or a Routing.Type override
 	agentSuffix       string
+	mount             bool
+	req               *httprpc.Request // the flags, for --mount-ipfs and --mount-ipns
 }
 
 // daemonFlags checks the daemon's flags (Kubo 0.42's set): the ones that
 // need what cairn does not have are refused with a message naming it.
 func daemonFlags(req *httprpc.Request) (daemonOptions, error) {
 	o := daemonOptions{offline: req.Bool("offline"), enableGC: req.Bool("enable-gc"), agentSuffix: req.String("agent-version-suffix"),
-		pubsub: req.Bool("enable-pubsub-experiment")}
+		pubsub: req.Bool("enable-pubsub-experiment"), mount: req.Bool("mount"), req: req}
+	if o.mount && o.offline {
+		return o, errors.New("mount is not currently supported in offline mode")
+	}
+	if o.mount && req.String("mount-mfs") != "" {
+		return o, errors.New("--mount-mfs: cairn mounts no MFS (only /ipfs and /ipns)")
+	}
 	for _, f := range []struct{ flag, why string }{
-		{"mount", "FUSE mounts are not supported by cairn"},
 		{"enable-namesys-pubsub", "IPNS over pubsub is not implemented in cairn yet"},
 		{"disable-transport-encryption", "cairn always encrypts transports (Noise or TLS)"},
 		{"writable", "the writable gateway was removed from Kubo, and cairn serves no gateway"},
@@ -427,7 +434,9 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	var srv *httprpc.Server
 	// A shutdown request is answered, and no request after it (as Kubo).
 	shutdown := func() { once.Do(func() { srv.Refuse(); close(stop) }) }
-	env := &httprpc.Env{Table: httprpc.DefaultTable, Shutdown: shutdown}
+	mt := &mounter{n: n}
+	defer mt.close()
+	env := &httprpc.Env{Table: httprpc.DefaultTable, Shutdown: shutdown, Mount: mt.mount}
 	srv = httprpc.NewServer(n, httprpc.DefaultTable, env, srvOpts)
 
 	errc := make(chan error, len(listeners))
@@ -440,6 +449,12 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer node.RemoveAPIFile(dir)
+	if o.mount {
+		if err := mt.mountAtStart(o.req, stdout); err != nil {
+			closeAll()
+			return err
+		}
+	}
 	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config().Modules, modules.Options{Repo: dir, Version: httprpc.Version,
 		Log: subsystemLog("modules"), APIProtected: len(n.Config().API.Authorizations) > 0, MemoryMiB: n.Config().Budget.MemoryMiB})
 	if err != nil {
@@ -478,6 +493,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	closeAll()
 	node.RemoveAPIFile(dir)
 	mh.Close()
+	mt.close()
 	// Close stops the network and flushes the write queue, under the
 	// deadline.
 	if err := n.Close(); err != nil {

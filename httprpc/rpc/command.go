@@ -162,6 +162,9 @@ type Env struct {
 	// Requests is the server's log of running and recent requests
 	// (diag/cmds); NewServer makes it when it is nil.
 	Requests *ReqLog
+	// Mount mounts /ipfs and /ipns at the given points with FUSE,
+	// replacing earlier mounts (nil: this process cannot mount).
+	Mount func(ipfs, ipns string) error
 }
 
 // Emitter receives a command's output. Values go through Emit; byte

@@ -1,0 +1,26 @@
+// mounts.go: Kubo's Mounts section, which the FUSE mounts read.
+
+package node
+
+import "cairn/node/kuboconf"
+
+// MountsConfig is where /ipfs and /ipns are mounted (Mounts.IPFS,
+// Mounts.IPNS) and whether other users may read them
+// (Mounts.FuseAllowOther).
+type MountsConfig struct {
+	IPFS, IPNS string
+	AllowOther bool
+}
+
+// MountsConfig reads the Mounts section of the config.
+func (n *Node) MountsConfig() (MountsConfig, error) {
+	doc, err := n.ConfigDoc()
+	if err != nil {
+		return MountsConfig{}, err
+	}
+	k, err := kuboconf.FromMap(doc)
+	if err != nil {
+		return MountsConfig{}, err
+	}
+	return MountsConfig{IPFS: k.Mounts.IPFS, IPNS: k.Mounts.IPNS, AllowOther: k.Mounts.FuseAllowOther == kuboconf.True}, nil
+}
