@@ -47,10 +47,10 @@ type writer struct {
 	writtenTotal atomic.Uint64
 	persisted    uint64 // the "written" of the last commit (writer goroutine only)
 	db           *bolt.DB
-	maxTx     int
-	reqs      chan *request
-	pending   *byteSem
-	wg        sync.WaitGroup
+	maxTx        int
+	reqs         chan *request
+	pending      *byteSem
+	wg           sync.WaitGroup
 
 	mu     sync.RWMutex
 	closed bool
