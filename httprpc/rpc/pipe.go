@@ -17,7 +17,7 @@ type chunkPipe struct {
 	ch     chan []byte
 	free   chan []byte // emptied buffers, for Write to reuse
 	cur    []byte
-	curBuf []byte // the buffer cur is a part of
+	curBuf []byte        // the buffer cur is a part of
 	done   chan struct{} // closed by CloseRead
 	once   sync.Once
 	wclose sync.Once
