@@ -204,10 +204,16 @@ func runConfigShow(r *Request, e Emitter) error {
 	if err != nil {
 		return err
 	}
+	doc = scrubSecrets(doc)
+	return e.Emit(&doc)
+}
+
+// scrubSecrets leaves out the private key, API.Authorizations and the
+// remote pinning keys (config show; profile/apply's two configs).
+func scrubSecrets(doc map[string]any) map[string]any {
 	doc = scrubConfig(doc, privKeySelector)
 	doc = scrubConfig(doc, apiAuthSelector)
-	doc = scrubConfig(doc, pinningSelector)
-	return e.Emit(&doc)
+	return scrubConfig(doc, pinningSelector)
 }
 
 func configShowText(t *TextEnv, v any) error {
@@ -342,8 +348,8 @@ func runProfileApply(r *Request, e Emitter) error {
 		return err
 	}
 	return e.Emit(&ConfigUpdateOutput{
-		OldCfg: scrubConfig(before, privKeySelector),
-		NewCfg: scrubConfig(after, privKeySelector),
+		OldCfg: scrubSecrets(before),
+		NewCfg: scrubSecrets(after),
 	})
 }
 

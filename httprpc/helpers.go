@@ -6,6 +6,7 @@ package httprpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -32,6 +33,14 @@ func EscNonPrint(s string) string {
 	}
 	q := strconv.Quote(s)
 	return strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+}
+
+// validatePinName refuses pin names longer than Kubo's 255 bytes.
+func validatePinName(name string) error {
+	if len(name) > 255 {
+		return fmt.Errorf("pin name is %d bytes (max 255 bytes)", len(name))
+	}
+	return nil
 }
 
 // encodeCid is a helper for commands that print one CID.

@@ -1,5 +1,5 @@
 // pin.go: the "pin" family: pin/add, pin/ls, pin/rm, pin/update,
-// pin/verify (local pins; pin/remote/* are not built yet).
+// pin/verify (local pins; pin/remote/* are in remotepin.go).
 
 package httprpc
 
@@ -254,8 +254,8 @@ func runPinLs(r *Request, e Emitter) error {
 	stream := r.Bool("stream")
 	keys := map[string]PinLsType{}
 	filter := r.String("name")
-	if len(filter) > 255 {
-		return fmt.Errorf("pin name is %d bytes (max 255 bytes)", len(filter))
+	if err := validatePinName(filter); err != nil {
+		return err
 	}
 	names := r.Bool("names") || filter != ""
 	emit := func(c cid.Cid, t, name string) error {

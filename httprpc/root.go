@@ -53,6 +53,7 @@ var Families = [][]*Command{
 	logCommands,
 	mountCommands,
 	pinCommands,
+	remotePinCommands,
 	repoCommands,
 	filesCommands,
 	filestoreCommands,

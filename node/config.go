@@ -75,6 +75,11 @@ type Config struct {
 	DNS          DNSConfig
 	Peering      Peering
 	Pubsub       PubsubConfig
+	// Pinning holds the remote pinning services of pin/remote
+	// (node/remotepin.go). Each service's API.Key is a secret: it stays
+	// in this file (mode 0600, beside Identity.PrivKey) and is never
+	// shown by config show, service ls or any error.
+	Pinning kuboconf.Pinning
 	// Budget is cairn's: the memory budget every limit is derived from
 	// (package board; the network's limits in budget.go).
 	Budget board.Budget
@@ -446,6 +451,7 @@ func DefaultConfig(id Identity) *Config {
 	c.Bootstrap = append([]string{}, DefaultBootstrap...)
 	c.API.HTTPHeaders = map[string][]string{}
 	c.Modules = DefaultModules()
+	c.Pinning.RemoteServices = map[string]kuboconf.RemotePinningService{}
 	return c
 }
 

@@ -171,7 +171,7 @@ func (n *Node) markRoots(ctx context.Context) error {
 	} else if !errors.Is(err, ds.ErrNotFound) {
 		return err
 	}
-	return nil
+	return n.markHolds(ctx, ws, mark)
 }
 
 // sweep deletes unmarked blocks in batches of up to 1024.

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"cairn/storage"
 
 	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/ipfs/boxo/keystore"
+	"github.com/ipfs/go-cid"
 	ipld "github.com/ipfs/go-ipld-format"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -45,6 +47,11 @@ type Node struct {
 	gc   gcState
 	sess sessions
 	mfs  mfsState
+	// holds are the DAG roots kept from GC for a while (remotepin.go).
+	holdMu sync.Mutex
+	holds  map[cid.Cid]int
+	// watches counts HoldUntil's background holds.
+	watches atomic.Int32
 
 	keysMu sync.Mutex // serialises keystore changes (keys.go)
 	keys   *keystore.FSKeystore

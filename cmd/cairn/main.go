@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -144,17 +145,22 @@ func runRemote(ctx context.Context, api string, inv *invocation, req *httprpc.Re
 	if err != nil {
 		return err
 	}
-	send := map[string]string{}
+	send := url.Values{}
 	for k, v := range inv.opts {
 		switch k {
 		case "api", "api-auth", "config", "repo-dir", "encoding":
 			continue
 		}
-		send[k] = v
+		send.Set(k, v)
 	}
-	// Lists travel as repeated keys; the client takes one value per key,
-	// so join what the server splits back (ignore rules are client-side).
-	resp, err := c.Send(ctx, req.Command, req.Args, send, req.Files)
+	// Lists travel as repeated keys (ignore rules are applied here, to
+	// the files sent).
+	for k, vs := range inv.list {
+		if k != "ignore" {
+			send[k] = vs
+		}
+	}
+	resp, err := c.SendQuery(ctx, req.Command, req.Args, send, req.Files)
 	if err != nil {
 		return err
 	}

@@ -9,10 +9,13 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -470,4 +473,54 @@ func TestDaemon_EnableGC(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("garbage over the watermark was not collected")
+}
+
+// Ensure the CLI sends list options to the daemon (every --cid and
+// --status of pin remote ls reach the pinning service, as in-process), and
+// that neither stdout nor stderr of the remote commands shows the key.
+func TestDaemon_RemoteCLI_ListOptions_PinRemote(t *testing.T) {
+	var mu sync.Mutex
+	var queries []url.Values
+	const key = "cli-secret-key"
+	psa := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		queries = append(queries, r.URL.Query())
+		mu.Unlock()
+		if r.Header.Get("Authorization") != "Bearer "+key {
+			w.WriteHeader(401)
+			fmt.Fprint(w, "no entry for "+r.Header.Get("Authorization"))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"count":0,"results":[]}`)
+	}))
+	defer psa.Close()
+	repo := initRepo(t)
+	daemon(t, repo)
+	var outs []string
+	run := func(wantCode int, args ...string) {
+		t.Helper()
+		out, errs, code := cli(t, repo, nil, args...)
+		if code != wantCode {
+			t.Fatalf("%v: code %d, want %d: %s %s", args, code, wantCode, out, errs)
+		}
+		outs = append(outs, out, errs)
+	}
+	run(0, "pin", "remote", "service", "add", "s", psa.URL, key)
+	run(0, "pin", "remote", "service", "add", "bad", psa.URL, "wrong-"+key)
+	run(0, "pin", "remote", "ls", "--service=s", "--cid=bafkqaaa", "--cid", "QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o", "--status=queued,pinned", "--status", "failed")
+	mu.Lock()
+	q := queries[len(queries)-1]
+	mu.Unlock()
+	if q.Get("cid") != "bafkqaaa,QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o" || q.Get("status") != "queued,pinned,failed" {
+		t.Fatalf("the service got %v", q)
+	}
+	run(1, "pin", "remote", "ls", "--service=bad")
+	run(0, "pin", "remote", "service", "ls", "--stat")
+	run(0, "config", "show")
+	for _, o := range outs {
+		if strings.Contains(o, key) {
+			t.Fatalf("the CLI showed the key: %s", o)
+		}
+	}
 }

@@ -100,11 +100,21 @@ var ErrConnRefused = errors.New("connection refused")
 // line) and an optional file tree sent as multipart.
 func (c *Client) Send(ctx context.Context, cmd *Command, args []string, opts map[string]string, dir files.Directory) (*Response, error) {
 	q := url.Values{}
+	for k, v := range opts {
+		q.Set(k, v)
+	}
+	return c.SendQuery(ctx, cmd, args, q, dir)
+}
+
+// SendQuery is Send with the options as a query, where a list option
+// has one value per element.
+func (c *Client) SendQuery(ctx context.Context, cmd *Command, args []string, opts url.Values, dir files.Directory) (*Response, error) {
+	q := url.Values{}
 	for _, a := range args {
 		q.Add("arg", a)
 	}
-	for k, v := range opts {
-		q.Set(k, v)
+	for k, vs := range opts {
+		q[k] = append([]string{}, vs...)
 	}
 	q.Set("encoding", "json")
 	q.Set("stream-channels", "true")

@@ -81,7 +81,10 @@ type Arg struct {
 	// Recursive: a file argument whose CLI paths may be directories
 	// (with -r).
 	Recursive bool
-	Help      string
+	// Secret: the value is never logged (the request log of diag/cmds
+	// shows "<secret>"), e.g. a pinning service's key.
+	Secret bool
+	Help   string
 }
 
 // OutputKind is the shape of a command's output on the wire.

@@ -34,6 +34,26 @@ type ReqLog struct {
 	keep     time.Duration
 }
 
+// loggedArgs is args with the values of Secret arguments replaced by
+// "<secret>" (a variadic last argument covers the rest).
+func loggedArgs(cmd *Command, args []string) []string {
+	var out []string
+	for i := range args {
+		j := min(i, len(cmd.Args)-1)
+		if j < 0 || !cmd.Args[j].Secret {
+			continue
+		}
+		if out == nil {
+			out = append([]string{}, args...)
+		}
+		out[i] = "<secret>"
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
 // add records a request that starts now and returns its entry.
 func (l *ReqLog) add(cmd string, opts map[string]any, args []string) *ReqLogEntry {
 	l.mu.Lock()

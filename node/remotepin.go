@@ -1,0 +1,241 @@
+// remotepin.go: the remote pinning services of the config
+// (Pinning.RemoteServices, Kubo's keys) and the holds that keep a DAG
+// from garbage collection while a remote service copies it from this
+// node (pin/remote/add announces the node as an origin).
+
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	neturl "net/url"
+	gopath "path"
+	"strings"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	mh "github.com/multiformats/go-multihash"
+)
+
+// Errors of the remote pinning services, with Kubo's texts.
+var (
+	ErrServiceUnknown     = errors.New("service not known")
+	ErrServicePresent     = errors.New("service already present")
+	ErrServiceNameMissing = errors.New("remote pinning service name not specified")
+	// ErrServiceKeyInvalid refuses a key that cannot travel in an HTTP
+	// header (a newline, say); the key itself is never quoted.
+	ErrServiceKeyInvalid = errors.New("service key must not be empty or contain control characters such as a newline")
+)
+
+// NormalizeEndpoint checks a Pinning Service API endpoint and cleans its
+// path, as Kubo does: an http(s) URL, no query, no /pins suffix, no
+// trailing or doubled slashes.
+func NormalizeEndpoint(endpoint string) (string, error) {
+	uri, err := neturl.ParseRequestURI(endpoint)
+	if err != nil || (uri.Scheme != "http" && uri.Scheme != "https") || uri.Host == "" {
+		return "", errors.New("service endpoint must be a valid HTTP URL")
+	}
+	uri.Path = gopath.Clean(uri.Path)
+	uri.Path = strings.TrimSuffix(uri.Path, ".")
+	uri.Path = strings.TrimSuffix(uri.Path, "/")
+	if uri.RawQuery != "" {
+		return "", errors.New("service endpoint should be provided without any query parameters")
+	}
+	if strings.HasSuffix(uri.Path, "/pins") {
+		return "", errors.New("service endpoint should be provided without the /pins suffix")
+	}
+	return uri.String(), nil
+}
+
+// checkServiceKey refuses keys that are empty or hold control characters.
+func checkServiceKey(key string) error {
+	if key == "" {
+		return ErrServiceKeyInvalid
+	}
+	for _, r := range key {
+		if r < 0x20 || r == 0x7f {
+			return ErrServiceKeyInvalid
+		}
+	}
+	return nil
+}
+
+// AddRemoteService stores a pinning service under name (Kubo's service
+// add): the endpoint normalised, the key with the config's other secrets.
+func (n *Node) AddRemoteService(name, endpoint, key string) error {
+	if name == "" {
+		return ErrServiceNameMissing
+	}
+	ep, err := NormalizeEndpoint(endpoint)
+	if err != nil {
+		return err
+	}
+	if err := checkServiceKey(key); err != nil {
+		return err
+	}
+	return n.UpdateConfig(func(doc map[string]any) error {
+		svcs, err := remoteServicesDoc(doc, true)
+		if err != nil {
+			return err
+		}
+		if _, ok := svcs[name]; ok {
+			return ErrServicePresent
+		}
+		svcs[name] = map[string]any{
+			"API": map[string]any{"Endpoint": ep, "Key": key},
+			"Policies": map[string]any{
+				"MFS": map[string]any{"Enable": false, "PinName": "", "RepinInterval": ""},
+			},
+		}
+		return nil
+	})
+}
+
+// RemoveRemoteService forgets a pinning service (Kubo's service rm; an
+// unknown name is not an error).
+func (n *Node) RemoveRemoteService(name string) error {
+	return n.UpdateConfig(func(doc map[string]any) error {
+		svcs, err := remoteServicesDoc(doc, false)
+		if err != nil || svcs == nil {
+			return err
+		}
+		delete(svcs, name)
+		return nil
+	})
+}
+
+// RemoteService returns the endpoint and key of the named service.
+func (n *Node) RemoteService(name string) (endpoint, key string, err error) {
+	if name == "" {
+		return "", "", ErrServiceNameMissing
+	}
+	svc, ok := n.Config().Pinning.RemoteServices[name]
+	if !ok {
+		return "", "", ErrServiceUnknown
+	}
+	if endpoint, err = NormalizeEndpoint(svc.API.Endpoint); err != nil {
+		return "", "", err
+	}
+	if err := checkServiceKey(svc.API.Key); err != nil {
+		return "", "", fmt.Errorf("service %q: %w", name, err)
+	}
+	return endpoint, svc.API.Key, nil
+}
+
+// remoteServicesDoc returns the Pinning.RemoteServices map of a config
+// document, creating it (and Pinning) when create is set.
+func remoteServicesDoc(doc map[string]any, create bool) (map[string]any, error) {
+	pin, _ := doc["Pinning"].(map[string]any)
+	if pin == nil {
+		if doc["Pinning"] != nil {
+			return nil, errors.New("config: Pinning is not a map")
+		}
+		if !create {
+			return nil, nil
+		}
+		pin = map[string]any{}
+		doc["Pinning"] = pin
+	}
+	svcs, _ := pin["RemoteServices"].(map[string]any)
+	if svcs == nil {
+		if pin["RemoteServices"] != nil {
+			return nil, errors.New("config: Pinning.RemoteServices is not a map")
+		}
+		if !create {
+			return nil, nil
+		}
+		svcs = map[string]any{}
+		pin["RemoteServices"] = svcs
+	}
+	return svcs, nil
+}
+
+// Hold keeps the DAG under root from garbage collection until release is
+// called (each Hold needs its own release; releasing twice is harmless).
+// A collection marks the held DAG's stored blocks as it marks pins; a
+// block missing from the store ends that walk without failing the
+// collection, so only the stored part is kept.
+func (n *Node) Hold(root cid.Cid) (release func()) {
+	n.holdMu.Lock()
+	if n.holds == nil {
+		n.holds = map[cid.Cid]int{}
+	}
+	n.holds[root]++
+	n.holdMu.Unlock()
+	if n.gc.running.Load() {
+		// A collection already past its mark: mark the DAG now.
+		mark := func(c cid.Cid) error { n.gc.mark(c.Hash()); return nil }
+		_ = n.WalkDAG(context.Background(), root, nil, mark)
+	}
+	var done bool
+	return func() {
+		n.holdMu.Lock()
+		defer n.holdMu.Unlock()
+		if done {
+			return
+		}
+		done = true
+		if n.holds[root]--; n.holds[root] <= 0 {
+			delete(n.holds, root)
+		}
+	}
+}
+
+// MaxHeldWatches caps the DAGs HoldUntil keeps at once.
+const MaxHeldWatches = 64
+
+// HoldUntil holds root (as Hold) in the background while the network
+// runs, asking poll at growing intervals (500 ms doubling to 30 s) until
+// it reports done, for at most maxHold; pin/remote/add --background uses
+// it to keep the blocks a service is copying. It reports false, holding
+// nothing, when the node is offline, root is an identity CID (no stored
+// block) or MaxHeldWatches holds are running.
+func (n *Node) HoldUntil(root cid.Cid, maxHold time.Duration, poll func(ctx context.Context) (done bool)) bool {
+	nt := n.Net
+	if nt == nil || root.Prefix().MhType == mh.IDENTITY {
+		return false
+	}
+	if n.watches.Add(1) > MaxHeldWatches {
+		n.watches.Add(-1)
+		return false
+	}
+	release := n.Hold(root)
+	ctx, cancel := context.WithTimeout(nt.Ctx(), maxHold)
+	nt.wg.Add(1)
+	go func() {
+		defer nt.wg.Done()
+		defer n.watches.Add(-1)
+		defer release()
+		defer cancel()
+		wait := 500 * time.Millisecond
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			if poll(ctx) {
+				return
+			}
+			wait = min(2*wait, 30*time.Second)
+		}
+	}()
+	return true
+}
+
+// markHolds marks the stored blocks of every held DAG for a collection.
+func (n *Node) markHolds(ctx context.Context, ws *walkSet, mark func(cid.Cid) error) error {
+	n.holdMu.Lock()
+	roots := make([]cid.Cid, 0, len(n.holds))
+	for c := range n.holds {
+		roots = append(roots, c)
+	}
+	n.holdMu.Unlock()
+	for _, c := range roots {
+		if err := n.WalkDAG(ctx, c, ws, mark); err != nil && !IsNotFound(err) {
+			return fmt.Errorf("held DAG %s: %w", c, err)
+		}
+	}
+	return nil
+}
