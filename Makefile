@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-race test-slow fuzz conformance interop bench bench-slowloris bench-names soak fmt lint clean \
+.PHONY: build run test test-race test-slow fuzz conformance interop test-fleet bench bench-slowloris bench-names soak fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board vm-bench board-check
 
 build:
@@ -104,6 +104,7 @@ fmt:
 lint: fmt
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags interop ./tests/interop
+	$(GO) vet -tags fleet ./tests/fleet
 	scripts/tracked-files-check.sh
 
 clean:
@@ -163,3 +164,13 @@ vm-bench:
 
 # What CI runs for the boards.
 board-check: deps-check cross smoke-arm systemd-verify install-test
+
+# Three cairn daemons driven by a real IPFS Cluster v1.1.6 (crdt, three
+# peers, ipfs-cluster-ctl, the cluster's Pinning Service API for cairn's
+# pin/remote), all on loopback in a network namespace of the test binary's
+# own; the cluster is built once from the module proxy into
+# ~/.cache/cairn-fleet (scripts/cluster-install.sh). See docs/fleet.md.
+test-fleet: build
+	GO=$(GO) scripts/cluster-install.sh
+	$(GO) test -c -tags fleet -o bin/fleet.test ./tests/fleet
+	cd tests/fleet && ../../bin/fleet.test -test.count=1 -test.v -test.timeout 15m $(FLEET_ARGS)

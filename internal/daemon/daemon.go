@@ -6,8 +6,11 @@ package daemon
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -66,6 +69,49 @@ func EnterNetNS() {
 	os.Exit(0)
 }
 
+// LoopbackOnly refuses to run where any interface but loopback is up
+// (after EnterNetNS only loopback is).
+func LoopbackOnly() error {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return err
+	}
+	for _, i := range ifs {
+		if i.Flags&net.FlagUp != 0 && i.Flags&net.FlagLoopback == 0 {
+			return fmt.Errorf("interface %s is up: the tests run only where loopback is the only network", i.Name)
+		}
+	}
+	return nil
+}
+
+// FreePort returns a TCP port of 127.0.0.1 that was free a moment ago,
+// for a daemon whose port must be known before it starts. Ports come
+// from 20000-32767, below Linux's ephemeral range (where tcp/0 listeners
+// and outgoing connections get theirs), and none is handed out twice.
+func FreePort() (int, error) {
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		p := 20000 + mrand.IntN(12768)
+		if portsGiven[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		portsGiven[p] = true
+		return p, nil
+	}
+	return 0, errors.New("no free port in 20000-32767")
+}
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
+
 // Options says how to start a daemon. The zero value starts it online
 // (swarm on 127.0.0.1 only, as the test profile sets it).
 type Options struct {
@@ -73,6 +119,8 @@ type Options struct {
 	Offline bool
 	// Board is cairn's board profile given to init ("" for none).
 	Board string
+	// Budget is cairn's init --budget in MiB (0: the board's).
+	Budget int
 	// Profiles are Kubo profiles applied at init besides test
 	// (comma-separated).
 	Profiles string
@@ -138,6 +186,9 @@ func StartCairn(bin, repo string, o Options) (*Daemon, error) {
 	if o.Board != "" {
 		args = append(args, "--board="+o.Board)
 	}
+	if o.Budget != 0 {
+		args = append(args, fmt.Sprintf("--budget=%d", o.Budget))
+	}
 	if out, err := d.CLI(args...); err != nil {
 		return nil, fmt.Errorf("cairn init: %v %s", err, out)
 	}
@@ -159,9 +210,17 @@ func StartKubo(bin, repo string, o Options) (*Daemon, error) {
 	return d, d.start(o)
 }
 
-// Restart starts the daemon again on its repo (after Stop or Kill),
-// without init: o.Config is applied again first.
-func (d *Daemon) Restart(o Options) error { return d.start(o) }
+// Restart starts the daemon again on its repo (after Stop or Kill), with
+// o's arguments; o.Config is applied first, as at the first start.
+func (d *Daemon) Restart(o Options) error {
+	select {
+	case <-d.done:
+	default:
+		return fmt.Errorf("%s is still running", d.Name)
+	}
+	d.URL = ""
+	return d.start(o)
+}
 
 // CLI runs the daemon's binary with its repo (the daemon need not run)
 // and returns its standard output; the error carries standard error.

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -28,7 +27,7 @@ var cairnBin, kuboBin string
 func TestMain(m *testing.M) {
 	// Everything below runs in a network namespace with only loopback.
 	daemon.EnterNetNS()
-	if err := loopbackOnly(); err != nil {
+	if err := daemon.LoopbackOnly(); err != nil {
 		fmt.Fprintln(os.Stderr, "interop:", err)
 		os.Exit(1)
 	}
@@ -41,20 +40,6 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(m.Run())
-}
-
-// loopbackOnly refuses to run where any interface but loopback is up.
-func loopbackOnly() error {
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return err
-	}
-	for _, i := range ifs {
-		if i.Flags&net.FlagUp != 0 && i.Flags&net.FlagLoopback == 0 {
-			return fmt.Errorf("interface %s is up: the tests run only where loopback is the only network", i.Name)
-		}
-	}
-	return nil
 }
 
 func envOr(k, def string) string {
