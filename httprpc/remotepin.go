@@ -10,20 +10,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
 	"cairn/node"
+	"cairn/node/pinsvc"
 
 	pinclient "github.com/ipfs/boxo/pinning/remote/client"
-	"github.com/ipfs/boxo/pinning/remote/client/openapi"
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -187,16 +182,6 @@ type PinCount struct {
 	Failed  int
 }
 
-// remotePinTimeout bounds each wait for a service's answer (a listing
-// waits that long for each page).
-var remotePinTimeout = 60 * time.Second
-
-// remotePinPage is how many requests ls asks for at a time (the API's
-// maximum; Kubo leaves boxo's 10). Fewer round trips, and a service
-// whose paging is loose (IPFS Cluster's pinsvcapi neither sorts by date
-// nor excludes the 'before' date itself) pages only past it.
-var remotePinPage = 1000
-
 // remotePinPoll is how often add asks for the status while it waits
 // (Kubo's 500 ms).
 const remotePinPoll = 500 * time.Millisecond
@@ -205,86 +190,20 @@ const remotePinPoll = 500 * time.Millisecond
 // blocks from GC while the service has not pinned it.
 const remoteBackgroundHold = 24 * time.Hour
 
-// remoteService is a client of one configured service.
-type remoteService struct {
-	c   *pinclient.Client
-	key string
-}
-
 // remoteServiceFor returns the client of the request's --service.
-func remoteServiceFor(r *Request) (*remoteService, error) {
+func remoteServiceFor(r *Request) (*pinsvc.Client, error) {
 	if !r.IsSet("service") {
 		return nil, errors.New("a service name must be passed")
 	}
 	return openRemoteService(r.Node, r.String("service"))
 }
 
-func openRemoteService(n *node.Node, name string) (*remoteService, error) {
+func openRemoteService(n *node.Node, name string) (*pinsvc.Client, error) {
 	endpoint, key, err := n.RemoteService(name)
 	if err != nil {
 		return nil, err
 	}
-	return &remoteService{c: pinclient.NewClient(endpoint, key), key: key}, nil
-}
-
-// call runs fn with a deadline of remotePinTimeout and turns its error
-// into err's.
-func (s *remoteService) call(ctx context.Context, fn func(ctx context.Context) error) error {
-	cctx, cancel := context.WithTimeout(ctx, remotePinTimeout)
-	defer cancel()
-	err := fn(cctx)
-	return s.err(err, ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded))
-}
-
-var httpErrStatus = regexp.MustCompile(`^remote pinning service returned http error (\d{3}): `)
-
-// err makes a client error clear and safe to show: a wait cut short by
-// remotePinTimeout says so; an answer that is not the API's JSON says
-// what came back (a 401 or 403 that the key was refused); Kubo's texts
-// stay where they are clear. The key never appears: any copy of it (a
-// service may echo it) becomes "<key>".
-func (s *remoteService) err(err error, timedOut bool) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	var oerr openapi.GenericOpenAPIError
-	switch {
-	case timedOut:
-		msg = fmt.Sprintf("remote pinning service did not answer within %s", remotePinTimeout)
-	case errors.As(err, &oerr) && oerr.Model() == nil:
-		m := httpErrStatus.FindStringSubmatch(msg)
-		if m == nil {
-			break
-		}
-		code, _ := strconv.Atoi(m[1])
-		switch {
-		case code < 300:
-			msg = "remote pinning service answered invalid JSON: " + oerr.Error()
-		case code == http.StatusUnauthorized || code == http.StatusForbidden:
-			msg = m[0] + "the service refused the key (" + http.StatusText(code) + ")"
-		default:
-			msg = m[0] + bodySnippet(oerr.Body(), code)
-		}
-	}
-	if len(s.key) >= 4 {
-		msg = strings.ReplaceAll(msg, s.key, "<key>")
-	}
-	return errors.New(msg)
-}
-
-// bodySnippet is the first line of an error body, at most 200 bytes, or
-// the status text.
-func bodySnippet(b []byte, code int) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-	if len(line) > 200 {
-		line = line[:200] + "..."
-	}
-	line = strings.TrimSpace(line)
-	if line == "" {
-		return http.StatusText(code)
-	}
-	return EscNonPrint(line)
+	return pinsvc.New(endpoint, key), nil
 }
 
 func toRemotePinOutput(ps pinclient.PinStatusGetter, enc CidEncoder) *RemotePinOutput {
@@ -331,8 +250,8 @@ func runRemotePinAdd(r *Request, e Emitter) error {
 	}
 
 	var ps pinclient.PinStatusGetter
-	if err := svc.call(r.Ctx, func(ctx context.Context) (err error) {
-		ps, err = svc.c.Add(ctx, root, opts...)
+	if err := svc.Call(r.Ctx, func(ctx context.Context) (err error) {
+		ps, err = svc.C.Add(ctx, root, opts...)
 		return err
 	}); err != nil {
 		return err
@@ -353,8 +272,8 @@ func runRemotePinAdd(r *Request, e Emitter) error {
 	requestID := ps.GetRequestId()
 	status := func(ctx context.Context) (pinclient.PinStatusGetter, error) {
 		var got pinclient.PinStatusGetter
-		err := svc.call(ctx, func(ctx context.Context) (err error) {
-			got, err = svc.c.GetStatusByID(ctx, requestID)
+		err := svc.Call(ctx, func(ctx context.Context) (err error) {
+			got, err = svc.C.GetStatusByID(ctx, requestID)
 			return err
 		})
 		if err != nil {
@@ -464,7 +383,7 @@ func remoteLsOptions(r *Request) ([]pinclient.LsOption, error) {
 		}
 		statuses = append(statuses, s)
 	}
-	return append(opts, pinclient.PinOpts.FilterStatus(statuses...), pinclient.PinOpts.Limit(remotePinPage)), nil
+	return append(opts, pinclient.PinOpts.FilterStatus(statuses...)), nil
 }
 
 // splitList splits each value of a list option on commas (Kubo's
@@ -493,49 +412,12 @@ func parseCidArg(s string) (cid.Cid, error) {
 }
 
 // remoteLs lists the requests matching r's filters, calling fn for each.
-// The wait for each page is bounded by remotePinTimeout.
-func remoteLs(r *Request, svc *remoteService, fn func(pinclient.PinStatusGetter) error) error {
+func remoteLs(r *Request, svc *pinsvc.Client, fn func(pinclient.PinStatusGetter) error) error {
 	opts, err := remoteLsOptions(r)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(r.Ctx)
-	defer cancel()
-	// The deadline moves on with every result.
-	var timedOut atomic.Bool
-	idle := time.AfterFunc(remotePinTimeout, func() { timedOut.Store(true); cancel() })
-	defer idle.Stop()
-	ch := make(chan pinclient.PinStatusGetter)
-	errc := make(chan error, 1)
-	go func() { errc <- svc.c.Ls(ctx, ch, opts...) }()
-	// A request seen twice is skipped; a whole page of them means the
-	// service's paging does not move on: stop rather than loop.
-	seen := map[string]bool{}
-	var fnErr error
-	dups := 0
-	for ps := range ch {
-		idle.Reset(remotePinTimeout)
-		if fnErr != nil {
-			continue
-		}
-		if id := ps.GetRequestId(); seen[id] {
-			if dups++; dups >= remotePinPage {
-				fnErr = fmt.Errorf("remote pinning service repeats the same pins from page to page (after %d pins)", len(seen))
-				cancel()
-			}
-			continue
-		} else {
-			seen[id] = true
-		}
-		if fnErr = fn(ps); fnErr != nil {
-			cancel()
-		}
-	}
-	err = <-errc
-	if fnErr != nil {
-		return fnErr
-	}
-	return svc.err(err, r.Ctx.Err() == nil && timedOut.Load())
+	return svc.Ls(r.Ctx, fn, opts...)
 }
 
 func runRemotePinLs(r *Request, e Emitter) error {
@@ -568,7 +450,7 @@ func runRemotePinRm(r *Request, e Emitter) error {
 		return errors.New("multiple remote pins are matching this query, add --force to confirm the bulk removal")
 	}
 	for _, id := range ids {
-		if err := svc.call(r.Ctx, func(ctx context.Context) error { return svc.c.DeleteByID(ctx, id) }); err != nil {
+		if err := svc.Call(r.Ctx, func(ctx context.Context) error { return svc.C.DeleteByID(ctx, id) }); err != nil {
 			return fmt.Errorf("removing pin identified by requestid=%q failed: %v", id, err)
 		}
 	}
@@ -584,45 +466,16 @@ func runRemoteServiceLs(r *Request, e Emitter) error {
 			// Counts are best effort: a service that does not answer
 			// is "invalid" ('pin remote ls' shows why).
 			d.Stat = &ServiceStat{Status: "invalid"}
-			if pc, err := remotePinCount(r.Ctx, r.Node, name); err == nil {
-				d.Stat = &ServiceStat{Status: "valid", PinCount: pc}
+			if svc, err := openRemoteService(r.Node, name); err == nil {
+				if pc, err := svc.Count(r.Ctx); err == nil {
+					d.Stat = &ServiceStat{Status: "valid", PinCount: (*PinCount)(pc)}
+				}
 			}
 		}
 		out.RemoteServices = append(out.RemoteServices, d)
 	}
 	sort.Slice(out.RemoteServices, func(i, j int) bool { return out.RemoteServices[i].Service < out.RemoteServices[j].Service })
 	return e.Emit(out)
-}
-
-// remotePinCount asks a service for its count of each status.
-func remotePinCount(ctx context.Context, n *node.Node, name string) (*PinCount, error) {
-	svc, err := openRemoteService(n, name)
-	if err != nil {
-		return nil, err
-	}
-	pc := &PinCount{}
-	counts := map[pinclient.Status]*int{
-		pinclient.StatusQueued: &pc.Queued, pinclient.StatusPinning: &pc.Pinning,
-		pinclient.StatusPinned: &pc.Pinned, pinclient.StatusFailed: &pc.Failed,
-	}
-	var wg sync.WaitGroup
-	errs := make(chan error, len(counts))
-	for status, dst := range counts {
-		wg.Go(func() {
-			errs <- svc.call(ctx, func(ctx context.Context) (err error) {
-				_, *dst, err = svc.c.LsBatchSync(ctx, pinclient.PinOpts.Limit(1), pinclient.PinOpts.FilterStatus(status))
-				return err
-			})
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return pc, nil
 }
 
 func remoteServiceLsText(t *TextEnv, v any) error {

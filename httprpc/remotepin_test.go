@@ -20,6 +20,7 @@ import (
 
 	"cairn/httprpc"
 	"cairn/internal/testutil"
+	"cairn/node/pinsvc"
 
 	"github.com/ipfs/go-cid"
 )
@@ -279,6 +280,13 @@ func TestPinRemoteService_AddLsRm_KeyNeverShown(t *testing.T) {
 	}
 }
 
+// setFor sets *p to v for the test's duration.
+func setFor[T any](t *testing.T, p *T, v T) {
+	old := *p
+	*p = v
+	t.Cleanup(func() { *p = old })
+}
+
 // renderText renders a result's values as the CLI does, with typed
 // options.
 func renderText(t *testing.T, path string, opts map[string]any, res *httprpc.Result) string {
@@ -359,7 +367,7 @@ func TestPinRemote_AddLsRm(t *testing.T) {
 
 	// Twelve more requests, listed across pages of 10, filtered by
 	// status, cid and name.
-	httprpc.SetRemotePinPage(t, 10)
+	setFor(t, &pinsvc.PageSize, 10)
 	for i := range 12 {
 		mustCall(t, n, "pin/remote/add", []string{"bafkqaaa"}, map[string]string{"service": "svc", "name": "many" + strconv.Itoa(i%2), "background": "true"}, nil)
 	}
@@ -452,7 +460,7 @@ func TestPinRemote_BadServices(t *testing.T) {
 		"401json": `reason: "UNAUTHORIZED", details: "bad token Bearer <key>": 401 Unauthorized`,
 		"401":     "remote pinning service returned http error 401: the service refused the key (Unauthorized)",
 	}
-	httprpc.SetRemotePinTimeout(t, 300*time.Millisecond)
+	setFor(t, &pinsvc.Timeout, 300*time.Millisecond)
 	for name, h := range handlers {
 		srv := httptest.NewServer(h)
 		t.Cleanup(srv.Close)
@@ -485,7 +493,7 @@ func TestPinRemote_BadServices(t *testing.T) {
 		t.Fatal("the key changed")
 	}
 	// A service whose pages never move on (it ignores 'before'): ls stops.
-	httprpc.SetRemotePinPage(t, 10)
+	setFor(t, &pinsvc.PageSize, 10)
 	loop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		var res []string
