@@ -202,3 +202,11 @@ func TestFilesWrite_Count_ReadsWholeBody(t *testing.T) {
 		t.Fatalf("size %d", st.Size)
 	}
 }
+
+// Ensure the root of a recursive pin is not "indirect through" itself:
+// Kubo answers that it is not pinned indirectly (found side by side).
+func TestPinLs_IndirectOfRecursiveRoot_AsKubo(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	c := addTree(t, n, map[string]string{"pin": "true"}, map[string]files.Node{"f": files.NewBytesFile([]byte("hello world\n"))})
+	wantErr(t, callErr(t, n, "pin/ls", []string{c}, map[string]string{"type": "indirect"}, nil), "path '"+c+"' is not pinned")
+}

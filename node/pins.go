@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/ipfs/go-cid"
@@ -322,10 +323,14 @@ func (n *Node) PinState(ctx context.Context, c cid.Cid, mode ...string) (string,
 	if err != nil {
 		return "", cid.Undef, err
 	}
+	// c's own recursive pin goes last: its walk marks c as seen, and c
+	// may still be indirect through another pin.
+	sort.SliceStable(pins, func(i, j int) bool { return !pins[i].Cid.Equals(c) && pins[j].Cid.Equals(c) })
 	ws := newWalkSet()
 	for _, p := range pins {
 		err := n.WalkDAG(ctx, p.Cid, ws, func(x cid.Cid) error {
-			if x.Equals(c) {
+			// A recursive root is not indirect through itself (Kubo).
+			if x.Equals(c) && !x.Equals(p.Cid) {
 				return errFound
 			}
 			return nil
