@@ -4,6 +4,7 @@
 package daemon
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -345,4 +347,31 @@ func (d *Daemon) JSON(cmd string, args url.Values, v any) error {
 		return fmt.Errorf("%s %s: %v: %s", d.Name, cmd, err, b)
 	}
 	return nil
+}
+
+// ProcStatus reads one kB field (RssAnon, RssFile, VmHWM, ...) of
+// /proc/<pid>/status; 0 if it cannot.
+func ProcStatus(pid int, key string) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), key+":") {
+			fs := strings.Fields(sc.Text())
+			v, _ := strconv.ParseInt(fs[1], 10, 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// EnvOr is the environment variable k, or def when it is unset or empty.
+func EnvOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
 }

@@ -139,7 +139,7 @@ func measure(d *daemon.Daemon, input string, size int64, wrkSecs int, work strin
 	var m measured
 	time.Sleep(500 * time.Millisecond)
 	pid := d.Pid()
-	m.idle = float64(benchutil.ProcStatus(pid, "RssAnon")) / 1024
+	m.idle = float64(daemon.ProcStatus(pid, "RssAnon")) / 1024
 	s := benchutil.Sample(pid, 50*time.Millisecond, "RssAnon")
 	defer s.Done()
 	timed := func(dst *float64, fn func() error) error {

@@ -127,7 +127,7 @@ func measure(impl, bin, kubo, kuboProfile, board, work, input string, size int64
 	m := &measured{}
 	time.Sleep(500 * time.Millisecond)
 	pid := d.Pid()
-	m.idle = float64(benchutil.ProcStatus(pid, "RssAnon")) / 1024
+	m.idle = float64(daemon.ProcStatus(pid, "RssAnon")) / 1024
 	s := benchutil.Sample(pid, 50*time.Millisecond, "RssAnon")
 	defer s.Done()
 	t0 := time.Now()

@@ -22,6 +22,7 @@ import (
 	"runtime"
 	"time"
 
+	"cairn/internal/daemon"
 	"cairn/modules"
 	"cairn/node"
 	"cairn/scripts/internal/benchutil"
@@ -38,7 +39,7 @@ module:provides("http", { route = {
 } })
 `
 
-func rss() int64 { return benchutil.ProcStatus(os.Getpid(), "VmRSS") >> 10 } // MiB
+func rss() int64 { return daemon.ProcStatus(os.Getpid(), "VmRSS") >> 10 } // MiB
 
 func main() {
 	runs := flag.Int("runs", 100, "capped handler runs")

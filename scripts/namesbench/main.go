@@ -89,7 +89,7 @@ func measure(bin, board, work string, budget int64, n, r int) (*measured, error)
 	defer d.Kill()
 	m := &measured{}
 	time.Sleep(500 * time.Millisecond)
-	m.idle = float64(benchutil.ProcStatus(d.Pid(), "RssAnon")) / 1024
+	m.idle = float64(daemon.ProcStatus(d.Pid(), "RssAnon")) / 1024
 	s := benchutil.Sample(d.Pid(), 50*time.Millisecond, "RssAnon", "VmHWM")
 
 	// One value to point every name at.
@@ -109,7 +109,7 @@ func measure(bin, board, work string, budget int64, n, r int) (*measured, error)
 		}
 	}
 	m.gen = time.Since(t0)
-	m.afterGen = float64(benchutil.ProcStatus(d.Pid(), "RssAnon")) / 1024
+	m.afterGen = float64(daemon.ProcStatus(d.Pid(), "RssAnon")) / 1024
 
 	names := make([]string, 0, n)
 	t0 = time.Now()

@@ -20,6 +20,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 	ma "github.com/multiformats/go-multiaddr"
 
+	proc "cairn/internal/daemon"
 	"cairn/scripts/internal/benchutil"
 )
 
@@ -134,7 +135,7 @@ func run(bin string, size int64, npeers, budget int) (bool, error) {
 		return false, err
 	}
 	defer b.stop()
-	idle := float64(benchutil.ProcStatus(b.cmd.Process.Pid, "RssAnon")) / 1024
+	idle := float64(proc.ProcStatus(b.cmd.Process.Pid, "RssAnon")) / 1024
 
 	// The extra peers: bare libp2p hosts dialling B over loopback.
 	bAddr, err := b.addr()

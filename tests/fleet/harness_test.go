@@ -7,7 +7,6 @@
 package fleet
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -40,8 +39,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	home, _ := os.UserHomeDir()
-	cairnBin = envOr("CAIRN_BIN", "../../bin/cairn")
-	clusterDir = envOr("CLUSTER_DIR", filepath.Join(home, ".cache", "cairn-fleet", "ipfs-cluster-"+ClusterVersion))
+	cairnBin = daemon.EnvOr("CAIRN_BIN", "../../bin/cairn")
+	clusterDir = daemon.EnvOr("CLUSTER_DIR", filepath.Join(home, ".cache", "cairn-fleet", "ipfs-cluster-"+ClusterVersion))
 	for _, b := range []string{cairnBin, filepath.Join(clusterDir, "ipfs-cluster-service"), filepath.Join(clusterDir, "ipfs-cluster-ctl")} {
 		if _, err := os.Stat(b); err != nil {
 			fmt.Fprintf(os.Stderr, "fleet: %v (make test-fleet builds and installs them)\n", err)
@@ -49,13 +48,6 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(m.Run())
-}
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
 }
 
 // board is what one of the three boards runs: cairn's board profile and
@@ -530,7 +522,7 @@ func (m *memSampler) loop() {
 		}
 		m.mu.Lock()
 		for name, pid := range m.procs {
-			if kb, ok := rssAnon(pid); ok {
+			if kb := int(daemon.ProcStatus(pid, "RssAnon")); kb > 0 {
 				m.peak[name] = max(m.peak[name], kb)
 				m.last[name] = kb
 			}
@@ -563,20 +555,4 @@ func (m *memSampler) report() string {
 		fmt.Fprintf(&b, "RssAnon %-40s peak %6.1f MiB, last %6.1f MiB\n", n, float64(m.peak[n])/1024, float64(m.last[n])/1024)
 	}
 	return b.String()
-}
-
-func rssAnon(pid int) (int, bool) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "RssAnon:"); ok {
-			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return kb, err == nil
-		}
-	}
-	return 0, false
 }

@@ -31,8 +31,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "interop:", err)
 		os.Exit(1)
 	}
-	cairnBin = envOr("CAIRN_BIN", "../../bin/cairn")
-	kuboBin = envOr("KUBO_BIN", filepath.Join(daemon.KuboDir(), "ipfs"))
+	cairnBin = daemon.EnvOr("CAIRN_BIN", "../../bin/cairn")
+	kuboBin = daemon.EnvOr("KUBO_BIN", filepath.Join(daemon.KuboDir(), "ipfs"))
 	for _, b := range []string{cairnBin, kuboBin} {
 		if _, err := os.Stat(b); err != nil {
 			fmt.Fprintf(os.Stderr, "interop: %v (make interop builds both)\n", err)
@@ -40,13 +40,6 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(m.Run())
-}
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
 }
 
 // startCairn starts an online cairn daemon on a fresh test-profile repo,

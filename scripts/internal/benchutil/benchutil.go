@@ -1,7 +1,6 @@
 package benchutil
 
 import (
-	"bufio"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
@@ -19,25 +18,6 @@ import (
 
 	"cairn/internal/daemon"
 )
-
-// ProcStatus reads one kB field (RssAnon, RssFile, VmHWM, ...) of
-// /proc/<pid>/status; 0 if it cannot.
-func ProcStatus(pid int, key string) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), key+":") {
-			fs := strings.Fields(sc.Text())
-			v, _ := strconv.ParseInt(fs[1], 10, 64)
-			return v
-		}
-	}
-	return 0
-}
 
 // Sampler records the peak of some /proc/<pid>/status fields.
 type Sampler struct {
@@ -58,7 +38,7 @@ func Sample(pid int, every time.Duration, keys ...string) *Sampler {
 		defer t.Stop()
 		for {
 			for i, k := range keys {
-				if v := ProcStatus(pid, k); v > s.peaks[i].Load() {
+				if v := daemon.ProcStatus(pid, k); v > s.peaks[i].Load() {
 					s.peaks[i].Store(v)
 				}
 			}
