@@ -23,7 +23,22 @@ func main() {
 	runs := flag.Int("runs", 3, "runs of every figure (the table shows medians)")
 	wrkSecs := flag.Int("wrk", 3, "seconds of wrk per run")
 	cairnEnv := flag.String("cairn-env", "", "extra environment of the cairn daemon, e.g. GOMAXPROCS=1 (comma-separated)")
+	only := flag.String("only", "", "run only these phases (comma-separated: onlyhash, add, read, rps, flash; read and flash imply add), e.g. while tuning")
 	flag.Parse()
+	if *only != "" {
+		phases = map[string]bool{}
+		for _, p := range strings.Split(*only, ",") {
+			switch p {
+			case "onlyhash", "add", "rps":
+			case "read", "flash":
+				phases["add"] = true
+			default:
+				fmt.Fprintf(os.Stderr, "bench: -only: unknown phase %q (onlyhash, add, read, rps, flash)\n", p)
+				os.Exit(2)
+			}
+			phases[p] = true
+		}
+	}
 	if *cairnEnv != "" {
 		extraEnv = strings.Split(*cairnEnv, ",")
 	}
@@ -32,6 +47,11 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// phases are the phases -only selected; nil runs all of them.
+var phases map[string]bool
+
+func want(phase string) bool { return phases == nil || phases[phase] }
 
 // extraEnv is added to the cairn daemon's environment (-cairn-env).
 var extraEnv []string
@@ -114,6 +134,16 @@ func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
 	add := benchutil.Median(figs[1].Cairn)
 	figs[1].Note = fmt.Sprintf("%.2fx the fdatasync rate; goal >= 0.9x", add/benchutil.Median(sync.Cairn))
 	figs = append(figs, binarySize(arm, filepath.Join(daemon.KuboDir(), "linux_arm64", "ipfs")))
+	if phases != nil {
+		// Leave out the figures of phases that did not run.
+		kept := figs[:0]
+		for _, f := range figs {
+			if benchutil.Median(f.Cairn) != 0 || benchutil.Median(f.Kubo) != 0 {
+				kept = append(kept, f)
+			}
+		}
+		figs = kept
+	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	benchutil.PrintTable(os.Stdout, fmt.Sprintf("cairn vs Kubo %s, offline on loopback, %d MiB random file, medians of %d runs (load average %s)",
 		daemon.KuboVersion, mib, runs, strings.Join(strings.Fields(string(load))[:3], " ")), figs)
@@ -150,22 +180,48 @@ func measure(d *daemon.Daemon, input string, size int64, wrkSecs int, work strin
 		*dst = benchutil.MiBs(size, time.Since(t0))
 		return nil
 	}
-	if err := timed(&m.onlyHash, func() error {
-		_, err := benchutil.AddFile(d.URL, "only-hash=true&quieter=true", input)
-		return err
-	}); err != nil {
-		return m, err
+	if want("onlyhash") {
+		if err := timed(&m.onlyHash, func() error {
+			_, err := benchutil.AddFile(d.URL, "only-hash=true&quieter=true", input)
+			return err
+		}); err != nil {
+			return m, err
+		}
 	}
 	var root string
-	w0 := ioWrite(pid)
-	if err := timed(&m.add, func() error {
-		var err error
-		root, err = benchutil.AddFile(d.URL, "pin=true&quieter=true", input)
-		return err
-	}); err != nil {
+	if want("add") {
+		w0 := ioWrite(pid)
+		if err := timed(&m.add, func() error {
+			var err error
+			root, err = benchutil.AddFile(d.URL, "pin=true&quieter=true", input)
+			return err
+		}); err != nil {
+			return m, err
+		}
+		m.addWrite = float64(ioWrite(pid)-w0) / float64(size)
+	}
+	if err := readPhases(d, &m, root, size, timed); err != nil {
 		return m, err
 	}
-	m.addWrite = float64(ioWrite(pid)-w0) / float64(size)
+	m.peak = float64(s.Done()[0]) / 1024
+	if want("rps") {
+		rps, err := benchutil.Wrk(d.URL, "/api/v0/version", 16, time.Duration(wrkSecs)*time.Second, work)
+		if err != nil {
+			return m, err
+		}
+		m.rps = rps
+	}
+	if d.Name == "cairn" && want("flash") {
+		return m, flash(d, &m, root, input, size)
+	}
+	return m, nil
+}
+
+// readPhases times cat, dag/export and get of root.
+func readPhases(d *daemon.Daemon, m *measured, root string, size int64, timed func(*float64, func() error) error) error {
+	if !want("read") {
+		return nil
+	}
 	check := func(n int64, err error) error {
 		if err == nil && n < size {
 			err = fmt.Errorf("got %d bytes, want at least %d", n, size)
@@ -173,30 +229,18 @@ func measure(d *daemon.Daemon, input string, size int64, wrkSecs int, work strin
 		return err
 	}
 	if err := timed(&m.cat, func() error { return check(benchutil.Stream(d.URL, "/api/v0/cat?arg="+root, io.Discard)) }); err != nil {
-		return m, err
+		return err
 	}
 	if err := timed(&m.export, func() error {
 		return check(benchutil.Stream(d.URL, "/api/v0/dag/export?arg="+root, io.Discard))
 	}); err != nil {
-		return m, err
+		return err
 	}
 	// gzip of random bytes is about their size: check for most of it.
-	if err := timed(&m.get, func() error {
+	return timed(&m.get, func() error {
 		n, err := benchutil.Stream(d.URL, "/api/v0/get?arg="+root+"&archive=true&compress=true", io.Discard)
 		return check(n+size/100, err)
-	}); err != nil {
-		return m, err
-	}
-	m.peak = float64(s.Done()[0]) / 1024
-	rps, err := benchutil.Wrk(d.URL, "/api/v0/version", 16, time.Duration(wrkSecs)*time.Second, work)
-	if err != nil {
-		return m, err
-	}
-	m.rps = rps
-	if d.Name == "cairn" {
-		return m, flash(d, &m, root, input, size)
-	}
-	return m, nil
+	})
 }
 
 // flash measures what GC and the reuse of freed pages write: unpin and
