@@ -41,6 +41,7 @@ var Families = [][]*Command{
 	swarmCommands,
 	peeringCommands,
 	pubsubCommands,
+	p2pCommands,
 	pingCommands,
 	bootstrapCommands,
 	dhtCommands,

@@ -19,7 +19,8 @@
 //     offline (OfflineContext) answers Kubo's offline error instead.
 //   - net.go starts the network layer (libp2p host, DHT, bitswap) with the
 //     limits of budget.go; provide.go announces content; netfilter.go holds
-//     address filters and bandwidth caps.
+//     address filters and bandwidth caps; p2p.go carries TCP connections
+//     over libp2p streams (the p2p commands).
 //   - config.go is the config file (Kubo's key names, profiles);
 //     configstore.go changes it on a running node; repo.go is the repo
 //     directory (init, lock, api file).

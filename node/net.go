@@ -57,6 +57,9 @@ type Net struct {
 	ConnMgr *connmgr.BasicConnMgr
 	// PubSub is nil unless pubsub is enabled (pubsub.go).
 	PubSub *PubSub
+	// P2P is libp2p stream mounting (p2p.go); Node.P2P checks that it
+	// is enabled.
+	P2P *P2P
 	// Peering keeps the peers of Peering.Peers (and swarm/peering/add)
 	// connected, reconnecting with a backoff (5 s doubling to 10 min).
 	Peering *peering.PeeringService
@@ -233,6 +236,7 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 			return fail(err)
 		}
 	}
+	nt.P2P = newP2P(nctx, capped)
 	nt.Peering = peering.NewPeeringService(h)
 	for _, ai := range cfg.Peering.Peers {
 		nt.Peering.AddPeer(ai)
@@ -308,6 +312,9 @@ func (nt *Net) close() error {
 	var errs []error
 	if nt.Peering != nil {
 		nt.Peering.Stop()
+	}
+	if nt.P2P != nil {
+		nt.P2P.close()
 	}
 	if nt.mdns != nil {
 		errs = append(errs, nt.mdns.Close())
