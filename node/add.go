@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	pathpkg "path"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +21,6 @@ import (
 	"github.com/ipfs/boxo/ipld/merkledag"
 	ft "github.com/ipfs/boxo/ipld/unixfs"
 	"github.com/ipfs/boxo/ipld/unixfs/importer/helpers"
-	"github.com/ipfs/boxo/ipld/unixfs/importer/trickle"
 	uio "github.com/ipfs/boxo/ipld/unixfs/io"
 	"github.com/ipfs/go-cid"
 	ipld "github.com/ipfs/go-ipld-format"
@@ -705,14 +705,26 @@ func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	lo := a.leafOptions()
 	var nd ipld.Node
 	if a.o.Trickle {
-		nd, err = trickle.Layout(db)
+		nd, err = trickleLayout(db, spl, lo)
 	} else {
-		nd, err = balancedLayout(db, spl, a.o.NoCopy)
+		nd, err = balancedLayout(db, spl, lo)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return nd, nil
+}
+
+// leafOptions are the leaf settings of this import's files.
+func (a *Adder) leafOptions() leafOptions {
+	size := fixedChunkSize(a.st.chunker)
+	o := leafOptions{raw: a.st.rawLeaves, chunkSize: size, nocopy: a.o.NoCopy,
+		window: leafWindow(runtime.GOMAXPROCS(0), size, a.n.Config().Budget.MemoryMiB)}
+	if d, ok := a.dag.(*hashOnlyDAG); ok {
+		o.reuse = func(n ipld.Node) bool { return !d.keeps(n) }
+	}
+	return o
 }

@@ -119,13 +119,19 @@ func (d *hashOnlyDAG) Add(_ context.Context, n ipld.Node) error {
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, n.Cid()); err != nil {
 		return err
 	}
-	if len(n.Links()) == 0 && len(n.RawData()) > 4096 {
+	if !d.keeps(n) {
 		return nil
 	}
 	d.mu.Lock()
 	d.nodes[n.Cid()] = n
 	d.mu.Unlock()
 	return nil
+}
+
+// keeps reports whether Add keeps n: file leaves larger than 4 KiB are
+// never read back.
+func (d *hashOnlyDAG) keeps(n ipld.Node) bool {
+	return len(n.Links()) > 0 || len(n.RawData()) <= 4096
 }
 
 func (d *hashOnlyDAG) AddMany(ctx context.Context, ns []ipld.Node) error {

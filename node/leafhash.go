@@ -1,39 +1,95 @@
-// leafhash.go: the balanced file layout with leaves built and hashed on
-// every core.
+// leafhash.go: the balanced and trickle file layouts with leaves built and
+// hashed on every core.
 //
-// boxo's balanced.Layout cuts a chunk, builds its leaf and hashes it, one
-// chunk at a time. balancedLayout keeps that layout, node for node, but a
-// reader goroutine cuts the chunks in file order, GOMAXPROCS workers build
-// and hash the leaves, and the layout takes them back in file order and
-// builds the inner nodes with boxo's own helpers (FSNodeOverDag), so every
-// block and CID is byte-identical to balanced.Layout's. At most
-// leafWindow chunks are in flight, so memory stays bounded whatever the
-// file size. With one CPU (or nocopy, whose leaves need the file's
-// offsets) it is balanced.Layout itself.
+// boxo's layouts cut a chunk, build its leaf and hash it, one chunk at a
+// time, and build each dag-pb leaf with two copies of the chunk. Here a
+// reader goroutine cuts the chunks in file order, each into a buffer of its
+// own with room for the leaf's headers (a fixed-size chunker's chunk is
+// read straight into it), GOMAXPROCS workers build the leaves in place
+// (leafEncoder) and hash them, and the layout takes them back in file
+// order and builds the inner nodes with boxo's own helpers (FSNodeOverDag),
+// so every block and CID is byte-identical to balanced.Layout's and
+// trickle.Layout's (TestBalancedLayout_MatchesBoxo, TestTrickleLayout_
+// MatchesBoxo). At most leafOptions.window chunks are cut ahead of the
+// layout, so memory stays bounded whatever the file size; when the DAG
+// service drops a leaf once added (only-hash), its buffer is reused.
+// With nocopy, whose leaves need the file's offsets, the layouts are
+// boxo's.
 
 package node
 
 import (
 	"io"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 
 	chunker "github.com/ipfs/boxo/chunker"
+	"github.com/ipfs/boxo/ipld/merkledag"
 	ft "github.com/ipfs/boxo/ipld/unixfs"
 	"github.com/ipfs/boxo/ipld/unixfs/importer/balanced"
 	"github.com/ipfs/boxo/ipld/unixfs/importer/helpers"
+	"github.com/ipfs/boxo/ipld/unixfs/importer/trickle"
+	pb "github.com/ipfs/boxo/ipld/unixfs/pb"
 	ipld "github.com/ipfs/go-ipld-format"
 )
 
+// leafOptions say how a file's leaves are cut, built and reused.
+type leafOptions struct {
+	// raw is the DAG builder's raw-leaves setting.
+	raw bool
+	// chunkSize is the fixed-size chunker's size (its chunks are read
+	// straight into leaf buffers); 0 for another chunker, whose chunks are
+	// copied into them.
+	chunkSize int
+	// window is how many chunks may be cut ahead of the layout (at least
+	// 2; see leafWindow).
+	window int
+	// reuse reports whether a leaf's buffer may be reused once the leaf
+	// was added to the DAG service (nil: never).
+	reuse func(ipld.Node) bool
+	// nocopy uses boxo's layouts (filestore leaves).
+	nocopy bool
+}
+
+// fixedChunkSize is the chunk size of a fixed-size chunker spec (boxo's
+// "default" and "size-N"), 0 for the others.
+func fixedChunkSize(spec string) int {
+	if spec == "" || spec == "default" {
+		return int(chunker.DefaultBlockSize)
+	}
+	if s, ok := strings.CutPrefix(spec, "size-"); ok {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 && n <= chunker.ChunkSizeLimit {
+			return n
+		}
+	}
+	return 0
+}
+
+// leafWindow is how many chunks an import cuts ahead of its layout: two
+// per worker, so that no worker waits for the reader, but no more than a
+// 64th of the memory budget (memoryMiB, 0: DefaultMemoryMiB) holds, and
+// at least two.
+func leafWindow(workers, chunkSize, memoryMiB int) int {
+	if memoryMiB <= 0 {
+		memoryMiB = DefaultMemoryMiB
+	}
+	if chunkSize <= 0 {
+		chunkSize = int(chunker.DefaultBlockSize)
+	}
+	w := min(2*workers, (memoryMiB<<20)/64/(chunkSize+leafHead+leafTail))
+	return max(w, 2)
+}
+
 // balancedLayout builds the balanced DAG of the chunks of spl, which db
-// was made from. db.Done and db.Next are not used on the parallel path:
-// the chunks are read from spl directly.
-func balancedLayout(db *helpers.DagBuilderHelper, spl chunker.Splitter, nocopy bool) (ipld.Node, error) {
-	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || nocopy {
+// was made from. db.Done and db.Next are not used: the chunks are read
+// from spl directly.
+func balancedLayout(db *helpers.DagBuilderHelper, spl chunker.Splitter, o leafOptions) (ipld.Node, error) {
+	if o.nocopy {
 		return balanced.Layout(db)
 	}
-	lv := startLeaves(db, spl, workers)
+	lv := startLeaves(db, spl, ft.TFile, o)
 	defer lv.stop()
 	var root ipld.Node
 	var err error
@@ -45,7 +101,20 @@ func balancedLayout(db *helpers.DagBuilderHelper, spl chunker.Splitter, nocopy b
 	if err != nil {
 		return nil, err
 	}
+	return finishRoot(db, root)
+}
+
+// finishRoot stores the file attributes in root, as boxo's layouts do,
+// and adds it. A root that is a leaf was built by leafEncoder with its
+// CID's prefix as builder; it gets the import's (an inlining builder must
+// not inline the root once the attributes make it longer).
+func finishRoot(db *helpers.DagBuilderHelper, root ipld.Node) (ipld.Node, error) {
 	if db.HasFileAttributes() {
+		if pn, ok := root.(*merkledag.ProtoNode); ok {
+			if err := pn.SetCidBuilder(db.GetCidBuilder()); err != nil {
+				return nil, err
+			}
+		}
 		if err := db.SetFileAttributes(root); err != nil {
 			return nil, err
 		}
@@ -56,15 +125,19 @@ func balancedLayout(db *helpers.DagBuilderHelper, spl chunker.Splitter, nocopy b
 // layoutLeaves grows the tree one level at a time: the tree so far
 // becomes the first child of a new root, which is filled to depth.
 func layoutLeaves(db *helpers.DagBuilderHelper, lv *leaves) (ipld.Node, error) {
-	root, size, err := lv.next()
-	if err != nil {
-		return nil, err
+	l := lv.next()
+	if l.err != nil {
+		return nil, l.err
 	}
+	root, size := l.nd, l.size
 	for depth := 1; !lv.done(); depth++ {
 		up := db.NewFSNodeOverDag(ft.TFile)
 		if err := up.AddChild(root, size, db); err != nil {
 			return nil, err
 		}
+		lv.added(l)
+		l = leaf{}
+		var err error
 		if root, size, err = fillLeaves(db, lv, up, depth); err != nil {
 			return nil, err
 		}
@@ -80,14 +153,13 @@ func fillLeaves(db *helpers.DagBuilderHelper, lv *leaves, nd *helpers.FSNodeOver
 		nd = db.NewFSNodeOverDag(ft.TFile)
 	}
 	for nd.NumChildren() < db.Maxlinks() && !lv.done() {
-		var child ipld.Node
-		var size uint64
-		var err error
 		if depth == 1 {
-			child, size, err = lv.next()
-		} else {
-			child, size, err = fillLeaves(db, lv, nil, depth-1)
+			if err := lv.addTo(nd, db); err != nil {
+				return nil, 0, err
+			}
+			continue
 		}
+		child, size, err := fillLeaves(db, lv, nil, depth-1)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -100,16 +172,66 @@ func fillLeaves(db *helpers.DagBuilderHelper, lv *leaves, nd *helpers.FSNodeOver
 	return filled, size, err
 }
 
-// leaf is a built and hashed leaf, or the error that ended the chunks.
+// trickleLayout is trickle.Layout over leaves built on every core: its
+// leaves carry the UnixFS Raw type, as boxo's FillNodeLayer makes them.
+func trickleLayout(db *helpers.DagBuilderHelper, spl chunker.Splitter, o leafOptions) (ipld.Node, error) {
+	if o.nocopy {
+		return trickle.Layout(db)
+	}
+	lv := startLeaves(db, spl, ft.TRaw, o)
+	defer lv.stop()
+	root, _, err := fillTrickle(db, lv, db.NewFSNodeOverDag(ft.TFile), -1)
+	if err != nil {
+		return nil, err
+	}
+	return finishRoot(db, root)
+}
+
+// trickleRepeat is boxo's depthRepeat: subtrees of each depth per level.
+const trickleRepeat = 4
+
+// fillTrickle is boxo's fillTrickleRec: a layer of leaves, then
+// trickleRepeat subtrees of each depth below maxDepth (-1: unbounded).
+func fillTrickle(db *helpers.DagBuilderHelper, lv *leaves, nd *helpers.FSNodeOverDag, maxDepth int) (ipld.Node, uint64, error) {
+	for nd.NumChildren() < db.Maxlinks() && !lv.done() {
+		if err := lv.addTo(nd, db); err != nil {
+			return nil, 0, err
+		}
+	}
+	for depth := 1; maxDepth == -1 || depth < maxDepth; depth++ {
+		if lv.done() {
+			break
+		}
+		for r := 0; r < trickleRepeat && !lv.done(); r++ {
+			child, size, err := fillTrickle(db, lv, db.NewFSNodeOverDag(ft.TFile), depth)
+			if err != nil {
+				return nil, 0, err
+			}
+			if err := nd.AddChild(child, size, db); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	filled, err := nd.Commit()
+	if err != nil {
+		return nil, 0, err
+	}
+	return filled, nd.FileSize(), nil
+}
+
+// leaf is a built and hashed leaf in the buffer it was built in, or the
+// error that ended the chunks.
 type leaf struct {
 	nd   ipld.Node
 	size uint64
+	buf  []byte
 	err  error
 }
 
 type leafJob struct {
-	data []byte
-	out  chan leaf
+	buf []byte
+	n   int
+	out chan leaf
 }
 
 // leaves yields the leaves of a file in order while workers build them.
@@ -119,13 +241,17 @@ type leaves struct {
 	ended  bool
 	quit   chan struct{}
 	wg     sync.WaitGroup
+	reuse  func(ipld.Node) bool
+	free   chan []byte // buffers to reuse
+	cutEnd bool        // the reader saw the end of the input
 }
 
-// leafWindow is how many chunks may be cut ahead of the layout per worker.
-const leafWindow = 2
-
-func startLeaves(db *helpers.DagBuilderHelper, spl chunker.Splitter, workers int) *leaves {
-	lv := &leaves{order: make(chan chan leaf, leafWindow*workers), quit: make(chan struct{})}
+func startLeaves(db *helpers.DagBuilderHelper, spl chunker.Splitter, typ pb.Data_DataType, o leafOptions) *leaves {
+	workers := runtime.GOMAXPROCS(0)
+	window := max(o.window, 2)
+	lv := &leaves{order: make(chan chan leaf, window), quit: make(chan struct{}), reuse: o.reuse,
+		free: make(chan []byte, window+workers+2)}
+	enc := newLeafEncoder(o.raw, typ, db.GetCidBuilder())
 	jobs := make(chan leafJob)
 	lv.wg.Add(1 + workers)
 	go func() {
@@ -133,7 +259,7 @@ func startLeaves(db *helpers.DagBuilderHelper, spl chunker.Splitter, workers int
 		defer close(jobs)
 		defer close(lv.order)
 		for {
-			data, err := spl.NextBytes()
+			buf, n, err := lv.cut(spl, o.chunkSize)
 			if err == io.EOF {
 				return
 			}
@@ -148,7 +274,7 @@ func startLeaves(db *helpers.DagBuilderHelper, spl chunker.Splitter, workers int
 				return
 			}
 			select {
-			case jobs <- leafJob{data: data, out: out}:
+			case jobs <- leafJob{buf: buf, n: n, out: out}:
 			case <-lv.quit:
 				return
 			}
@@ -158,15 +284,77 @@ func startLeaves(db *helpers.DagBuilderHelper, spl chunker.Splitter, workers int
 		go func() {
 			defer lv.wg.Done()
 			for j := range jobs {
-				nd, err := db.NewLeafNode(j.data, ft.TFile)
-				if err == nil {
-					nd.Cid() // hash here, not in the layout
-				}
-				j.out <- leaf{nd: nd, size: uint64(len(j.data)), err: err}
+				nd, err := enc.encode(j.buf, j.n)
+				j.out <- leaf{nd: nd, size: uint64(j.n), buf: j.buf, err: err}
 			}
 		}()
 	}
 	return lv
+}
+
+// cut reads the next chunk into a leaf buffer: straight from spl's reader
+// for a fixed size (with boxo's sizeSplitterv2's ends: a short chunk is the
+// last one, an empty read is io.EOF, any other error is returned even
+// after some bytes), else from spl.
+func (lv *leaves) cut(spl chunker.Splitter, size int) ([]byte, int, error) {
+	if size > 0 {
+		if lv.cutEnd {
+			return nil, 0, io.EOF
+		}
+		buf := lv.buffer(size)
+		n, err := io.ReadFull(spl.Reader(), buf[leafHead:leafHead+size])
+		switch err {
+		case nil:
+			return buf, n, nil
+		case io.ErrUnexpectedEOF:
+			lv.cutEnd = true // no read after the end, as boxo's
+			return buf, n, nil
+		}
+		return nil, 0, err
+	}
+	data, err := spl.NextBytes()
+	if err != nil {
+		return nil, 0, err
+	}
+	buf := lv.buffer(len(data))
+	return buf, copy(buf[leafHead:], data), nil
+}
+
+// buffer returns a free buffer with room for an n-byte chunk.
+func (lv *leaves) buffer(n int) []byte {
+	select {
+	case b := <-lv.free:
+		if cap(b) >= leafHead+n+leafTail {
+			return b[:cap(b)]
+		}
+	default:
+	}
+	return make([]byte, leafHead+n+leafTail)
+}
+
+// added is told that l was added to the DAG service: its buffer is reused
+// when the service does not keep it.
+func (lv *leaves) added(l leaf) {
+	if lv.reuse == nil || l.buf == nil || !lv.reuse(l.nd) {
+		return
+	}
+	select {
+	case lv.free <- l.buf:
+	default:
+	}
+}
+
+// addTo adds the next leaf to nd.
+func (lv *leaves) addTo(nd *helpers.FSNodeOverDag, db *helpers.DagBuilderHelper) error {
+	l := lv.next()
+	if l.err != nil {
+		return l.err
+	}
+	if err := nd.AddChild(l.nd, l.size, db); err != nil {
+		return err
+	}
+	lv.added(l)
+	return nil
 }
 
 // done reports whether every leaf was taken; an error still to be
@@ -182,13 +370,13 @@ func (lv *leaves) done() bool {
 }
 
 // next returns the next leaf in file order.
-func (lv *leaves) next() (ipld.Node, uint64, error) {
+func (lv *leaves) next() leaf {
 	if lv.done() {
-		return nil, 0, io.ErrUnexpectedEOF
+		return leaf{err: io.ErrUnexpectedEOF}
 	}
 	l := <-lv.peeked
 	lv.peeked = nil
-	return l.nd, l.size, l.err
+	return l
 }
 
 // stop ends the reader and the workers and waits for them, so that
