@@ -7,6 +7,7 @@
 package rpc
 
 import (
+	"maps"
 	"sync"
 	"time"
 )
@@ -51,6 +52,20 @@ func loggedArgs(cmd *Command, args []string) []string {
 	if out == nil {
 		return args
 	}
+	return out
+}
+
+// loggedOptions is opts as Kubo's log shows them: with the encoding its
+// HTTP layer sets on a request that names none ("json").
+func loggedOptions(opts map[string]any, enc string) map[string]any {
+	if _, ok := opts["encoding"]; ok {
+		return opts
+	}
+	out := maps.Clone(opts)
+	if out == nil {
+		out = map[string]any{}
+	}
+	out["encoding"] = enc
 	return out
 }
 

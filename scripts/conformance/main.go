@@ -8,7 +8,9 @@
 //   - kubo-rpc-client 7.1.0 driven by the interface-ipfs-core suites (the
 //     published package that holds them; kubo-rpc-client's tarball ships no
 //     tests), with ipfsd-ctl 16 spawning cairn as the Kubo node
-//     (tests/conformance/js/run.mjs).
+//     (tests/conformance/js/run.mjs), plus cairn's own spec of the client's
+//     log and diag API, which no published package tests
+//     (tests/conformance/js/spec, checked against Kubo with -kubo).
 //
 // Failures listed in tests/conformance/skip.txt are counted apart; any other
 // failure makes the run exit 1. Installs are cached under
@@ -16,6 +18,13 @@
 // packages are installed.
 //
 //	go run ./scripts/conformance [-bin bin/cairn] [-suites go,js] [-areas root,pin]
+//	go run ./scripts/conformance -kubo ~/.cache/cairn-bench/kubo-v0.42.0/ipfs -areas log,diag
+//
+// -kubo runs the kubo-rpc-client suites against that Kubo binary instead
+// of cairn, offline and inside a network namespace with only loopback up
+// (internal/daemon.EnterNetNS): the proof that what cairn's own specs
+// (tests/conformance/js/spec) assert is what Kubo answers. The skip list
+// then only names the tests not to run.
 //
 // CAIRN_BUILD_LOCK, when set, is a file that this command holds with flock
 // while it compiles the go-ipfs-api tests (the developers' shared build lock).
@@ -36,11 +45,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	netns "cairn/internal/daemon"
 )
 
 const (
@@ -94,7 +106,22 @@ func main() {
 	goCap := flag.Duration("go-timeout", 45*time.Second, "longest one go-ipfs-api test may take")
 	jsCap := flag.Duration("js-timeout", 20*time.Second, "longest one kubo-rpc-client test or hook may take")
 	prepare := flag.Bool("prepare", false, "only download and compile the go-ipfs-api tests (run it under the build lock)")
+	kubo := flag.String("kubo", "", "run the kubo-rpc-client suites against this Kubo binary instead of cairn (offline, loopback-only network namespace)")
 	flag.Parse()
+	if *kubo != "" {
+		// The packages are installed first, while the network is there;
+		// then the run goes on in the namespace.
+		if !netns.InNetNS() {
+			if _, err := installJS(*cache, filepath.Join(filepath.Dir(*skipFile), "js")); err != nil {
+				fatal(err)
+			}
+		}
+		netns.EnterNetNS()
+		if err := netns.LoopbackOnly(); err != nil {
+			fatal(err)
+		}
+		*suites, *bin = "js", *kubo
+	}
 	if *prepare {
 		if _, _, _, err := prepareGoSuite(context.Background(), *cache); err != nil {
 			fatal(err)
@@ -113,6 +140,10 @@ func main() {
 	if _, err := os.Stat(absBin); err != nil {
 		fatal(fmt.Errorf("cairn binary: %w (run make build)", err))
 	}
+	judged := skips
+	if *kubo != "" {
+		judged = nil // Kubo is not judged by cairn's list
+	}
 	if err := os.MkdirAll(*cache, 0o755); err != nil {
 		fatal(err)
 	}
@@ -128,7 +159,7 @@ func main() {
 		case "go":
 			rs, err = runGoSuite(absBin, *cache, *goCap, skips)
 		case "js":
-			rs, err = runJSSuite(absBin, *cache, filepath.Join(skipDir, "js"), *areas, *jsCap, skips)
+			rs, err = runJSSuite(absBin, *kubo != "", *cache, filepath.Join(skipDir, "js"), *areas, *jsCap, skips)
 		default:
 			err = fmt.Errorf("unknown suite %q (go, js)", s)
 		}
@@ -137,7 +168,7 @@ func main() {
 		}
 		results = append(results, rs...)
 	}
-	if !report(os.Stdout, results, skips) {
+	if !report(os.Stdout, results, judged) {
 		os.Exit(1)
 	}
 }
@@ -481,26 +512,31 @@ func (d *daemon) stop() {
 
 // jsFiles are copied from tests/conformance/js into the install folder,
 // where node_modules is; package.json and the stand-in decide when to
-// reinstall.
-var jsFiles = []string{"package.json", "aegir-stub/package.json", "aegir-stub/utils/chai.js",
-	"aegir-stub/utils/fixtures.js", "aegir-stub/utils/resolve.js", "run.mjs"}
+// reinstall (jsCode, the runner and cairn's own specs, do not).
+var (
+	jsFiles = []string{"package.json", "aegir-stub/package.json", "aegir-stub/utils/chai.js",
+		"aegir-stub/utils/fixtures.js", "aegir-stub/utils/resolve.js"}
+	jsCode = []string{"run.mjs", "spec/index.js", "spec/log.js", "spec/diag.js"}
+)
 
-func runJSSuite(bin, cache, srcDir, areas string, perTest time.Duration, skips []*skipEntry) ([]result, error) {
+// installJS copies the files into cache/js and installs the packages
+// when package.json or the stand-in changed. It returns the folder.
+func installJS(cache, srcDir string) (string, error) {
 	dir := filepath.Join(cache, "js")
 	h := sha256.New()
-	for _, f := range jsFiles {
+	for _, f := range append(append([]string{}, jsFiles...), jsCode...) {
 		b, err := os.ReadFile(filepath.Join(srcDir, f))
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		if f != "run.mjs" {
+		if !slices.Contains(jsCode, f) {
 			h.Write(b)
 		}
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
-			return nil, err
+			return "", err
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
@@ -512,23 +548,37 @@ func runJSSuite(bin, cache, srcDir, areas string, perTest time.Duration, skips [
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("npm install: %v", err)
+			return "", fmt.Errorf("npm install: %v", err)
 		}
 		if err := installFixtures(dir); err != nil {
-			return nil, err
+			return "", err
 		}
 		if err := os.WriteFile(stamp, []byte(sum), 0o644); err != nil {
-			return nil, err
+			return "", err
 		}
+	}
+	return dir, nil
+}
+
+func runJSSuite(bin string, kubo bool, cache, srcDir, areas string, perTest time.Duration, skips []*skipEntry) ([]result, error) {
+	dir, err := installJS(cache, srcDir)
+	if err != nil {
+		return nil, err
 	}
 
 	// ipfsd-ctl runs "<bin> init|daemon|version" with IPFS_PATH set to a
 	// fresh repo: this wrapper makes that cairn's repo and forces the test
 	// profile on init, so no node it spawns has a bootstrap list or mDNS.
 	wrapper := filepath.Join(cache, "cairn-as-kubo")
-	script := "#!/bin/sh\n# cairn as the Kubo binary for ipfsd-ctl (written by scripts/conformance).\n" +
-		"[ -n \"$IPFS_PATH\" ] || { echo 'cairn-as-kubo: IPFS_PATH is not set' >&2; exit 1; }\n" +
-		"CAIRN_PATH=$IPFS_PATH; export CAIRN_PATH\n" +
+	env := "CAIRN_PATH=$IPFS_PATH; export CAIRN_PATH\n"
+	if kubo {
+		// Kubo itself (-kubo): no telemetry, and every daemon offline.
+		wrapper = filepath.Join(cache, "kubo-offline")
+		env = "IPFS_TELEMETRY=off; export IPFS_TELEMETRY\n" +
+			"if [ \"$1\" = daemon ]; then set -- \"$@\" --offline; fi\n"
+	}
+	script := "#!/bin/sh\n# The Kubo binary for ipfsd-ctl (written by scripts/conformance).\n" +
+		"[ -n \"$IPFS_PATH\" ] || { echo 'IPFS_PATH is not set' >&2; exit 1; }\n" + env +
 		// init: any profile ipfsd-ctl asks for is replaced by test (cairn,
 		// like Kubo, refuses an option given twice).
 		"if [ \"$1\" = init ]; then\n" +
