@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -554,4 +555,86 @@ func TestConfig_ImportDAGLayout(t *testing.T) {
 	dir := files.NewMapDirectory(map[string]files.Node{"f": files.NewBytesFile(data)})
 	_, err := httprpc.Call(context.Background(), n, httprpc.DefaultTable, "add", nil, nil, dir)
 	wantErr(t, err, `Import.UnixFSDAGLayout must be "balanced" or "trickle", got "zigzag"`)
+}
+
+// illTypedValues are values of keys cairn reads that it could not use,
+// each with what the refusal names. config/replace, config (set) and
+// config edit refuse them all (node.CheckConfigValues). kubo marks keys
+// whose type Kubo's config has: its config/replace then answers only
+// "failed to decode file as config", as Kubo's.
+var illTypedValues = []struct {
+	key  string
+	val  any
+	want string
+	kubo bool
+}{
+	{"Datastore.StorageMax", "1x", `Datastore.StorageMax "1x": unhandled size name: x`, false},
+	{"Datastore.StorageMax", "-5GB", `Datastore.StorageMax "-5GB"`, false},
+	{"Datastore.GCPeriod", "soon", `Datastore.GCPeriod: time: invalid duration "soon"`, false},
+	{"Datastore.GCPeriod", "-1h", `Datastore.GCPeriod: -1h is not positive`, false},
+	{"Swarm.Bandwidth.LANIn", "fast", `Swarm.Bandwidth.LANIn "fast"`, false},
+	{"Swarm.ConnMgr.HighWater", 1, `HighWater 1 below LowWater`, false},
+	{"Swarm.AddrFilters", []any{"/ip4/10.0.0.0"}, `Swarm.AddrFilters`, false},
+	{"Addresses.Swarm", []any{"/ip4/1.2.3/tcp/1"}, `Addresses.Swarm "/ip4/1.2.3/tcp/1"`, false},
+	{"Addresses.API", "127.0.0.1:5001", `Addresses.API "127.0.0.1:5001"`, false},
+	{"Addresses.Announce", []any{"x"}, `Addresses.Announce "x"`, false},
+	{"Bootstrap", []any{"/ip4/127.0.0.1/tcp/4001"}, `Bootstrap: "/ip4/127.0.0.1/tcp/4001": invalid p2p multiaddr`, false},
+	{"Ipns.RepublishPeriod", "weekly", `Ipns.RepublishPeriod: time: invalid duration "weekly"`, false},
+	{"Ipns.RecordLifetime", "0s", `Ipns.RecordLifetime: 0s is not positive`, false},
+	{"Pubsub.SeenMessagesTTL", "x", `time: invalid duration "x"`, true},
+	{"Swarm.ConnMgr.GracePeriod", "1 min", `time: unknown unit " min" in duration "1 min"`, true},
+	{"Pubsub.SeenMessagesStrategy", "random", `Pubsub.SeenMessagesStrategy "random"`, false},
+	{"Pubsub.Router", "meshsub", `unknown pubsub router meshsub`, false},
+	{"Import.UnixFSHAMTDirectorySizeThreshold", "big", `strconv.ParseFloat: parsing "": invalid syntax`, true},
+	{"Modules.HTTP.MaxBodySize", "lots", `Modules.HTTP.MaxBodySize "lots"`, false},
+	{"Modules.Lua.MaxRunTime", "1 sec", `Modules.Lua.MaxRunTime "1 sec"`, false},
+	{"Discovery.MDNS.Enabled", "yes", `cannot unmarshal string`, true},
+	{"Swarm.ConnMgr.LowWater", "many", `cannot unmarshal string`, true},
+}
+
+// Ensure config/replace and config (set) refuse a value cairn could not
+// use, with Kubo's "failure to decode config: ..." and the key, and leave
+// the stored config as it was.
+func TestConfig_IllTypedValues_Refused(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	cfgPath := filepath.Join(n.Repo, node.ConfigFile)
+	before, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := *mustCall(t, n, "config/show", nil, nil, nil).Values[0].(*map[string]any)
+	for _, tc := range illTypedValues {
+		t.Run(tc.key+"="+fmt.Sprint(tc.val), func(t *testing.T) {
+			doc := map[string]any{}
+			b, _ := json.Marshal(shown)
+			json.Unmarshal(b, &doc)
+			if err := node.SetKeyExact(doc, tc.key, tc.val); err != nil {
+				t.Fatal(err)
+			}
+			b, _ = json.Marshal(doc)
+			err := callErr(t, n, "config/replace", nil, nil, replaceDir(b))
+			if tc.kubo {
+				if err.Error() != "failed to decode file as config" {
+					t.Errorf("config/replace: %v, want Kubo's \"failed to decode file as config\"", err)
+				}
+			} else if !strings.HasPrefix(err.Error(), "failure to decode config: ") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("config/replace: %v, want \"failure to decode config: ...%s...\"", err, tc.want)
+			}
+			v, _ := json.Marshal(tc.val)
+			err = callErr(t, n, "config", []string{tc.key, string(v)}, map[string]string{"json": "true"}, nil)
+			if !strings.HasPrefix(err.Error(), "failed to set config value: failure to decode config: ") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("config set: %v, want \"failed to set config value: failure to decode config: ...%s...\"", err, tc.want)
+			}
+			if after, _ := os.ReadFile(cfgPath); !bytes.Equal(before, after) {
+				t.Fatal("a refused value changed the stored config")
+			}
+		})
+	}
+	// Good values of the same keys still go in.
+	for key, val := range map[string]string{"Datastore.StorageMax": "5GiB", "Datastore.GCPeriod": "30m", "Addresses.API": "/ip4/127.0.0.1/tcp/5001"} {
+		mustCall(t, n, "config", []string{key, val}, nil, nil)
+	}
+	if n.StorageMax() != 5<<30 {
+		t.Fatalf("StorageMax %d after setting 5GiB", n.StorageMax())
+	}
 }

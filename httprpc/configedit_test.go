@@ -72,6 +72,8 @@ func TestConfigEdit_ValidatesBeforeSaving(t *testing.T) {
 	for _, tc := range []struct{ name, script, want string }{
 		{"not JSON", `echo '{"Datastore":' > "$1"`, "not valid JSON"},
 		{"wrong type", `sed -i 's/"StorageGCWatermark": *[0-9]*/"StorageGCWatermark": "high"/' "$1"`, "not valid"},
+		{"bad size", `sed -i 's/"StorageMax": *"[^"]*"/"StorageMax": "1x"/' "$1"`, `Datastore.StorageMax "1x": unhandled size name: x`},
+		{"bad multiaddr", `sed -i 's#"API": *"/ip4/[^"]*"#"API": "127.0.0.1:5001"#' "$1"`, `Addresses.API "127.0.0.1:5001"`},
 		{"foreign PeerID", `sed -i 's/"PeerID": *"[^"]*"/"PeerID": "12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA"/' "$1"`, "does not match the private key"},
 		{"editor fails", `exit 3`, "the editor failed"},
 	} {

@@ -154,6 +154,19 @@ func FuzzConfigReplace(f *testing.F) {
 	f.Add([]byte(`{"API":{"Authorizations":{"a":{"AuthSecret":"basic:","AllowedPaths":["/"]}}}}`))
 	f.Add([]byte(`{"Identity":{"PeerID":"x"},"Modules":{"Enabled":["../x"]}}`))
 	f.Add([]byte(`[1,2]`))
+	// Values config/replace must refuse (TestConfig_IllTypedValues_Refused),
+	// each in the node's whole config and alone.
+	for _, tc := range illTypedValues {
+		whole, alone := map[string]any{}, map[string]any{}
+		json.Unmarshal(good, &whole)
+		for _, d := range []map[string]any{whole, alone} {
+			if err := node.SetKeyExact(d, tc.key, tc.val); err != nil {
+				f.Fatal(err)
+			}
+			b, _ := json.Marshal(d)
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before, err := n.ConfigDoc()
 		if err != nil {

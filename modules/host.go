@@ -16,15 +16,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"cairn/modules/events"
 	"cairn/modules/httpapp"
 	"cairn/modules/lua"
 	"cairn/modules/modapi"
 	"cairn/node"
-
-	"github.com/alecthomas/units"
 
 	// Built-in modules register themselves.
 	_ "cairn/modules/files"
@@ -127,22 +124,6 @@ func str(v, d string) string {
 	return v
 }
 
-func parseSize(key, v, d string) (int64, error) {
-	b, err := units.ParseStrictBytes(str(v, d))
-	if err != nil {
-		return 0, fmt.Errorf("config Modules.%s %q: %w", key, v, err)
-	}
-	return b, nil
-}
-
-func parseDur(key, v, d string) (time.Duration, error) {
-	t, err := time.ParseDuration(str(v, d))
-	if err != nil {
-		return 0, fmt.Errorf("config Modules.%s %q: %w", key, v, err)
-	}
-	return t, nil
-}
-
 // settings turns the config into module settings and server options.
 func settings(cfg, def node.ModulesConfig, o Options) (*modapi.Settings, httpapp.Options, error) {
 	st := &modapi.Settings{Repo: o.Repo, Version: o.Version, FilesPath: cfg.Files.Path,
@@ -159,25 +140,15 @@ func settings(cfg, def node.ModulesConfig, o Options) (*modapi.Settings, httpapp
 			errs = append(errs, e)
 		}
 	}
-	ho.MaxBodySize, err = parseSize("HTTP.MaxBodySize", cfg.HTTP.MaxBodySize, def.HTTP.MaxBodySize)
+	lim, err := cfg.Limits()
 	add(err)
-	st.MaxUploadSize, err = parseSize("HTTP.MaxUploadSize", cfg.HTTP.MaxUploadSize, def.HTTP.MaxUploadSize)
-	add(err)
+	ho.MaxBodySize, st.MaxUploadSize = lim.MaxBodySize, lim.MaxUploadSize
 	st.LuaMaxMemory = LuaMemoryFor(o.MemoryMiB)
 	if cfg.Lua.MaxMemory != "" {
-		st.LuaMaxMemory, err = parseSize("Lua.MaxMemory", cfg.Lua.MaxMemory, "")
-		add(err)
+		st.LuaMaxMemory = lim.LuaMaxMemory
 	}
-	st.LuaMaxRunTime, err = parseDur("Lua.MaxRunTime", cfg.Lua.MaxRunTime, def.Lua.MaxRunTime)
-	add(err)
-	ho.ReadTimeout, err = parseDur("HTTP.ReadTimeout", cfg.HTTP.ReadTimeout, def.HTTP.ReadTimeout)
-	add(err)
-	ho.WriteTimeout, err = parseDur("HTTP.WriteTimeout", cfg.HTTP.WriteTimeout, def.HTTP.WriteTimeout)
-	add(err)
-	ho.IdleTimeout, err = parseDur("HTTP.IdleTimeout", cfg.HTTP.IdleTimeout, def.HTTP.IdleTimeout)
-	add(err)
-	ho.HandlerTimeout, err = parseDur("HTTP.HandlerTimeout", cfg.HTTP.HandlerTimeout, def.HTTP.HandlerTimeout)
-	add(err)
+	st.LuaMaxRunTime = lim.LuaMaxRunTime
+	ho.ReadTimeout, ho.WriteTimeout, ho.IdleTimeout, ho.HandlerTimeout = lim.ReadTimeout, lim.WriteTimeout, lim.IdleTimeout, lim.HandlerTimeout
 	ho.TrustedProxies = orDefault(cfg.HTTP.TrustedProxies, def.HTTP.TrustedProxies)
 	ho.Hosts = hostNames(cfg, def)
 	if len(cfg.Authorizations) > 0 {

@@ -4,6 +4,7 @@ package node
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"cairn/board"
 	"cairn/node/kuboconf"
 
+	"github.com/alecthomas/units"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
@@ -401,6 +403,52 @@ type ModulesLua struct {
 	// rebuilt. Empty (the default): a sixteenth of Budget.MemoryMiB
 	// (DefaultMemoryMiB without one), between 8 and 64 MiB.
 	MaxMemory string
+}
+
+// ModulesLimits are the sizes and durations of the Modules section, with
+// DefaultModules' values for those not set.
+type ModulesLimits struct {
+	MaxBodySize, MaxUploadSize int64
+	LuaMaxMemory               int64 // 0 when not set (the host derives it from the budget)
+	LuaMaxRunTime              time.Duration
+	ReadTimeout, WriteTimeout  time.Duration
+	IdleTimeout                time.Duration
+	HandlerTimeout             time.Duration
+}
+
+// Limits parses the Modules sizes (go-units, strict: "10MiB", "1GB") and
+// durations; the error names every bad one.
+func (m ModulesConfig) Limits() (ModulesLimits, error) {
+	def := DefaultModules()
+	var l ModulesLimits
+	var errs []error
+	size := func(key, v, d string, dst *int64) {
+		s := cmp.Or(v, d)
+		if s == "" {
+			return
+		}
+		b, err := units.ParseStrictBytes(s)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("config Modules.%s %q: %w", key, v, err))
+		}
+		*dst = b
+	}
+	dur := func(key, v, d string, dst *time.Duration) {
+		t, err := time.ParseDuration(cmp.Or(v, d))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("config Modules.%s %q: %w", key, v, err))
+		}
+		*dst = t
+	}
+	size("HTTP.MaxBodySize", m.HTTP.MaxBodySize, def.HTTP.MaxBodySize, &l.MaxBodySize)
+	size("HTTP.MaxUploadSize", m.HTTP.MaxUploadSize, def.HTTP.MaxUploadSize, &l.MaxUploadSize)
+	size("Lua.MaxMemory", m.Lua.MaxMemory, "", &l.LuaMaxMemory)
+	dur("Lua.MaxRunTime", m.Lua.MaxRunTime, def.Lua.MaxRunTime, &l.LuaMaxRunTime)
+	dur("HTTP.ReadTimeout", m.HTTP.ReadTimeout, def.HTTP.ReadTimeout, &l.ReadTimeout)
+	dur("HTTP.WriteTimeout", m.HTTP.WriteTimeout, def.HTTP.WriteTimeout, &l.WriteTimeout)
+	dur("HTTP.IdleTimeout", m.HTTP.IdleTimeout, def.HTTP.IdleTimeout, &l.IdleTimeout)
+	dur("HTTP.HandlerTimeout", m.HTTP.HandlerTimeout, def.HTTP.HandlerTimeout, &l.HandlerTimeout)
+	return l, errors.Join(errs...)
 }
 
 // DefaultModules returns the Modules section init writes.

@@ -168,6 +168,9 @@ func (n *Node) replaceLocked(doc map[string]any) error {
 		}
 		return fmt.Errorf("failure to decode config: %w", err)
 	}
+	if err := CheckConfigValues(cfg); err != nil {
+		return fmt.Errorf("failure to decode config: %w", err)
+	}
 	if cfg.Identity.PeerID != n.PeerID.String() {
 		return fmt.Errorf("Identity.PeerID %s does not match the node's private key (%s)", cfg.Identity.PeerID, n.PeerID)
 	}

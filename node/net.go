@@ -117,13 +117,9 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 	if err != nil {
 		return err
 	}
-	var boot []peer.AddrInfo
-	for _, s := range expandAuto(cfg.Bootstrap, DefaultBootstrap) {
-		ai, err := parseBootstrap(s)
-		if err != nil {
-			return fmt.Errorf("config Bootstrap: %w", err)
-		}
-		boot = append(boot, ai)
+	boot, err := bootstrapPeers(cfg.Bootstrap)
+	if err != nil {
+		return err
 	}
 
 	// Resource manager: libp2p's scaled defaults, then our system caps.
@@ -380,6 +376,19 @@ func expandAuto(list, defaults []string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// bootstrapPeers parses the Bootstrap list ("auto" is Kubo's defaults).
+func bootstrapPeers(list []string) ([]peer.AddrInfo, error) {
+	var boot []peer.AddrInfo
+	for _, s := range expandAuto(list, DefaultBootstrap) {
+		ai, err := parseBootstrap(s)
+		if err != nil {
+			return nil, fmt.Errorf("config Bootstrap: %w", err)
+		}
+		boot = append(boot, ai)
+	}
+	return boot, nil
 }
 
 // parseBootstrap parses a /.../p2p/<id> address.

@@ -65,13 +65,19 @@ type topicRef struct {
 	refs int
 }
 
-// startPubSub starts the router from the config.
-func startPubSub(ctx context.Context, h host.Host, cfg PubsubConfig, queueBytes int) (*PubSub, error) {
+// seenMessages reads SeenMessagesTTL and SeenMessagesStrategy, and checks
+// Router.
+func (cfg PubsubConfig) seenMessages() (time.Duration, timecache.Strategy, error) {
+	switch cfg.Router {
+	case "", "gossipsub", "floodsub":
+	default:
+		return 0, 0, fmt.Errorf("unknown pubsub router %s", cfg.Router)
+	}
 	ttl := pubsub.TimeCacheDuration
 	if cfg.SeenMessagesTTL != nil && *cfg.SeenMessagesTTL != "" {
 		d, err := time.ParseDuration(*cfg.SeenMessagesTTL)
 		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("config Pubsub.SeenMessagesTTL %q: want a positive duration", *cfg.SeenMessagesTTL)
+			return 0, 0, fmt.Errorf("config Pubsub.SeenMessagesTTL %q: want a positive duration", *cfg.SeenMessagesTTL)
 		}
 		ttl = d
 	}
@@ -82,8 +88,17 @@ func startPubSub(ctx context.Context, h host.Host, cfg PubsubConfig, queueBytes 
 		case "first-seen":
 			strategy = timecache.Strategy_FirstSeen
 		default:
-			return nil, fmt.Errorf("unsupported Pubsub.SeenMessagesStrategy %q", *cfg.SeenMessagesStrategy)
+			return 0, 0, fmt.Errorf("unsupported Pubsub.SeenMessagesStrategy %q", *cfg.SeenMessagesStrategy)
 		}
+	}
+	return ttl, strategy, nil
+}
+
+// startPubSub starts the router from the config.
+func startPubSub(ctx context.Context, h host.Host, cfg PubsubConfig, queueBytes int) (*PubSub, error) {
+	ttl, strategy, err := cfg.seenMessages()
+	if err != nil {
+		return nil, err
 	}
 	seqnos := &seqnoStore{m: map[peer.ID][]byte{}}
 	opts := []pubsub.Option{
@@ -107,7 +122,6 @@ func startPubSub(ctx context.Context, h host.Host, cfg PubsubConfig, queueBytes 
 		pubsub.WithPeerOutboundQueueSize(pubsubBurst),
 	}
 	p := &PubSub{QueueBytes: queueBytes, ctx: ctx, seqnos: seqnos, topics: map[string]*topicRef{}}
-	var err error
 	switch cfg.Router {
 	case "", "gossipsub":
 		p.Router = "gossipsub"

@@ -356,16 +356,14 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	if err := checkStorage(dir, cfg, lim != nil, stderr); err != nil {
 		return err
 	}
-	var apiAddrs []ma.Multiaddr
-	for _, a := range cfg.Addresses.API {
-		m, err := ma.NewMultiaddr(a)
-		if err != nil {
-			return fmt.Errorf("config Addresses.API %q: %w", a, err)
-		}
+	apiAddrs, err := node.ParseAddrs("Addresses.API", cfg.Addresses.API)
+	if err != nil {
+		return err
+	}
+	for _, m := range apiAddrs {
 		if err := checkAPIExposure(m, cfg.API); err != nil {
 			return err
 		}
-		apiAddrs = append(apiAddrs, m)
 	}
 	if len(apiAddrs) == 0 {
 		return errors.New("config Addresses.API is empty: nothing to serve the RPC on")
@@ -582,13 +580,9 @@ func checkAPIExposure(m ma.Multiaddr, api node.APIConfig) error {
 // or above Datastore.StorageGCWatermark percent of StorageMax.
 func startAutoGC(ctx context.Context, n *node.Node, log io.Writer) error {
 	cfg := n.Config().Datastore
-	period := time.Hour
-	if cfg.GCPeriod != "" {
-		d, err := time.ParseDuration(cfg.GCPeriod)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("config Datastore.GCPeriod %q: want a positive duration", cfg.GCPeriod)
-		}
-		period = d
+	period, err := cfg.GCInterval()
+	if err != nil {
+		return err
 	}
 	max := n.StorageMax()
 	if max == 0 {
