@@ -157,13 +157,10 @@ func (v *View) Repo(ctx context.Context) (modapi.RepoStat, error) {
 		return modapi.RepoStat{}, err
 	}
 	// UsedBytes is the figure StorageMax bounds (Node.Usage), not the
-	// store file's allocated size.
-	used, err := v.n.Usage()
-	if err != nil {
-		return modapi.RepoStat{}, err
-	}
-	rs := modapi.RepoStat{UsedBytes: int64(used), BlockBytes: int64(st.BlockBytes), NumBlocks: int64(st.NumBlocks),
-		StorageMax: int64(v.n.StorageMax())}
+	// store file's allocated size; the figures are the metrics' (Vitals).
+	vt := v.n.Vitals()
+	rs := modapi.RepoStat{UsedBytes: int64(vt.StorageUsed), BlockBytes: int64(st.BlockBytes), NumBlocks: int64(st.NumBlocks),
+		StorageMax: int64(vt.StorageMax), WrittenBytes: int64(vt.Written), LifetimeWrittenBytes: int64(vt.WrittenTotal)}
 	rs.Pins, err = v.n.PinCount(ctx)
 	return rs, err
 }
@@ -179,6 +176,13 @@ func (v *View) Bandwidth() []modapi.BandwidthSample {
 		out = append(out, modapi.BandwidthSample{Time: s.Time, BytesIn: s.BytesIn, BytesOut: s.BytesOut})
 	}
 	return out
+}
+
+// Memory implements modapi.NodeView: the metrics' figures (Vitals).
+func (v *View) Memory() modapi.MemoryStat {
+	vt := v.n.Vitals()
+	h, _ := vt.Headroom()
+	return modapi.MemoryStat{Budget: int64(vt.MemoryBudget), Used: int64(vt.MemoryUsed), Headroom: h}
 }
 
 // Networking implements modapi.NodeView.

@@ -61,39 +61,70 @@ func (nodeCollector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
+// Vitals are the node's storage, flash wear and memory figures, read at
+// once: the one source of the metrics above and of the status app.
+type Vitals struct {
+	StorageUsed  uint64 // what StorageMax bounds (Usage)
+	StorageMax   uint64 // 0: no cap
+	BlockBytes   uint64 // sum of the stored blocks' sizes
+	Written      uint64 // bytes written to the store file since the daemon started
+	WrittenTotal uint64 // the same over the store file's life
+	GC           GCStats
+	WriteQueue   uint64 // bytes of blocks queued for the store's writer
+	MemoryBudget uint64 // Budget.MemoryMiB in bytes; 0: no budget
+	GoMemLimit   int64  // GOMEMLIMIT
+	MemoryUsed   uint64 // what the Go runtime holds from the system
+}
+
+// Headroom is the budget less the memory used (negative: over budget);
+// ok is false without a budget.
+func (v Vitals) Headroom() (headroom int64, ok bool) {
+	if v.MemoryBudget == 0 {
+		return 0, false
+	}
+	return int64(v.MemoryBudget) - int64(v.MemoryUsed), true
+}
+
+// Vitals reads the node's figures.
+func (n *Node) Vitals() Vitals {
+	used, _ := n.Usage() // never fails
+	w := n.Store.Writes()
+	return Vitals{
+		StorageUsed: used, StorageMax: n.StorageMax(), BlockBytes: n.Store.BlockBytes(),
+		Written: w.SinceOpen, WrittenTotal: w.Total, GC: n.GCStats(), WriteQueue: n.Store.PendingBytes(),
+		MemoryBudget: uint64(max(n.Config().Budget.MemoryMiB, 0)) << 20,
+		GoMemLimit:   debug.SetMemoryLimit(-1),
+		MemoryUsed:   goMemoryUsed(),
+	}
+}
+
 // Collect implements prometheus.Collector.
 func (c nodeCollector) Collect(ch chan<- prometheus.Metric) {
-	n := c.n
+	v := c.n.Vitals()
 	gauge := func(d *prometheus.Desc, v float64) { ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v) }
 	counter := func(d *prometheus.Desc, v float64) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v)
 	}
-	if used, err := n.Usage(); err == nil {
-		gauge(mStorageUsed, float64(used))
-	}
-	gauge(mStorageMax, float64(n.StorageMax()))
-	gauge(mStorageBlocks, float64(n.Store.BlockBytes()))
-	w := n.Store.Writes()
-	counter(mWritten, float64(w.SinceOpen))
-	counter(mWrittenLife, float64(w.Total))
-	gc := n.GCStats()
-	counter(mGCRuns, float64(gc.Runs))
-	counter(mGCFreed, float64(gc.FreedBytes))
-	gauge(mQueue, float64(n.Store.PendingBytes()))
-	budget := float64(n.Config().Budget.MemoryMiB) * (1 << 20)
-	gauge(mBudget, budget)
-	gauge(mGoLimit, float64(debug.SetMemoryLimit(-1)))
-	used := goMemoryUsed()
-	gauge(mMemoryUsed, used)
-	if budget > 0 {
-		gauge(mMemoryHeadroom, budget-used)
+	gauge(mStorageUsed, float64(v.StorageUsed))
+	gauge(mStorageMax, float64(v.StorageMax))
+	gauge(mStorageBlocks, float64(v.BlockBytes))
+	counter(mWritten, float64(v.Written))
+	counter(mWrittenLife, float64(v.WrittenTotal))
+	counter(mGCRuns, float64(v.GC.Runs))
+	counter(mGCFreed, float64(v.GC.FreedBytes))
+	gauge(mQueue, float64(v.WriteQueue))
+	gauge(mBudget, float64(v.MemoryBudget))
+	gauge(mGoLimit, float64(v.GoMemLimit))
+	gauge(mMemoryUsed, float64(v.MemoryUsed))
+	if h, ok := v.Headroom(); ok {
+		gauge(mMemoryHeadroom, float64(h))
 	}
 }
 
 // goMemoryUsed is what the runtime has mapped less what it returned to the
 // system: the memory GOMEMLIMIT governs, read without stopping the world.
-func goMemoryUsed() float64 {
+func goMemoryUsed() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
-	return float64(s[0].Value.Uint64() - s[1].Value.Uint64())
+	return s[0].Value.Uint64() - s[1].Value.Uint64()
 }

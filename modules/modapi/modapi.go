@@ -41,6 +41,8 @@ type NodeView interface {
 	Bandwidth() []BandwidthSample
 	// Networking reports whether the node has a network layer at all.
 	Networking() bool
+	// Memory reports the memory budget and what the node holds of it.
+	Memory() MemoryStat
 }
 
 // Entry is a resolved UnixFS node.
@@ -51,13 +53,25 @@ type Entry struct {
 	Size  int64 // file size; 0 for directories
 }
 
-// RepoStat is the storage use the status app shows.
+// RepoStat is the storage use and flash wear the status app shows (the
+// figures of the node's metrics, node.Vitals).
 type RepoStat struct {
 	UsedBytes  int64 // what Datastore.StorageMax counts (node.Usage)
 	BlockBytes int64 // sum of block sizes
 	NumBlocks  int64
 	StorageMax int64 // 0: not set
 	Pins       int   // recursive + direct pins
+	// WrittenBytes is what the store wrote to its file since the daemon
+	// started, LifetimeWrittenBytes over the file's life (flash wear).
+	WrittenBytes, LifetimeWrittenBytes int64
+}
+
+// MemoryStat is the memory budget (Budget.MemoryMiB) and the memory the
+// Go runtime holds from the system (node.Vitals).
+type MemoryStat struct {
+	Budget   int64 // 0: no budget
+	Used     int64
+	Headroom int64 // Budget less Used (negative: over); 0 without a budget
 }
 
 // BandwidthSample is the traffic of one minute.

@@ -297,6 +297,18 @@ func TestStatus_Browser_PhoneLayoutAndChart(t *testing.T) {
 		t.Skip("chromium not found (install it with scripts/install-test-deps.sh, or set CAIRN_CHROMIUM)")
 	}
 	n := testutil.MustOpenNode(t)
+	// A memory budget and some stored data, so that the wear and memory
+	// figures are not zero.
+	if err := n.UpdateConfig(func(doc map[string]any) error { return node.SetKeyExact(doc, "Budget.MemoryMiB", 512) }); err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, 4<<20) // no two chunks alike: 4 MiB written
+	for i := range data {
+		data[i] = byte(i*7 + i>>12)
+	}
+	if _, err := modules.ViewOf(n).Add(context.Background(), "photo.jpg", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
 	cfg := node.DefaultModules()
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
 	h, err := modules.Start(context.Background(), busyView{modules.ViewOf(n)}, cfg, modules.Options{Repo: n.Repo, Version: "test", Log: slog.New(slog.DiscardHandler)})
@@ -336,6 +348,12 @@ func TestStatus_Browser_PhoneLayoutAndChart(t *testing.T) {
 		}
 		if peers := c.eval(`document.getElementById('peers-word').textContent`); peers != "peers" {
 			t.Errorf("3 peers worded %v", peers)
+		}
+		if mem := fmt.Sprint(c.eval(`document.getElementById('memory').textContent`)); !strings.Contains(mem, "of the 512.0 MiB memory budget") {
+			t.Errorf("%dx%d: memory line %q", vp.w, vp.h, mem)
+		}
+		if w := fmt.Sprint(c.eval(`document.getElementById('written').textContent`)); !strings.HasSuffix(w, "MiB") {
+			t.Errorf("%dx%d: written since start %q after adding 4 MiB", vp.w, vp.h, w)
 		}
 		shot := c.call("Page.captureScreenshot", map[string]any{"format": "png"})
 		png, err := base64.StdEncoding.DecodeString(shot["data"].(string))

@@ -1,6 +1,8 @@
 // Package status is the built-in module http_status: a server-rendered
 // page at /status with the node's identity, peers, repo use against
-// StorageMax, pins, a bandwidth chart of the last hour (inline SVG) and an
+// StorageMax, pins, flash wear (bytes written since start and over the
+// store's life) and memory against the budget (node.Vitals, the metrics'
+// source), a bandwidth chart of the last hour (inline SVG) and an
 // upload form that adds a file and shows its CID. No JavaScript.
 //
 // The upload streams the multipart body into the node's adder (the app

@@ -19,6 +19,8 @@ type pageData struct {
 	Repo       modapi.RepoStat
 	RepoErr    string
 	UsedPct    float64
+	Memory     modapi.MemoryStat
+	MemPct     float64
 	Chart      template.HTML
 	Added      *added
 	IPFSBase   string // base path of the http_ipfs app, "" if not mounted
@@ -37,6 +39,10 @@ func (m *Module) render(ev *httpapp.Event, res *added) any {
 	d.Repo = rs
 	if rs.StorageMax > 0 {
 		d.UsedPct = min(100, float64(rs.UsedBytes)*100/float64(rs.StorageMax))
+	}
+	d.Memory = m.ctx.Node.Memory()
+	if d.Memory.Budget > 0 {
+		d.MemPct = min(100, float64(d.Memory.Used)*100/float64(d.Memory.Budget))
 	}
 	d.Chart = chart(m.ctx.Node.Bandwidth(), time.Now())
 	if m.ctx.AppsFunc != nil {
@@ -133,6 +139,7 @@ func short(n float64) string {
 
 var pageTmpl = template.Must(template.New("status").Funcs(template.FuncMap{
 	"bytes": func(n int64) string { return short(float64(n)) },
+	"neg":   func(n int64) int64 { return -n },
 	"pct":   func(f float64) string { return fmt.Sprintf("%.1f", f) },
 	"word": func(n any, one, many string) string {
 		var v int64
@@ -183,6 +190,14 @@ footer{color:#888;font-size:.8em;text-align:center;padding:10px}
 <section><h2>Repo</h2>{{if .RepoErr}}<p>{{.RepoErr}}</p>{{end}}
 <p id="repo-use">{{bytes .Repo.UsedBytes}} used{{if .Repo.StorageMax}} of {{bytes .Repo.StorageMax}} (StorageMax), {{pct .UsedPct}}%{{end}}</p>
 {{if .Repo.StorageMax}}<div class="bar"><div style="width:{{pct .UsedPct}}%"></div></div>{{end}}</section>
+<section id="vitals"><h2>Flash wear and memory</h2><div class="stats">
+<div class="stat"><b id="written">{{bytes .Repo.WrittenBytes}}</b>written to the store since start</div>
+<div class="stat"><b id="written-life">{{bytes .Repo.LifetimeWrittenBytes}}</b>written over the store's life</div>
+</div>
+{{if .Memory.Budget}}<p id="memory">{{bytes .Memory.Used}} used of the {{bytes .Memory.Budget}} memory budget, {{if ge .Memory.Headroom 0}}{{bytes .Memory.Headroom}} headroom{{else}}{{bytes (neg .Memory.Headroom)}} over it{{end}}</p>
+<div class="bar"><div style="width:{{pct .MemPct}}%"></div></div>
+{{else}}<p id="memory">{{bytes .Memory.Used}} held by the Go runtime; no memory budget (Budget.MemoryMiB)</p>{{end}}
+<p class="note">The figures of <code>/debug/metrics/prometheus</code> on the RPC port (<code>cairn_store_*written_bytes_total</code>, <code>cairn_memory_*</code>).</p></section>
 <section><h2>Bandwidth, last hour</h2>{{.Chart}}
 <p class="legend"><span style="background:#2a7ae2"></span>in<span style="background:#e2892a"></span>out</p></section>
 <section><h2>Add a file</h2>

@@ -1,6 +1,7 @@
 package status_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -91,5 +92,65 @@ func TestStatus_Chart_LabelsInside(t *testing.T) {
 	}
 	if strings.Contains(svg, `width="600"`) {
 		t.Error("the chart has a fixed pixel width; it must scale to a phone's screen")
+	}
+}
+
+// Ensure the page shows the flash wear and memory figures of the node's
+// metrics (node.Vitals): bytes written since start and over the store's
+// life, and the memory budget with its headroom; without a budget it
+// says there is none.
+func TestStatus_Page_WearAndMemoryBudget(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	cfg := node.DefaultModules()
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	page := func() string {
+		resp, err := http.Get(h.Listeners()[0].URL() + "/status/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if got := regexp.MustCompile(`<p id="memory">[^<]*`).FindString(page()); !strings.Contains(got, "no memory budget (Budget.MemoryMiB)") {
+		t.Errorf("without a budget: %q", got)
+	}
+
+	if _, err := modules.ViewOf(n).Add(context.Background(), "wear.bin", bytes.NewReader(bytes.Repeat([]byte("flash"), 200_000))); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.UpdateConfig(func(doc map[string]any) error { return node.SetKeyExact(doc, "Budget.MemoryMiB", 256) }); err != nil {
+		t.Fatal(err)
+	}
+	got := page()
+	v := n.Vitals()
+	if v.Written < 1_000_000 || v.WrittenTotal < v.Written {
+		t.Fatalf("vitals after adding 1 MB: written %d, lifetime %d", v.Written, v.WrittenTotal)
+	}
+	for _, want := range []string{
+		`<b id="written">` + status.Short(float64(v.Written)) + `</b>written to the store since start`,
+		`<b id="written-life">` + status.Short(float64(v.WrittenTotal)) + `</b>written over the store's life`,
+		` used of the 256.0 MiB memory budget, `,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("page lacks %q: %s", want, regexp.MustCompile(`(?s)<section id="vitals">.*?</section>`).FindString(got))
+		}
+	}
+	// Used and headroom add up to the budget (both read in one go).
+	m := regexp.MustCompile(`<p id="memory">([0-9.]+) (B|KiB|MiB) used of the 256.0 MiB memory budget, ([0-9.]+) (B|KiB|MiB) headroom</p>`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("memory line: %s", regexp.MustCompile(`<p id="memory">[^<]*`).FindString(got))
+	}
+	mib := func(v, unit string) float64 {
+		f, _ := strconv.ParseFloat(v, 64)
+		return f * map[string]float64{"B": 1.0 / (1 << 20), "KiB": 1.0 / 1024, "MiB": 1}[unit]
+	}
+	if sum := mib(m[1], m[2]) + mib(m[3], m[4]); sum < 255.8 || sum > 256.2 {
+		t.Errorf("used %s %s + headroom %s %s = %.1f MiB, want the 256 MiB budget", m[1], m[2], m[3], m[4], sum)
 	}
 }
