@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-race test-slow fuzz conformance interop test-fleet bench bench-slowloris bench-names soak fmt lint clean \
+.PHONY: build run test test-race test-slow fuzz conformance interop test-fleet bench bench-slowloris bench-names bench-p2p soak fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board vm-bench board-check
 
 build:
@@ -148,6 +148,12 @@ install-test:
 # profile's budget (cgroup v2 or v1; root): add and cat 1 GiB, medians of 3.
 # Keys and IPNS names on the pi-zero-2w budget, in a memory cgroup of it
 # (root): 1,000 keys generated, published, resolved twice; RssAnon sampled.
+# p2p forwarding between two daemons against direct loopback TCP
+# (scripts/netbench -p2p; docs/p2p.md).
+bench-p2p: build
+	$(GO) build -o bin/netbench ./scripts/netbench
+	bin/netbench -p2p -bin $(BIN) $(BENCH_ARGS)
+
 bench-names: build
 	$(GO) build -o bin/namesbench ./scripts/namesbench
 	bin/namesbench -bin $(BIN) $(BENCH_ARGS)

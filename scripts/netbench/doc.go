@@ -7,4 +7,13 @@
 // no mDNS). Exit status 1 if the peak passes the budget.
 //
 //	go run ./scripts/netbench [-size 256] [-peers 50] [-budget 256] [-bin bin/cairn]
+//
+// With -p2p it measures p2p forwarding instead (make bench-p2p): a TCP
+// echo server behind p2p/listen on B, reached through p2p/forward on A
+// (both daemons with Experimental.Libp2pStreamMounting), -size MiB sent
+// and echoed back at once, -runs times, each run beside a direct
+// loopback connection to the same echo server; it prints the medians,
+// their ratio and the daemons' peak RssAnon.
+//
+//	go run ./scripts/netbench -p2p [-size 256] [-runs 3] [-bin bin/cairn]
 package main

@@ -29,7 +29,16 @@ func main() {
 	peers := flag.Int("peers", 50, "extra peers connected to the receiving daemon")
 	budget := flag.Int("budget", 256, "Budget.MemoryMiB of the receiving daemon")
 	bin := flag.String("bin", "bin/cairn", "cairn binary")
+	p2p := flag.Bool("p2p", false, "measure p2p forwarding (a TCP echo through p2p forward/listen) against direct loopback TCP instead")
+	runs := flag.Int("runs", 3, "runs of the -p2p mode")
 	flag.Parse()
+	if *p2p {
+		if err := runP2P(*bin, int64(*sizeMiB)<<20, *runs); err != nil {
+			fmt.Fprintln(os.Stderr, "netbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ok, err := run(*bin, int64(*sizeMiB)<<20, *peers, *budget)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "netbench:", err)
