@@ -162,8 +162,13 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 		var once sync.Once
 		logged = func() { once.Do(func() { s.Env.Requests.finish(entry) }) }
 	}
+	kind := cmd.Output
+	if cmd.OutputFor != nil {
+		kind = cmd.OutputFor(req)
+	}
 	em := newHTTPEmitter(cmd, enc)
 	em.req = req
+	em.single = kind == OutSingle
 	go func() {
 		var err error
 		defer func() {
@@ -179,10 +184,6 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 		}
 	}()
 	<-em.first
-	kind := cmd.Output
-	if cmd.OutputFor != nil {
-		kind = cmd.OutputFor(req)
-	}
 	if !em.started {
 		defer logged()
 		// Finished without output.
@@ -203,6 +204,16 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 	}
 	if em.isBytes {
 		kind = OutBytes
+	}
+	if b := em.held(); b != nil {
+		// A single value, whole in memory, the command done: the
+		// answer keeps its chunked framing and trailer and goes out
+		// in one write.
+		defer logged()
+		s.preamble(ctx, kind, enc, req)
+		s.contentLength(ctx, em)
+		ctx.Response.SetBodyStream(&heldBody{b: b, err: em.err, ctx: ctx, cork: corkOf(ctx.Conn())}, -1)
+		return
 	}
 	s.preamble(ctx, kind, enc, req)
 	// A stream's headers go out at once: a client learns that its
@@ -226,7 +237,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 		<-em.done
 		pipe.CloseWrite()
 	}()
-	ctx.Response.SetBodyStream(&bodyReader{pipe: pipe, em: em, ctx: ctx, stop: cancel, logged: logged}, -1)
+	ctx.Response.SetBodyStream(&bodyReader{pipe: pipe, em: em, ctx: ctx, stop: cancel, logged: logged, cork: corkOf(ctx.Conn())}, -1)
 	cancel = nil // the body reader owns the context now
 }
 
@@ -258,17 +269,61 @@ type bodyReader struct {
 	ctx    *fasthttp.RequestCtx
 	stop   context.CancelFunc
 	logged func() // marks the request's log entry finished
+	cork   *corkConn
 	once   sync.Once
 }
 
+// heldBody hands fasthttp an answer that is whole in memory.
+type heldBody struct {
+	b    []byte
+	err  error // the command's, sent as the trailer
+	ctx  *fasthttp.RequestCtx
+	cork *corkConn
+}
+
+func (h *heldBody) Read(p []byte) (int, error) {
+	if h.cork != nil {
+		h.cork.Cork() // headers, chunks and the last chunk wait for Close
+	}
+	if len(h.b) == 0 {
+		streamError(h.ctx, h.err)
+		return 0, io.EOF
+	}
+	n := copy(p, h.b)
+	h.b = h.b[n:]
+	return n, nil
+}
+
+func (h *heldBody) Close() error {
+	if h.cork != nil {
+		h.cork.Uncork() // all goes with fasthttp's last write
+	}
+	return nil
+}
+
+// streamError sets the X-Stream-Error trailer for a command's error after
+// output (none when the client went away).
+func streamError(ctx *fasthttp.RequestCtx, err error) {
+	if err != nil && !errors.Is(err, ErrClientGone) {
+		msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(err.Error())
+		ctx.Response.Header.Set("X-Stream-Error", msg)
+	}
+}
+
 func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.cork != nil {
+		// fasthttp writes each read as a chunk and flushes it: the
+		// connection holds those while more output is ready, and
+		// sends them before waiting for the command.
+		if !b.pipe.ready() {
+			_ = b.cork.Flush() // an error comes back on fasthttp's next write
+		}
+		defer b.cork.Cork()
+	}
 	n, err := b.pipe.Read(p)
 	if err == io.EOF {
 		<-b.em.done
-		if e := b.em.err; e != nil && !errors.Is(e, ErrClientGone) {
-			msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(e.Error())
-			b.ctx.Response.Header.Set("X-Stream-Error", msg)
-		}
+		streamError(b.ctx, b.em.err)
 	}
 	return n, err
 }
@@ -277,6 +332,9 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 // it stops the command.
 func (b *bodyReader) Close() error {
 	b.once.Do(func() {
+		if b.cork != nil {
+			b.cork.Uncork() // the rest goes with fasthttp's last write
+		}
 		b.pipe.CloseRead()
 		b.stop()
 		b.logged()

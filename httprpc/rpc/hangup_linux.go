@@ -28,27 +28,35 @@ func watchHangup(c net.Conn, cancel context.CancelFunc) (stop func()) {
 	if err != nil {
 		return func() {}
 	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(hangupEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			gone := false
-			err := rc.Control(func(fd uintptr) {
-				p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
-				n, err := unix.Poll(p, 0)
-				gone = err == nil && n > 0 && p[0].Revents&(unix.POLLRDHUP|unix.POLLHUP|unix.POLLERR) != 0
-			})
-			if err != nil || gone {
-				cancel()
-				return
-			}
+	// A timer rather than a goroutine: most commands end before the
+	// first check, and then cost one timer, not a goroutine and a ticker.
+	var mu sync.Mutex
+	stopped := false
+	var t *time.Timer
+	check := func() {
+		gone := false
+		err := rc.Control(func(fd uintptr) {
+			p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+			n, err := unix.Poll(p, 0)
+			gone = err == nil && n > 0 && p[0].Revents&(unix.POLLRDHUP|unix.POLLHUP|unix.POLLERR) != 0
+		})
+		if err != nil || gone {
+			cancel()
+			return
 		}
-	}()
-	return sync.OnceFunc(func() { close(done) })
+		mu.Lock()
+		if !stopped {
+			t.Reset(hangupEvery)
+		}
+		mu.Unlock()
+	}
+	mu.Lock()
+	t = time.AfterFunc(hangupEvery, check)
+	mu.Unlock()
+	return func() {
+		mu.Lock()
+		stopped = true
+		t.Stop()
+		mu.Unlock()
+	}
 }

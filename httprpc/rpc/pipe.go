@@ -6,6 +6,7 @@ package rpc
 import (
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // chunkPipe carries copies of written slices through a bounded channel:
@@ -21,6 +22,7 @@ type chunkPipe struct {
 	done   chan struct{} // closed by CloseRead
 	once   sync.Once
 	wclose sync.Once
+	ended  atomic.Bool // CloseWrite was called
 }
 
 func newChunkPipe(depth int) *chunkPipe {
@@ -51,7 +53,18 @@ func (p *chunkPipe) Write(b []byte) (int, error) {
 }
 
 // CloseWrite ends the stream: the reader gets io.EOF after the queue.
-func (p *chunkPipe) CloseWrite() { p.wclose.Do(func() { close(p.ch) }) }
+func (p *chunkPipe) CloseWrite() {
+	p.wclose.Do(func() {
+		p.ended.Store(true)
+		close(p.ch)
+	})
+}
+
+// ready tells whether Read would return at once (bytes or the end)
+// rather than wait for the writer.
+func (p *chunkPipe) ready() bool {
+	return len(p.cur) > 0 || len(p.ch) > 0 || p.ended.Load()
+}
 
 // CloseRead makes pending and later writes fail.
 func (p *chunkPipe) CloseRead() { p.once.Do(func() { close(p.done) }) }

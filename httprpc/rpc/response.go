@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"io"
 	"sync"
 
 	"github.com/valyala/fasthttp"
@@ -30,7 +31,8 @@ type httpEmitter struct {
 	attach chan *bufio.Writer
 	done   chan struct{} // closed when the command has finished
 
-	w        *bufio.Writer
+	w        outWriter
+	mem      *memOut // a single value's answer, held until the end
 	started  bool
 	finished bool
 	isBytes  bool
@@ -56,21 +58,97 @@ func newHTTPEmitter(cmd *Command, enc string) *httpEmitter {
 
 func (e *httpEmitter) signalFirst() { e.once.Do(func() { close(e.first) }) }
 
-// start blocks until the handler attached the stream writer.
+// outWriter is where output goes: the response's stream writer, or the
+// memory of a single value's answer.
+type outWriter interface {
+	io.Writer
+	Flush() error
+}
+
+// start begins the output: a single value is kept in memory (memOut);
+// other output blocks until the handler attached the stream writer.
 func (e *httpEmitter) start(isBytes bool) error {
 	if e.started {
 		return nil
 	}
 	e.started = true
 	e.isBytes = isBytes
+	if e.single && !isBytes {
+		e.mem = &memOut{e: e}
+		e.w = e.mem
+		return nil
+	}
+	w, err := e.stream()
+	if err != nil {
+		return err
+	}
+	e.w = w
+	return nil
+}
+
+// stream reports the first output to the handler and waits for the
+// response's stream writer.
+func (e *httpEmitter) stream() (*bufio.Writer, error) {
 	e.signalFirst()
 	w, ok := <-e.attach
 	if !ok || w == nil {
 		e.gone = true
-		return ErrClientGone
+		return nil, ErrClientGone
 	}
-	e.w = w
-	return nil
+	return w, nil
+}
+
+// smallAnswer is how much of a single value's answer is kept in memory:
+// the whole answer then goes out at the end in one write, headers and
+// chunked framing included. A larger one is streamed as it is written.
+const smallAnswer = 32 << 10
+
+// memOut holds a single value's answer until the command ends, or until
+// it passes smallAnswer bytes, when it moves them to the stream.
+type memOut struct {
+	e       *httpEmitter
+	buf     []byte
+	out     *bufio.Writer // the stream, once spilled
+	spilled bool          // set before the handler hears of the output
+}
+
+func (m *memOut) Write(p []byte) (int, error) {
+	if !m.spilled {
+		if len(m.buf)+len(p) <= smallAnswer {
+			m.buf = append(m.buf, p...)
+			return len(p), nil
+		}
+		m.spilled = true
+		w, err := m.e.stream()
+		if err != nil {
+			return 0, err
+		}
+		m.out = w
+		if _, err := w.Write(m.buf); err != nil {
+			return 0, err
+		}
+		m.buf = nil
+	}
+	if m.out == nil {
+		return 0, ErrClientGone
+	}
+	return m.out.Write(p)
+}
+
+func (m *memOut) Flush() error {
+	if m.out == nil {
+		return nil
+	}
+	return m.out.Flush()
+}
+
+// held is the whole answer when it stayed in memory (nil otherwise). The
+// handler calls it after first, once the command has finished.
+func (e *httpEmitter) held() []byte {
+	if e.mem == nil || e.mem.spilled {
+		return nil
+	}
+	return e.mem.buf
 }
 
 // StartStream sends the answer's headers now, before any value

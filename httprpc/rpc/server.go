@@ -171,7 +171,7 @@ func (s *Server) Serve(l net.Listener) error {
 	s.mu.Lock()
 	s.listeners = append(s.listeners, l)
 	s.mu.Unlock()
-	err := s.srv.Serve(s.guard.Listener(l))
+	err := s.srv.Serve(s.guard.Listener(corkListener{l}))
 	if s.ctx.Err() != nil || s.refusing.Load() {
 		return nil
 	}

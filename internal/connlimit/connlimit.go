@@ -230,6 +230,9 @@ func (c *Conn) SyscallConn() (syscall.RawConn, error) {
 	return nil, fmt.Errorf("connlimit: %T has no socket", c.Conn)
 }
 
+// NetConn is the connection c wraps (as tls.Conn's).
+func (c *Conn) NetConn() net.Conn { return c.Conn }
+
 // ReadIdle makes every later read of c (a *Conn; others are left alone)
 // wait at most d for data, until a fixed deadline is set again (a server
 // does, before it waits for the next request). A server calls it when a
