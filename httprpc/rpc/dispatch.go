@@ -169,7 +169,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 	em := newHTTPEmitter(cmd, enc)
 	em.req = req
 	em.single = kind == OutSingle
-	go func() {
+	run := func() {
 		var err error
 		defer func() {
 			if r := recover(); r != nil {
@@ -182,7 +182,13 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 		if mr != nil {
 			drainBody(ctx)
 		}
-	}()
+	}
+	if em.single {
+		// Its answer waits in memory for the end: no goroutine needed.
+		run()
+	} else {
+		go run()
+	}
 	<-em.first
 	if !em.started {
 		defer logged()
@@ -205,7 +211,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 	if em.isBytes {
 		kind = OutBytes
 	}
-	if b := em.held(); b != nil {
+	if b, ok := em.held(); ok {
 		// A single value, whole in memory, the command done: the
 		// answer keeps its chunked framing and trailer and goes out
 		// in one write.

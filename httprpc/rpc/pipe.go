@@ -13,7 +13,9 @@ import (
 // at most depth writes are in flight, which bounds its memory. A buffer
 // the reader has emptied goes back to the writer (free), so a steady
 // stream copies into the same few buffers instead of allocating one per
-// write (a 256 MiB cat was 256 MiB of garbage).
+// write (a 256 MiB cat was 256 MiB of garbage). free holds every buffer
+// that can exist (depth queued, one being read, one being filled), so
+// none is dropped when the writer runs ahead and then waits.
 type chunkPipe struct {
 	ch     chan []byte
 	free   chan []byte // emptied buffers, for Write to reuse
@@ -26,7 +28,7 @@ type chunkPipe struct {
 }
 
 func newChunkPipe(depth int) *chunkPipe {
-	return &chunkPipe{ch: make(chan []byte, depth), free: make(chan []byte, 2), done: make(chan struct{})}
+	return &chunkPipe{ch: make(chan []byte, depth), free: make(chan []byte, depth+2), done: make(chan struct{})}
 }
 
 // Write copies p and queues it; it blocks while the queue is full and

@@ -46,3 +46,38 @@ func TestChunkPipe_ReusesBuffers(t *testing.T) {
 		t.Errorf("bytes out differ: %d against %d", out.Len(), want.Len())
 	}
 }
+
+// A writer that runs ahead of the reader and then falls behind (a
+// stream whose reads from disk and writes to the socket alternate in
+// speed) still reuses its buffers: after warming up, no allocation.
+func TestChunkPipe_ReusesBuffersWhenAhead(t *testing.T) {
+	const depth = 4
+	p := newChunkPipe(depth)
+	chunk := bytes.Repeat([]byte("y"), 256<<10)
+	buf := make([]byte, 4<<10)
+	drain := func() {
+		for n := 0; n < len(chunk); {
+			k, err := p.Read(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += k
+		}
+	}
+	// The writer fills the queue while the reader is in a chunk, then
+	// the reader catches up: every buffer is in use at once.
+	cycle := func() {
+		p.Write(chunk)
+		drain() // the reader holds this one
+		for i := 0; i < depth; i++ {
+			p.Write(chunk)
+		}
+		for i := 0; i < depth; i++ {
+			drain()
+		}
+	}
+	cycle()
+	if a := testing.AllocsPerRun(20, cycle); a != 0 {
+		t.Errorf("%v allocations per cycle, want 0", a)
+	}
+}

@@ -32,7 +32,7 @@ type httpEmitter struct {
 	done   chan struct{} // closed when the command has finished
 
 	w        outWriter
-	mem      *memOut // a single value's answer, held until the end
+	mem      *memOut // a single value's answer (single), held until the end
 	started  bool
 	finished bool
 	isBytes  bool
@@ -41,7 +41,7 @@ type httpEmitter struct {
 	err      error
 	gone     bool
 	mu       sync.Mutex
-	single   bool
+	single   bool // one value: kept in memory, the command run inline
 	nValues  int
 	textDone bool
 }
@@ -52,7 +52,6 @@ func newHTTPEmitter(cmd *Command, enc string) *httpEmitter {
 		first:  make(chan struct{}),
 		attach: make(chan *bufio.Writer, 1),
 		done:   make(chan struct{}),
-		single: cmd.Output == OutSingle,
 	}
 }
 
@@ -65,90 +64,50 @@ type outWriter interface {
 	Flush() error
 }
 
-// start begins the output: a single value is kept in memory (memOut);
-// other output blocks until the handler attached the stream writer.
+// start begins the output. A single value's answer (single) is kept in
+// memory until the command ends; other output blocks until the handler
+// attached the response's stream writer.
 func (e *httpEmitter) start(isBytes bool) error {
 	if e.started {
 		return nil
 	}
 	e.started = true
 	e.isBytes = isBytes
-	if e.single && !isBytes {
-		e.mem = &memOut{e: e}
+	if e.single {
+		e.mem = &memOut{}
 		e.w = e.mem
 		return nil
 	}
-	w, err := e.stream()
-	if err != nil {
-		return err
+	e.signalFirst()
+	w, ok := <-e.attach
+	if !ok || w == nil {
+		e.gone = true
+		return ErrClientGone
 	}
 	e.w = w
 	return nil
 }
 
-// stream reports the first output to the handler and waits for the
-// response's stream writer.
-func (e *httpEmitter) stream() (*bufio.Writer, error) {
-	e.signalFirst()
-	w, ok := <-e.attach
-	if !ok || w == nil {
-		e.gone = true
-		return nil, ErrClientGone
-	}
-	return w, nil
-}
-
-// smallAnswer is how much of a single value's answer is kept in memory:
-// the whole answer then goes out at the end in one write, headers and
-// chunked framing included. A larger one is streamed as it is written.
-const smallAnswer = 32 << 10
-
-// memOut holds a single value's answer until the command ends, or until
-// it passes smallAnswer bytes, when it moves them to the stream.
-type memOut struct {
-	e       *httpEmitter
-	buf     []byte
-	out     *bufio.Writer // the stream, once spilled
-	spilled bool          // set before the handler hears of the output
-}
+// memOut holds a single value's answer. The value is whole in memory
+// already when it is emitted (and json.Marshal encodes it whole), so this
+// bounds nothing less than before; it lets the answer go out in one write
+// and the command run on the handler's goroutine.
+type memOut struct{ buf []byte }
 
 func (m *memOut) Write(p []byte) (int, error) {
-	if !m.spilled {
-		if len(m.buf)+len(p) <= smallAnswer {
-			m.buf = append(m.buf, p...)
-			return len(p), nil
-		}
-		m.spilled = true
-		w, err := m.e.stream()
-		if err != nil {
-			return 0, err
-		}
-		m.out = w
-		if _, err := w.Write(m.buf); err != nil {
-			return 0, err
-		}
-		m.buf = nil
-	}
-	if m.out == nil {
-		return 0, ErrClientGone
-	}
-	return m.out.Write(p)
+	m.buf = append(m.buf, p...)
+	return len(p), nil
 }
 
-func (m *memOut) Flush() error {
-	if m.out == nil {
-		return nil
-	}
-	return m.out.Flush()
-}
+func (m *memOut) Flush() error { return nil }
 
-// held is the whole answer when it stayed in memory (nil otherwise). The
-// handler calls it after first, once the command has finished.
-func (e *httpEmitter) held() []byte {
-	if e.mem == nil || e.mem.spilled {
-		return nil
+// held is the whole answer of a single value and true, once the command
+// has finished, if it wrote one.
+func (e *httpEmitter) held() ([]byte, bool) {
+	if e.mem == nil {
+		return nil, false
 	}
-	return e.mem.buf
+	return e.mem.buf, true
 }
 
 // StartStream sends the answer's headers now, before any value
@@ -156,6 +115,9 @@ func (e *httpEmitter) held() []byte {
 func (e *httpEmitter) StartStream() error {
 	if e.gone {
 		return ErrClientGone
+	}
+	if e.single {
+		return nil // its one answer goes out at the end
 	}
 	return e.start(false)
 }

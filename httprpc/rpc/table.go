@@ -6,6 +6,7 @@ package rpc
 import (
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Table is the command tree built from the declared commands.
@@ -13,6 +14,8 @@ type Table struct {
 	Root *TreeNode
 	// Global options apply to every command.
 	Global []Option
+
+	options sync.Map // path => []Option (OptionsFor), filled on demand
 }
 
 // TreeNode is one path segment of the tree.
@@ -88,8 +91,20 @@ func (t *Table) Commands() []*Command {
 
 // OptionsFor returns the options valid for a command: global ones, then
 // those of each command on its path (options of "files" apply to
-// "files/write").
+// "files/write"). The list is computed once per path and shared: callers
+// must not change its elements (its capacity is its length, so an append
+// copies).
 func (t *Table) OptionsFor(path string) []Option {
+	if o, ok := t.options.Load(path); ok {
+		return o.([]Option)
+	}
+	opts := t.optionsFor(path)
+	opts = opts[:len(opts):len(opts)]
+	t.options.Store(path, opts)
+	return opts
+}
+
+func (t *Table) optionsFor(path string) []Option {
 	opts := append([]Option{}, t.Global...)
 	segs := strings.Split(path, "/")
 	n := t.Root
