@@ -64,6 +64,7 @@ var Families = [][]*Command{
 	resolveCommands,
 	keyCommands,
 	nameCommands,
+	ipnsPubsubCommands,
 }
 
 // DefaultTable is the table the daemon serves and the CLI parses against.

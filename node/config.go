@@ -237,7 +237,8 @@ type IpnsConfig struct {
 	// MaxCacheTTL caps how long a resolved name is cached (null: the
 	// record's TTL).
 	MaxCacheTTL *string `json:",omitempty"`
-	// UsePubsub is Kubo's IPNS over pubsub; cairn has no pubsub yet.
+	// UsePubsub turns IPNS over pubsub on (daemon --enable-namesys-pubsub
+	// too); it starts pubsub as well (ipnsps.go).
 	UsePubsub *bool `json:",omitempty"`
 	// DelegatedPublishers are HTTP publishers (not supported by cairn).
 	DelegatedPublishers []string `json:",omitempty"`

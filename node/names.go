@@ -25,10 +25,8 @@ import (
 	offroute "github.com/ipfs/boxo/routing/offline"
 	ds "github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/namespace"
-	record "github.com/libp2p/go-libp2p-record"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
-	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/libp2p/go-libp2p/core/routing"
 	"github.com/libp2p/go-libp2p/p2p/host/peerstore/pstoremem"
 )
@@ -73,7 +71,8 @@ func (s *nameSys) dropCache() {
 }
 
 // nameRouting stores and finds records: through the DHT while the node is
-// online, in the local DHT store otherwise.
+// online, in the local DHT store otherwise; with IPNS over pubsub on,
+// IPNS records go through pubsub too (ipnsps.go).
 type nameRouting struct {
 	n       *Node
 	offline routing.Routing
@@ -86,16 +85,41 @@ func (r *nameRouting) store() routing.ValueStore {
 	return r.offline
 }
 
+// pubsub is the IPNS-over-pubsub router for key, or nil.
+func (r *nameRouting) pubsub(ctx context.Context, k string) *IpnsPubsub {
+	if nt := r.n.Net; nt != nil && nt.IpnsPubsub != nil && isIpnsKey(k) && !isOffline(ctx) {
+		return nt.IpnsPubsub
+	}
+	return nil
+}
+
 func (r *nameRouting) PutValue(ctx context.Context, k string, v []byte, o ...routing.Option) error {
 	if isOffline(ctx) {
 		return r.offline.PutValue(ctx, k, v, o...)
 	}
-	return r.store().PutValue(ctx, k, v, o...)
+	ps := r.pubsub(ctx, k)
+	if ps == nil {
+		return r.store().PutValue(ctx, k, v, o...)
+	}
+	// Both at once; either one reaching the network is a publish (a
+	// board on a LAN with pubsub peers and no DHT peer publishes).
+	psErr := make(chan error, 1)
+	go func() { psErr <- ps.vs.PutValue(ctx, k, v) }()
+	err := r.store().PutValue(ctx, k, v, o...)
+	if perr := <-psErr; perr == nil || err == nil {
+		return nil
+	}
+	return err
 }
 
 func (r *nameRouting) GetValue(ctx context.Context, k string, o ...routing.Option) ([]byte, error) {
 	if isOffline(ctx) {
 		return r.offline.GetValue(ctx, k, o...)
+	}
+	if ps := r.pubsub(ctx, k); ps != nil {
+		if v, err := ps.vs.GetValue(ctx, k); err == nil {
+			return v, nil
+		}
 	}
 	return r.store().GetValue(ctx, k, o...)
 }
@@ -104,7 +128,18 @@ func (r *nameRouting) SearchValue(ctx context.Context, k string, o ...routing.Op
 	if isOffline(ctx) {
 		return r.offline.SearchValue(ctx, k, o...)
 	}
-	return r.store().SearchValue(ctx, k, o...)
+	ps := r.pubsub(ctx, k)
+	if ps == nil {
+		return r.store().SearchValue(ctx, k, o...)
+	}
+	ctx, stop := context.WithCancel(ctx)
+	pch, perr := ps.vs.SearchValue(ctx, k)
+	dch, err := r.store().SearchValue(ctx, k, o...)
+	if perr != nil && err != nil {
+		stop()
+		return nil, err
+	}
+	return searchBoth(ctx, stop, dch, pch), nil
 }
 
 // names returns the node's name system state and the name system in
@@ -114,11 +149,7 @@ func (n *Node) names() (*nameSys, namesys.NameSystem, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.routing == nil {
-		var ks peerstore.KeyBook = pstoremem.NewKeyBook()
-		validator := record.NamespacedValidator{
-			"pk":   record.PublicKeyValidator{},
-			"ipns": ipns.Validator{KeyBook: ks},
-		}
+		validator := nameValidator(pstoremem.NewKeyBook())
 		dhtStore := namespace.Wrap(n.Store.Datastore(), ds.NewKey("/dht"))
 		s.routing = &nameRouting{n: n, offline: offroute.NewOfflineRouter(dhtStore, validator)}
 	}
@@ -176,7 +207,7 @@ func (n *Node) PublishName(ctx context.Context, p path.Path, o PublishOptions) (
 	if o.TTL != nil && *o.TTL < 0 {
 		return ipns.Name{}, fmt.Errorf("ttl %s: must not be negative", *o.TTL)
 	}
-	online := n.Net != nil && n.Net.DHT != nil && !isOffline(ctx)
+	online := n.namesOnline() && !isOffline(ctx)
 	switch {
 	case o.AllowDelegated:
 		// "auto" stands for Kubo's public publishers, which cairn does not use.
@@ -350,10 +381,17 @@ func (n *Node) SearchName(ctx context.Context, name string, o ResolveOptions, fn
 	return ctx.Err()
 }
 
+// namesOnline says whether names can reach the network: through the
+// DHT or IPNS over pubsub.
+func (n *Node) namesOnline() bool {
+	nt := n.Net
+	return nt != nil && (nt.DHT != nil || nt.IpnsPubsub != nil)
+}
+
 // nameCtx marks ctx offline when the node has no network, so that names
 // resolve from the local store.
 func (n *Node) nameCtx(ctx context.Context) context.Context {
-	if n.Net == nil || n.Net.DHT == nil {
+	if !n.namesOnline() {
 		return OfflineContext(ctx)
 	}
 	return ctx

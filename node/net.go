@@ -60,6 +60,8 @@ type Net struct {
 	// P2P is libp2p stream mounting (p2p.go); Node.P2P checks that it
 	// is enabled.
 	P2P *P2P
+	// IpnsPubsub is nil unless IPNS over pubsub is enabled (ipnsps.go).
+	IpnsPubsub *IpnsPubsub
 	// Peering keeps the peers of Peering.Peers (and swarm/peering/add)
 	// connected, reconnecting with a backoff (5 s doubling to 10 min).
 	Peering *peering.PeeringService
@@ -93,6 +95,9 @@ type NetOptions struct {
 	// Pubsub turns pubsub on whatever Pubsub.Enabled says (daemon
 	// --enable-pubsub-experiment).
 	Pubsub bool
+	// IpnsPubsub turns IPNS over pubsub on whatever Ipns.UsePubsub says
+	// (daemon --enable-namesys-pubsub); it starts pubsub too, as Kubo.
+	IpnsPubsub bool
 }
 
 // Online reports whether the network layer runs.
@@ -227,12 +232,18 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 			return fail(fmt.Errorf("starting mDNS: %w", err))
 		}
 	}
-	if o.Pubsub || (cfg.Pubsub.Enabled != nil && *cfg.Pubsub.Enabled) {
+	ipnsps := o.IpnsPubsub || (cfg.Ipns.UsePubsub != nil && *cfg.Ipns.UsePubsub)
+	if ipnsps || o.Pubsub || (cfg.Pubsub.Enabled != nil && *cfg.Pubsub.Enabled) {
 		if nt.PubSub, err = startPubSub(nctx, capped, cfg.Pubsub, lim.PubsubQueueBytes); err != nil {
 			return fail(err)
 		}
 	}
 	nt.P2P = newP2P(nctx, capped)
+	if ipnsps {
+		if nt.IpnsPubsub, err = startIpnsPubsub(nctx, capped, nt.PubSub); err != nil {
+			return fail(fmt.Errorf("starting IPNS over pubsub: %w", err))
+		}
+	}
 	nt.Peering = peering.NewPeeringService(h)
 	for _, ai := range cfg.Peering.Peers {
 		nt.Peering.AddPeer(ai)
@@ -256,7 +267,7 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		nt.wg.Add(1)
 		go nt.bootstrap(boot)
 	}
-	if nt.DHT != nil {
+	if nt.DHT != nil || nt.IpnsPubsub != nil {
 		nt.wg.Add(1)
 		go func() {
 			defer nt.wg.Done()

@@ -1,7 +1,7 @@
 // republish.go: the IPNS republisher. Every Ipns.RepublishPeriod (4h) the
 // online node signs the record of each of its keys again (the value kept in
 // the local record store, a new lifetime of Ipns.RecordLifetime, 48h, never
-// shorter than the record had) and puts it to the DHT. Keys go one at a
+// shorter than the record had) and puts it to the DHT (and pubsub). Keys go one at a
 // time, at most one per republishGap, so a node with many names does not
 // flood its uplink; a key that fails is retried after
 // republishRetry, the others go on. The records live in the store, so a
@@ -134,7 +134,7 @@ func (n *Node) republishOne(ctx context.Context, s *nameSys, ns namesys.NameSyst
 	if ttl, err := rec.TTL(); err == nil {
 		opts = append(opts, namesys.PublishWithTTL(ttl))
 	}
-	if n.Net == nil || n.Net.DHT == nil {
+	if !n.namesOnline() {
 		ctx = OfflineContext(ctx)
 	}
 	s.pubMu.Lock()

@@ -122,7 +122,6 @@ func TestDaemon_KuboFlags(t *testing.T) {
 		flag, want string
 	}{
 		{"--mount", "Error: mount is not currently supported in offline mode"},
-		{"--enable-namesys-pubsub", "Error: --enable-namesys-pubsub: IPNS over pubsub is not implemented"},
 		{"--disable-transport-encryption", "Error: --disable-transport-encryption: cairn always encrypts"},
 		{"--routing=delegated", "Error: --routing=delegated is not supported by cairn"},
 		{"--routing=bogus", "Error: unrecognized routing option: bogus"},
@@ -134,7 +133,7 @@ func TestDaemon_KuboFlags(t *testing.T) {
 	}
 	// Accepted flags: the daemon starts (offline, so nothing is dialled).
 	d, _, out := startDaemonFlags(t, repo, []string{"--offline", "--migrate", "--manage-fdlimit=false", "--unrestricted-api",
-		"--enable-mplex-experiment", "--enable-pubsub-experiment", "--mount-ipfs=/ipfs", "--routing=none", "--agent-version-suffix=test", "--enable-gc=false"})
+		"--enable-mplex-experiment", "--enable-pubsub-experiment", "--enable-namesys-pubsub", "--mount-ipfs=/ipfs", "--routing=none", "--agent-version-suffix=test", "--enable-gc=false"})
 	d.Process.Signal(syscall.SIGTERM)
 	if code := waitExit(t, d, 10*time.Second); code != 0 || !strings.Contains(out.String(), "WARNING: --enable-mplex-experiment") {
 		t.Fatalf("exit %d: %s", code, out.String())

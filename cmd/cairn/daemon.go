@@ -281,6 +281,7 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 type daemonOptions struct {
 	offline, enableGC bool
 	pubsub            bool   // --enable-pubsub-experiment
+	ipnsPubsub        bool   // --enable-namesys-pubsub
 	routing           string // "" or a Routing.Type override
 	agentSuffix       string
 	mount             bool
@@ -291,7 +292,7 @@ type daemonOptions struct {
 // need what cairn does not have are refused with a message naming it.
 func daemonFlags(req *httprpc.Request) (daemonOptions, error) {
 	o := daemonOptions{offline: req.Bool("offline"), enableGC: req.Bool("enable-gc"), agentSuffix: req.String("agent-version-suffix"),
-		pubsub: req.Bool("enable-pubsub-experiment"), mount: req.Bool("mount"), req: req}
+		pubsub: req.Bool("enable-pubsub-experiment"), ipnsPubsub: req.Bool("enable-namesys-pubsub"), mount: req.Bool("mount"), req: req}
 	if o.mount && o.offline {
 		return o, errors.New("mount is not currently supported in offline mode")
 	}
@@ -299,7 +300,6 @@ func daemonFlags(req *httprpc.Request) (daemonOptions, error) {
 		return o, errors.New("--mount-mfs: cairn mounts no MFS (only /ipfs and /ipns)")
 	}
 	for _, f := range []struct{ flag, why string }{
-		{"enable-namesys-pubsub", "IPNS over pubsub is not implemented in cairn yet"},
 		{"disable-transport-encryption", "cairn always encrypts transports (Noise or TLS)"},
 		{"writable", "the writable gateway was removed from Kubo, and cairn serves no gateway"},
 	} {
@@ -400,7 +400,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		if o.agentSuffix != "" {
 			ua += "/" + o.agentSuffix
 		}
-		if err := n.StartNet(ctx, node.NetOptions{UserAgent: ua, Routing: o.routing, Pubsub: o.pubsub}); err != nil {
+		if err := n.StartNet(ctx, node.NetOptions{UserAgent: ua, Routing: o.routing, Pubsub: o.pubsub, IpnsPubsub: o.ipnsPubsub}); err != nil {
 			return err
 		}
 		for _, a := range n.Net.Host.Network().ListenAddresses() {
