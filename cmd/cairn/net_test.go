@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,11 +12,11 @@ import (
 
 // startDaemonArgs starts `cairn daemon <args>` on repo and waits for its
 // api file.
-func startDaemonArgs(t *testing.T, repo string, args ...string) *bytes.Buffer {
+func startDaemonArgs(t *testing.T, repo string, args ...string) *syncBuffer {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"daemon"}, args...)...)
 	cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_PATH="+repo)
-	var out bytes.Buffer
+	var out syncBuffer // written by the process's copier while the test reads it
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
