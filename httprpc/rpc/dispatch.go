@@ -158,7 +158,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 	req := &Request{Ctx: cctx, Node: s.Node, Command: cmd, Args: args, Opts: opts, Files: dir, Env: s.Env}
 	logged := func() {}
 	if s.Env != nil && s.Env.Requests != nil {
-		entry := s.Env.Requests.add(cmd.Path, loggedOptions(opts, enc), loggedArgs(cmd, args))
+		entry := s.Env.Requests.add(cmd.Path, opts, enc, loggedArgs(cmd, args))
 		var once sync.Once
 		logged = func() { once.Do(func() { s.Env.Requests.finish(entry) }) }
 	}

@@ -21,6 +21,8 @@ type ReqLogEntry struct {
 	Options   map[string]any
 	Args      []string
 	ID        int
+
+	enc string // the request's encoding, added to Options by Report
 }
 
 // maxReqLog bounds the log: past it the oldest inactive entries go even
@@ -70,13 +72,13 @@ func loggedOptions(opts map[string]any, enc string) map[string]any {
 }
 
 // add records a request that starts now and returns its entry.
-func (l *ReqLog) add(cmd string, opts map[string]any, args []string) *ReqLogEntry {
+func (l *ReqLog) add(cmd string, opts map[string]any, enc string, args []string) *ReqLogEntry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if args == nil {
 		args = []string{}
 	}
-	e := &ReqLogEntry{StartTime: time.Now(), Active: true, Command: cmd, Options: opts, Args: args, ID: l.nextID}
+	e := &ReqLogEntry{StartTime: time.Now(), Active: true, Command: cmd, Options: opts, Args: args, ID: l.nextID, enc: enc}
 	l.nextID++
 	l.requests = append(l.requests, e)
 	if len(l.requests) > maxReqLog {
@@ -136,6 +138,9 @@ func (l *ReqLog) Report() []*ReqLogEntry {
 	out := make([]*ReqLogEntry, len(l.requests))
 	for i, e := range l.requests {
 		c := *e
+		// Here, not in add: most requests are never reported, and
+		// a copy of their options cost every request.
+		c.Options = loggedOptions(e.Options, e.enc)
 		out[i] = &c
 	}
 	return out
