@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-race test-slow fuzz conformance interop test-fleet bench bench-slowloris bench-names bench-p2p soak fmt lint clean \
+.PHONY: build run test test-race test-slow fuzz conformance interop test-fleet bench bench-slowloris bench-names bench-p2p bench-pubsub soak fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board vm-bench board-check
 
 build:
@@ -157,6 +157,15 @@ bench-p2p: build
 bench-names: build
 	$(GO) build -o bin/namesbench ./scripts/namesbench
 	bin/namesbench -bin $(BIN) $(BENCH_ARGS)
+
+# A stalled pubsub subscriber: A publishes 10,000 messages of 1 KiB to B,
+# whose second RPC subscriber stops reading; RssAnon of both sampled,
+# against two Kubo 0.42 daemons in the same run (loopback, network
+# namespace of its own; medians of 3). See scripts/pubsubbench.
+bench-pubsub: build
+	GO=$(GO) scripts/bench-kubo.sh
+	$(GO) build -o bin/pubsubbench ./scripts/pubsubbench
+	bin/pubsubbench -bin $(BIN) $(BENCH_ARGS)
 
 bench-board: build
 	GO=$(GO) scripts/bench-kubo.sh
