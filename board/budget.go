@@ -55,6 +55,17 @@ type Budget struct {
 // memoryMiB: a quarter of it, at least 32 MiB.
 func NetMemoryMiB(memoryMiB int) int { return max(memoryMiB/4, 32) }
 
+// MemTargetMiB is the Go runtime's soft memory target (package memtarget)
+// for a write queue of pendingMiB in batches of batchMiB: 21 MiB for the
+// runtime, an idle daemon and one add's chunker and leaf workers, plus the
+// queue at its fullest (the queued blocks and the pages bbolt builds for
+// the batch being committed). The target follows the live heap upwards, so
+// it is a point to collect at, not a cap. (A 20 MiB target kept a 256 MiB
+// add's peak RssAnon at 17-20 MiB but cost 20% more CPU than none, the
+// runtime returning and faulting pages back near the limit; 24 MiB kept it
+// at 21-22 MiB for 5% more.)
+func MemTargetMiB(pendingMiB, batchMiB int) int { return 21 + pendingMiB + batchMiB }
+
 // Derive computes the limits for a budget of memoryMiB.
 func Derive(memoryMiB int) (Budget, error) {
 	if memoryMiB < MinMemoryMiB {
@@ -67,7 +78,9 @@ func Derive(memoryMiB int) (Budget, error) {
 		GoMemLimitMiB:   m * 70 / 100,
 		NetMemoryMiB:    NetMemoryMiB(m),
 		HTTPConcurrency: clamp(m/4, 32, 256),
-		StorePendingMiB: clamp(m/32, 4, 32),
+		// The write queue is most of an add's heap (see storage.Options):
+		// a 128th of the budget, 2 MiB on a 256 MiB board.
+		StorePendingMiB: clamp(m/128, 2, 32),
 	}
 	l.StoreBatchMiB = l.StorePendingMiB / 2
 	return l, l.Check()

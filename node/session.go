@@ -77,7 +77,8 @@ func (n *Node) StorageMax() uint64 {
 // use (stored blocks plus bbolt's page overhead; free pages are reused,
 // not counted) plus the bytes queued for writing. Holding it under the cap
 // keeps the file on disk, free pages included, within the cap plus one
-// write batch (the step by which the store grows its file).
+// step by which the store grows its file (storage.GrowStep, or a larger
+// write batch).
 func (n *Node) Usage() (uint64, error) {
 	// Queued blocks take about 2% more once in pages; 1/32 covers that.
 	p := n.Store.PendingBytes()

@@ -30,7 +30,7 @@ func TestStorageMax_BoundsFileOnDisk(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	const batch = 4 << 20 // storage's default MaxBatchBytes
+	const batch = storage.GrowStep // the default 1 MiB batches are smaller
 	// The accounting counts queued blocks with 1/32 for their page
 	// overhead (node/session.go); the file may pass cap+batch by that much.
 	const limit = capBytes + batch + (capBytes+batch)/32
@@ -57,7 +57,7 @@ func TestStorageMax_BoundsFileOnDisk(t *testing.T) {
 		sz := fileSize()
 		t.Logf("after refused add %d: store file %d bytes", i, sz)
 		if sz > limit {
-			t.Fatalf("refused add %d: store file is %d bytes, above the cap %d plus one batch %d and page overhead (%d)", i, sz, capBytes, batch, limit)
+			t.Fatalf("refused add %d: store file is %d bytes, above the cap %d plus one growth step %d and page overhead (%d)", i, sz, capBytes, batch, limit)
 		}
 	}
 	if err := add(8_000_000); err != nil {
@@ -70,7 +70,7 @@ func TestStorageMax_BoundsFileOnDisk(t *testing.T) {
 		t.Fatalf("third 8 MB add: %v", err)
 	}
 	if sz := fileSize(); sz > limit {
-		t.Fatalf("store file is %d bytes, above the cap %d plus one batch %d and page overhead (%d)", sz, capBytes, batch, limit)
+		t.Fatalf("store file is %d bytes, above the cap %d plus one growth step %d and page overhead (%d)", sz, capBytes, batch, limit)
 	}
 	t.Logf("store file %d bytes under a cap of %d", fileSize(), capBytes)
 	mustCheck(t, n)

@@ -37,10 +37,13 @@ var (
 // Options tune a Store. The zero value (or nil) means the defaults below.
 type Options struct {
 	// MaxBatchBytes caps the bytes of puts committed in one transaction.
-	// Default 4 MiB.
+	// Default 1 MiB. A commit holds its batch twice on the heap (the
+	// queued values and the pages bbolt builds from them), so the batch
+	// size is most of an add's memory; a larger batch costs fewer fsyncs.
 	MaxBatchBytes int
 	// MaxPendingBytes caps the bytes queued by PutAsync and not yet
-	// committed; PutAsync blocks past it. Default 8 MiB.
+	// committed (the batch being committed included); PutAsync blocks
+	// past it. Default 2 MiB: one batch committing, one filling.
 	MaxPendingBytes int
 	// InitialMmapSize is passed to bbolt. Default 1 GiB on 64-bit systems
 	// (address space only), 0 on 32-bit ones.
@@ -57,10 +60,10 @@ func (o *Options) withDefaults() Options {
 		r = *o
 	}
 	if r.MaxBatchBytes <= 0 {
-		r.MaxBatchBytes = 4 << 20
+		r.MaxBatchBytes = DefaultMaxBatchBytes
 	}
 	if r.MaxPendingBytes <= 0 {
-		r.MaxPendingBytes = 8 << 20
+		r.MaxPendingBytes = DefaultMaxPendingBytes
 	}
 	if r.InitialMmapSize == 0 && bits.UintSize == 64 {
 		r.InitialMmapSize = 1 << 30
@@ -73,6 +76,17 @@ func (o *Options) withDefaults() Options {
 	}
 	return r
 }
+
+// The default write queue: 1 MiB batches, 2 MiB queued (Options).
+const (
+	DefaultMaxBatchBytes   = 1 << 20
+	DefaultMaxPendingBytes = 2 << 20
+)
+
+// GrowStep is the least the store file grows by (when a batch is larger,
+// it grows by the batch, up to 16 MiB): the file stays within the pages
+// in use, the free pages and one step.
+const GrowStep = 4 << 20
 
 // Store is one open bbolt file. It is safe for concurrent use.
 type Store struct {
@@ -121,8 +135,10 @@ func Open(path string, opts *Options) (s *Store, err error) {
 	if !o.ReadOnly {
 		// Past bbolt's initial size the file grows by AllocSize (16 MiB
 		// by default) beyond what a commit needs; one batch keeps the
-		// file within what is in use plus one batch.
-		db.AllocSize = min(o.MaxBatchBytes, 16<<20) // bbolt's default AllocSize
+		// file within what is in use plus one batch. Every growth costs
+		// a truncate and an fsync of its own, so small batches still
+		// grow it by GrowStep.
+		db.AllocSize = min(max(o.MaxBatchBytes, GrowStep), 16<<20) // bbolt's default AllocSize
 	}
 	s = &Store{db: db, opts: o, path: path}
 	if err := s.initSchema(); err != nil {

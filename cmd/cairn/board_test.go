@@ -265,7 +265,7 @@ func TestDaemon_Budget_Applied(t *testing.T) {
 	}
 	d, url, out := startDaemon(t, repo)
 	if !strings.Contains(out.String(), "Board profile: pi-zero-2w\nMemory budget 256 MiB (MemoryHigh 217 MiB, GOMEMLIMIT 179 MiB)") ||
-		!strings.Contains(out.String(), "resource manager 64 MiB, HTTP 64 connections, write queue 4/8 MiB") {
+		!strings.Contains(out.String(), "resource manager 64 MiB, HTTP 64 connections, write queue 1/2 MiB") {
 		t.Fatalf("banner: %q", out.String())
 	}
 	data := make([]byte, 3<<20)

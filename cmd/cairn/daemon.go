@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +19,7 @@ import (
 
 	"cairn/board"
 	"cairn/httprpc"
+	"cairn/internal/memtarget"
 	"cairn/modules"
 	"cairn/node"
 	"cairn/storage"
@@ -375,15 +375,23 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	opts := &node.Options{CompactIfNeeded: true,
 		Log: func(f string, a ...any) { fmt.Fprintf(stdout, f+"\n", a...) }}
 	srvOpts := httprpc.ServerOptions{ServerHeader: "cairn/" + httprpc.Version}
+	// The runtime collects at a soft target that follows the live heap
+	// (internal/memtarget), below the budget's GOMEMLIMIT.
+	hardLimit := int64(0)
+	target := board.MemTargetMiB(storage.DefaultMaxPendingBytes>>20, storage.DefaultMaxBatchBytes>>20)
 	if lim != nil {
 		fmt.Fprintf(stdout, "Board profile: %s\nMemory %s\n", cfg.Budget.Board, lim)
-		if env := os.Getenv("GOMEMLIMIT"); env != "" {
-			fmt.Fprintf(stdout, "GOMEMLIMIT=%s from the environment overrides Budget.GoMemLimitMiB\n", env)
-		} else {
-			debug.SetMemoryLimit(int64(lim.GoMemLimitMiB) << 20)
-		}
+		hardLimit = int64(lim.GoMemLimitMiB) << 20
+		target = board.MemTargetMiB(lim.StorePendingMiB, lim.StoreBatchMiB)
 		opts.Store = &storage.Options{MaxBatchBytes: lim.StoreBatchMiB << 20, MaxPendingBytes: lim.StorePendingMiB << 20}
 		srvOpts.Concurrency = lim.HTTPConcurrency
+	}
+	if env := os.Getenv("GOMEMLIMIT"); env != "" {
+		if lim != nil {
+			fmt.Fprintf(stdout, "GOMEMLIMIT=%s from the environment overrides Budget.GoMemLimitMiB\n", env)
+		}
+	} else {
+		defer memtarget.Start(int64(target)<<20, hardLimit).Stop()
 	}
 	n, err := node.New(ctx, dir, opts)
 	if err != nil {

@@ -1,0 +1,81 @@
+package memtarget
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+// Ensure the limit is the target for a small heap, follows a live heap
+// past half of it (so the collector never runs back to back), and never
+// passes the hard limit.
+func TestLimit(t *testing.T) {
+	tu := &Tuner{target: 20 << 20, hard: 100 << 20}
+	for _, tc := range []struct{ live, other, want int64 }{
+		{2 << 20, 1 << 20, 20 << 20},
+		{9 << 20, 2 << 20, 20 << 20},
+		{10 << 20, 2 << 20, 22 << 20},
+		{30 << 20, 2 << 20, 62 << 20},
+		{80 << 20, 2 << 20, 100 << 20},
+	} {
+		if got := tu.Limit(tc.live, tc.other); got != tc.want {
+			t.Errorf("live %d other %d: limit %d, want %d", tc.live, tc.other, got, tc.want)
+		}
+	}
+}
+
+var keep [][]byte
+
+// Ensure the running tuner raises the runtime's limit after a collection
+// finds a large live heap, lowers it back to the target once that heap is
+// gone, and leaves the hard limit at Stop.
+func TestStart_FollowsLiveHeap(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const target, hard = 16 << 20, 1 << 30
+	tu := Start(target, hard)
+	defer tu.Stop()
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+	// Cleanups run on their own goroutine after the collection: collect
+	// until the tuner has seen one.
+	settle := func(ok func(int64) bool) int64 {
+		for range 100 {
+			runtime.GC()
+			runtime.Gosched()
+			if l := limit(); ok(l) {
+				return l
+			}
+		}
+		return limit()
+	}
+	if l := settle(func(l int64) bool { return l == target }); l != target {
+		t.Fatalf("idle: limit %d, want the target %d", l, target)
+	}
+	for range 32 {
+		keep = append(keep, make([]byte, 1<<20))
+	}
+	if l := settle(func(l int64) bool { return l >= 64<<20 }); l < 64<<20 || l > hard {
+		t.Fatalf("32 MiB live: limit %d, want at least twice the live heap", l)
+	}
+	keep = nil
+	if l := settle(func(l int64) bool { return l == target }); l != target {
+		t.Fatalf("after the heap is gone: limit %d, want the target %d", l, target)
+	}
+	tu.Stop()
+	if l := limit(); l != hard {
+		t.Fatalf("after Stop: limit %d, want the hard limit %d", l, hard)
+	}
+	settle(func(int64) bool { return false })
+	if l := limit(); l != hard {
+		t.Fatalf("collections after Stop changed the limit to %d", l)
+	}
+}
+
+// Ensure no hard limit means none once stopped.
+func TestStart_NoHardLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	Start(16<<20, 0).Stop()
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Fatalf("limit %d after Stop without a hard limit", l)
+	}
+}
