@@ -27,7 +27,6 @@ import (
 	ds "github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/namespace"
 	gometrics "github.com/ipfs/go-metrics-interface"
-	"github.com/libp2p/go-libp2p"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p-kad-dht/dual"
 	kb "github.com/libp2p/go-libp2p-kbucket"
@@ -37,12 +36,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/routing"
 	"github.com/libp2p/go-libp2p/p2p/discovery/mdns"
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
-	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
 	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
-	"github.com/libp2p/go-libp2p/p2p/security/noise"
-	libp2ptls "github.com/libp2p/go-libp2p/p2p/security/tls"
-	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
-	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 	ma "github.com/multiformats/go-multiaddr"
 )
 
@@ -129,7 +123,7 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 
 	// Resource manager: libp2p's scaled defaults, then our system caps.
 	scaling := rcmgr.DefaultLimits
-	libp2p.SetDefaultServiceLimits(&scaling)
+	addServiceLimits(&scaling)
 	concrete := scaling.Scale(lim.LibP2PMemory, 1024)
 	partial := concrete.ToPartialLimitConfig()
 	partial.System.Memory = rcmgr.LimitVal64(lim.LibP2PMemory)
@@ -153,35 +147,20 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		return err
 	}
 	bw := metrics.NewBandwidthCounter()
-	opts := []libp2p.Option{
-		libp2p.Identity(n.PrivKey),
-		libp2p.ListenAddrStrings(cfg.Addresses.Swarm...),
-		libp2p.Transport(tcp.NewTCPTransport),
-		libp2p.Transport(quic.NewTransport),
-		libp2p.Security(noise.ID, noise.New),
-		libp2p.Security(libp2ptls.ID, libp2ptls.New),
-		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
-		libp2p.ResourceManager(rm),
-		libp2p.ConnectionManager(cm),
-		libp2p.ConnectionGater(filters),
-		libp2p.BandwidthReporter(bw),
-		libp2p.DisableRelay(),
-		libp2p.DisableMetrics(),
-		libp2p.Ping(true),
+	listen := make([]ma.Multiaddr, 0, len(cfg.Addresses.Swarm))
+	for _, s := range cfg.Addresses.Swarm {
+		m, err := ma.NewMultiaddr(s)
+		if err != nil {
+			cm.Close()
+			rm.Close()
+			return fmt.Errorf("config Addresses.Swarm: %q: %w", s, err)
+		}
+		listen = append(listen, m)
 	}
-	if o.UserAgent != "" {
-		opts = append(opts, libp2p.UserAgent(o.UserAgent))
-	}
-	if !cfg.Swarm.DisableNatPortMap {
-		opts = append(opts, libp2p.NATPortMap())
-	}
-	if af := announceFactory(cfg.Addresses); af != nil {
-		opts = append(opts, libp2p.AddrsFactory(af))
-	}
-	h, err := libp2p.New(opts...)
+	h, err := newHost(hostConfig{Key: n.PrivKey, ListenAddrs: listen, UserAgent: o.UserAgent,
+		RM: rm, CM: cm, Gater: filters, BW: bw, NATPortMap: !cfg.Swarm.DisableNatPortMap,
+		AddrsFactory: announceFactory(cfg.Addresses)})
 	if err != nil {
-		cm.Close()
-		rm.Close()
 		return fmt.Errorf("starting libp2p host: %w", err)
 	}
 	nctx, cancel := context.WithCancel(context.Background())
