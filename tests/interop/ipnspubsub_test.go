@@ -9,6 +9,7 @@ package interop
 import (
 	"net/url"
 	"testing"
+	"time"
 
 	"cairn/internal/daemon"
 )
@@ -58,7 +59,14 @@ func TestInterop_IPNSPubsub(t *testing.T) {
 	// A new value published on cairn reaches Kubo over the topic.
 	_, hc2 := add(t, c, nil, file{Path: "c2.txt", Data: []byte("second value\n")})
 	publishName(t, c, "/ipfs/"+hc2, nil)
-	if got := resolveName(t, k, nc); got != "/ipfs/"+hc2 {
+	// The update travels as a pubsub message: wait for it to arrive (the
+	// deadline only stops a hung test).
+	got := resolveName(t, k, nc)
+	for deadline := time.Now().Add(30 * time.Second); got != "/ipfs/"+hc2 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		got = resolveName(t, k, nc)
+	}
+	if got != "/ipfs/"+hc2 {
 		t.Errorf("Kubo resolves cairn's updated name to %q, want /ipfs/%s", got, hc2)
 	}
 	var cc struct{ Canceled bool }
