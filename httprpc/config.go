@@ -48,7 +48,7 @@ Set multiple values in the 'Addresses.AppendAnnounce' array:
 		Options: []Option{
 			{Names: []string{"bool"}, Type: Bool, Help: "Set a boolean value."},
 			{Names: []string{"json"}, Type: Bool, Help: "Parse stringified JSON."},
-			{Names: []string{"expand-auto"}, Type: Bool, Help: "Expand 'auto' placeholders (cairn has none: values are shown as stored)."},
+			{Names: []string{"expand-auto"}, Type: Bool, Help: "Expand 'auto' placeholders to their expanded values (Ipns.DelegatedPublishers; other values are shown as stored)."},
 		},
 		Output: OutSingle,
 		Run:    runConfig,
@@ -162,6 +162,13 @@ func runConfig(r *Request, e Emitter) error {
 	v, err := node.GetKeyExact(doc, key)
 	if err != nil {
 		return fmt.Errorf("failed to get config value: %q", err.Error())
+	}
+	if r.Bool("expand-auto") && key == "Ipns.DelegatedPublishers" {
+		list := []any{}
+		for _, u := range r.Node.Config().DelegatedPublishers() {
+			list = append(list, u)
+		}
+		v = list
 	}
 	return e.Emit(&ConfigField{Key: key, Value: v})
 }

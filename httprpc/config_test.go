@@ -638,3 +638,33 @@ func TestConfig_IllTypedValues_Refused(t *testing.T) {
 		t.Fatalf("StorageMax %d after setting 5GiB", n.StorageMax())
 	}
 }
+
+// config Ipns.DelegatedPublishers --expand-auto shows the publishers as
+// name/publish uses them: "auto" stands for Kubo's public publisher on a
+// node that runs no DHT (Routing.Type none), for nothing otherwise.
+func TestConfig_ExpandAuto_DelegatedPublishers(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	testutil.SetConfig(t, n, map[string]any{"Ipns.DelegatedPublishers": []any{"auto", "http://127.0.0.1:1/"},
+		"AutoConf.Enabled": true, "Routing.Type": "none"})
+	get := func(opts map[string]string) string {
+		b, err := json.Marshal(mustCall(t, n, "config", []string{"Ipns.DelegatedPublishers"}, opts, nil).Values[0].(*httprpc.ConfigField).Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if got := get(nil); got != `["auto","http://127.0.0.1:1/"]` {
+		t.Errorf("as stored: %s", got)
+	}
+	if got := get(map[string]string{"expand-auto": "true"}); got != `["https://delegated-ipfs.dev/routing/v1/ipns","http://127.0.0.1:1"]` {
+		t.Errorf("expanded (Routing.Type none): %s", got)
+	}
+	testutil.SetConfig(t, n, map[string]any{"Routing.Type": "auto"})
+	if got := get(map[string]string{"expand-auto": "true"}); got != `["http://127.0.0.1:1"]` {
+		t.Errorf("expanded (Routing.Type auto): %s", got)
+	}
+	testutil.SetConfig(t, n, map[string]any{"Ipns.DelegatedPublishers": []any{"auto"}})
+	if got := get(map[string]string{"expand-auto": "true"}); got != `[]` {
+		t.Errorf("expanded to nothing: %s", got)
+	}
+}

@@ -33,16 +33,24 @@ which is the hash of its public key.
 You can use the 'cairn key' commands to list and generate more names and their
 respective keys.
 
-By default, IPNS records are published to the DHT; the node must be online
-unless --allow-offline is given (the record is then kept in the local store
-and served once the node is online). The republisher signs the records of
-every key again each Ipns.RepublishPeriod (docs/names.md).
+By default, IPNS records are published to the DHT (and, with Routing.Type
+auto, to the HTTP publishers of Ipns.DelegatedPublishers); the node must be
+online unless --allow-offline is given (the record is then kept in the local
+store and served once the node is online) or --allow-delegated (the record
+is kept in the local store and sent to Ipns.DelegatedPublishers only, without
+the DHT). The republisher signs the records of every key again each
+Ipns.RepublishPeriod (docs/names.md).
 
 Examples:
 
 Publish an <ipfs-path> with your default name:
 
   > cairn name publish /ipfs/QmatmE9msSfkKxoffpHwNLNKgwZG8eT9Bud6YoPab52vpy
+  Published to k51qzi5uqu5dgy...: /ipfs/QmatmE9msSfkKxoffpHwNLNKgwZG8eT9Bud6YoPab52vpy
+
+Publish without the DHT (HTTP delegated publishers only):
+
+  > cairn name publish --allow-delegated /ipfs/QmatmE9msSfkKxoffpHwNLNKgwZG8eT9Bud6YoPab52vpy
   Published to k51qzi5uqu5dgy...: /ipfs/QmatmE9msSfkKxoffpHwNLNKgwZG8eT9Bud6YoPab52vpy
 
 The --ttl option specifies the time duration for caching IPNS records.

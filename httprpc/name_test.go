@@ -2,6 +2,7 @@ package httprpc_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -314,5 +315,57 @@ func TestName_PublishWithoutPeers_KeptForRepublish(t *testing.T) {
 	}
 	if done, failed := n.RepublishNames(context.Background()); done != 0 || failed != 1 {
 		t.Errorf("republish without peers: %d done, %d failed", done, failed)
+	}
+}
+
+// name/publish --allow-delegated on an offline node: the record is PUT to
+// every publisher of Ipns.DelegatedPublishers (Delegated Routing V1 IPNS
+// API) and kept locally; failing publishers fail nothing, as in Kubo.
+func TestName_PublishDelegated(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	a := testutil.NewIpnsPublisher(t, 0, false)
+	b := testutil.NewIpnsPublisher(t, 0, false)
+	testutil.SetConfig(t, n, map[string]any{"Ipns.DelegatedPublishers": []any{a.URL, b.URL + "/routing/v1/ipns"}})
+	root := blkAdd(t, n, "x", files.NewBytesFile([]byte("delegated")), nil)
+	name := ipns.NameFromPeer(n.PeerID)
+	ie := blkCall(t, n, "name/publish", []string{root}, map[string]string{"allow-delegated": "true"}, nil).Values[0].(*httprpc.IpnsEntry)
+	if ie.Name != name.String() || ie.Value != "/ipfs/"+root {
+		t.Fatalf("publish: %+v", ie)
+	}
+	a.CheckPut(t, 0, name, "/ipfs/"+root, 0)
+	b.CheckPut(t, 0, name, "/ipfs/"+root, 0)
+	if got := nameResolve(t, n, "", nil); got != "/ipfs/"+root {
+		t.Errorf("resolve after a delegated publish: %s", got)
+	}
+
+	// A publisher answering 500 and one that is not there: still published.
+	failing := testutil.NewIpnsPublisher(t, http.StatusInternalServerError, false)
+	gone := testutil.NewIpnsPublisher(t, 0, false)
+	gone.Close()
+	testutil.SetConfig(t, n, map[string]any{"Ipns.DelegatedPublishers": []any{failing.URL, gone.URL, a.URL}})
+	other := blkAdd(t, n, "y", files.NewBytesFile([]byte("again")), nil)
+	srv := testutil.StartServer(t, n)
+	body := string(readAll(t, rpcPost(t, srv, "name/publish", map[string][]string{"arg": {other}, "allow-delegated": {"true"}, "encoding": {"text"}}, nil, "").Body))
+	if want := "Published to " + name.String() + ": /ipfs/" + other + "\n"; body != want {
+		t.Errorf("text output with failing publishers: %q, want %q", body, want)
+	}
+	failing.CheckPut(t, 0, name, "/ipfs/"+other, 1)
+	a.CheckPut(t, 1, name, "/ipfs/"+other, 1)
+	if got := nameResolve(t, n, "", map[string]string{"nocache": "true"}); got != "/ipfs/"+other {
+		t.Errorf("resolve after failing publishers: %s", got)
+	}
+
+	// No publisher: Kubo's error, nothing published. A URL that cannot be
+	// a publisher is refused by config.
+	testutil.SetConfig(t, n, map[string]any{"Ipns.DelegatedPublishers": []any{"auto"}})
+	if msg := blkCallErr(t, n, "name/publish", []string{root}, map[string]string{"allow-delegated": "true"}, nil); msg != node.ErrNoDelegatedPublishers.Error() {
+		t.Errorf("no publishers: %q", msg)
+	}
+	if got := nameResolve(t, n, "", map[string]string{"nocache": "true"}); got != "/ipfs/"+other {
+		t.Errorf("record changed by a refused publish: %s", got)
+	}
+	msg := blkCallErr(t, n, "config", []string{"Ipns.DelegatedPublishers", `["http://127.0.0.1:1/routing/v1/providers"]`}, map[string]string{"json": "true"}, nil)
+	if !strings.Contains(msg, `Ipns.DelegatedPublishers: "http://127.0.0.1:1/routing/v1/providers": unsupported routing path`) {
+		t.Errorf("config set of a bad publisher: %q", msg)
 	}
 }

@@ -74,6 +74,7 @@ type Config struct {
 	Experimental Experimental
 	Internal     Internal
 	Ipns         IpnsConfig
+	AutoConf     AutoConfConfig
 	DNS          DNSConfig
 	Peering      Peering
 	Pubsub       PubsubConfig
@@ -240,8 +241,17 @@ type IpnsConfig struct {
 	// UsePubsub turns IPNS over pubsub on (daemon --enable-namesys-pubsub
 	// too); it starts pubsub as well (ipnsps.go).
 	UsePubsub *bool `json:",omitempty"`
-	// DelegatedPublishers are HTTP publishers (not supported by cairn).
+	// DelegatedPublishers are the HTTP publishers of IPNS records
+	// (delegated.go): base URLs or URLs ending in /routing/v1/ipns, and
+	// "auto" (Config.DelegatedPublishers says what it stands for).
 	DelegatedPublishers []string `json:",omitempty"`
+}
+
+// AutoConfConfig is the part of Kubo's AutoConf section cairn reads.
+// cairn fetches no AutoConf: Enabled false only makes "auto" in
+// Ipns.DelegatedPublishers stand for nothing, as in Kubo.
+type AutoConfConfig struct {
+	Enabled *bool `json:",omitempty"` // nil: true
 }
 
 // DNSConfig is Kubo's DNS section: DNSLink lookups.

@@ -63,7 +63,8 @@ func CheckConfigDoc(doc map[string]any) (*Config, error) {
 // could not use, parsed by the code that uses it: sizes (StorageMax,
 // Swarm.Bandwidth, Import thresholds, Modules sizes), durations (GCPeriod,
 // ConnMgr.GracePeriod, Ipns and Pubsub times, Modules timeouts),
-// multiaddrs (Addresses, Bootstrap, Swarm.AddrFilters) and the settings
+// multiaddrs (Addresses, Bootstrap, Swarm.AddrFilters), the URLs of
+// Ipns.DelegatedPublishers and the settings
 // with a fixed set of values the daemon checks at start (Routing.Type,
 // Pubsub). Import's chunker, hash and layout are checked when add uses
 // them, as Kubo does. Values of the wrong JSON type are DecodeConfig's. The config commands run it
@@ -105,6 +106,9 @@ func CheckConfigValues(c *Config) error {
 		return err
 	}
 	if _, _, err := c.Ipns.maxCacheTTL(); err != nil {
+		return err
+	}
+	if _, err := c.delegatedPublishers(); err != nil {
 		return err
 	}
 	if _, _, err := c.Pubsub.seenMessages(); err != nil {

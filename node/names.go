@@ -72,7 +72,8 @@ func (s *nameSys) dropCache() {
 
 // nameRouting stores and finds records: through the DHT while the node is
 // online, in the local DHT store otherwise; with IPNS over pubsub on,
-// IPNS records go through pubsub too (ipnsps.go).
+// IPNS records go through pubsub too (ipnsps.go), and to the HTTP
+// publishers of Ipns.DelegatedPublishers as delegated.go says.
 type nameRouting struct {
 	n       *Node
 	offline routing.Routing
@@ -94,9 +95,22 @@ func (r *nameRouting) pubsub(ctx context.Context, k string) *IpnsPubsub {
 }
 
 func (r *nameRouting) PutValue(ctx context.Context, k string, v []byte, o ...routing.Option) error {
+	if bases, ok := ctx.Value(delegatedKey{}).([]string); ok {
+		// --allow-delegated: the local store and the HTTP publishers only.
+		if err := r.offline.PutValue(ctx, k, v, o...); err != nil {
+			return err
+		}
+		putDelegated(ctx, bases, k, v)
+		return nil
+	}
 	if isOffline(ctx) {
 		return r.offline.PutValue(ctx, k, v, o...)
 	}
+	return r.n.alongsidePublishers(ctx, k, v, func() error { return r.putOnline(ctx, k, v, o...) })
+}
+
+// putOnline puts to the DHT and, with IPNS over pubsub, to pubsub.
+func (r *nameRouting) putOnline(ctx context.Context, k string, v []byte, o ...routing.Option) error {
 	ps := r.pubsub(ctx, k)
 	if ps == nil {
 		return r.store().PutValue(ctx, k, v, o...)
@@ -196,7 +210,9 @@ type PublishOptions struct {
 
 // PublishName signs a record naming p with the key o.Key and publishes it:
 // into the local record store, then to the DHT (or, offline with
-// AllowOffline, to the local DHT store only). It returns the name.
+// AllowOffline, to the local DHT store only; with AllowDelegated, to the
+// local DHT store and Ipns.DelegatedPublishers, delegated.go). It returns
+// the name.
 func (n *Node) PublishName(ctx context.Context, p path.Path, o PublishOptions) (ipns.Name, error) {
 	if o.AllowOffline && o.AllowDelegated {
 		return ipns.Name{}, errors.New("cannot use both --allow-offline and --allow-delegated flags")
@@ -210,13 +226,14 @@ func (n *Node) PublishName(ctx context.Context, p path.Path, o PublishOptions) (
 	online := n.namesOnline() && !isOffline(ctx)
 	switch {
 	case o.AllowDelegated:
-		// "auto" stands for Kubo's public publishers, which cairn does not use.
-		for _, u := range n.Config().Ipns.DelegatedPublishers {
-			if u != "auto" {
-				return ipns.Name{}, errors.New("Ipns.DelegatedPublishers: publishing over HTTP is not supported by cairn")
-			}
+		bases, err := n.Config().delegatedPublishers()
+		if err != nil {
+			return ipns.Name{}, err
 		}
-		return ipns.Name{}, ErrNoDelegatedPublishers
+		if len(bases) == 0 {
+			return ipns.Name{}, ErrNoDelegatedPublishers
+		}
+		ctx = context.WithValue(ctx, delegatedKey{}, bases)
 	case !online && !o.AllowOffline:
 		return ipns.Name{}, ErrPublishOffline
 	}
@@ -237,7 +254,7 @@ func (n *Node) PublishName(ctx context.Context, p path.Path, o PublishOptions) (
 	if o.Sequence != nil {
 		popts = append(popts, namesys.PublishWithSequence(*o.Sequence))
 	}
-	if !online {
+	if !online && !o.AllowDelegated {
 		ctx = OfflineContext(ctx)
 	}
 	s.pubMu.Lock()

@@ -63,7 +63,9 @@ type Net struct {
 	Limits  NetLimits
 	Filters *AddrFilters
 	Caps    *BandwidthLimiter
-	// RoutingType is the effective Routing.Type.
+	// RoutingType is the effective Routing.Type ("auto" when unset or
+	// "default"); with auto and autoclient, IPNS records go to
+	// Ipns.DelegatedPublishers too (delegated.go).
 	RoutingType string
 
 	bserv  blockservice.BlockService
@@ -268,8 +270,8 @@ func routingModes(flag string, typ *string) (rtype string, wan, lan dht.ModeOpt,
 	}
 	switch setting {
 	case "", "auto", "default":
-		return "dhtclient", dht.ModeClient, dht.ModeServer, nil
-	case "dhtclient", "autoclient": // autoclient: Kubo's DHT client plus delegated routers, which cairn has not
+		return "auto", dht.ModeClient, dht.ModeServer, nil
+	case "dhtclient", "autoclient": // autoclient: Kubo's DHT client plus delegated routers (cairn has none) and IPNS publishers
 		return setting, dht.ModeClient, dht.ModeClient, nil
 	case "dht":
 		return setting, dht.ModeAutoServer, dht.ModeServer, nil
