@@ -10,7 +10,8 @@ import (
 	"bytes"
 	"context"
 
-	_ "github.com/ceramicnetwork/go-dag-jose/dagjose" // dag-jose, as Kubo's dagjose plugin
+	_ "cairn/internal/dagjose" // dag-jose, as Kubo's dagjose plugin
+
 	bsfetcher "github.com/ipfs/boxo/fetcher/impl/blockservice"
 	"github.com/ipfs/boxo/path"
 	"github.com/ipfs/boxo/path/resolver"
