@@ -106,8 +106,19 @@ func (r *nameRouting) PutValue(ctx context.Context, k string, v []byte, o ...rou
 	if isOffline(ctx) {
 		return r.offline.PutValue(ctx, k, v, o...)
 	}
-	return r.n.alongsidePublishers(ctx, k, v, func() error { return r.putOnline(ctx, k, v, o...) })
+	err := r.n.alongsidePublishers(ctx, k, v, func() error { return r.putOnline(ctx, k, v, o...) })
+	if err != nil && ctx.Value(ignoreRoutingErrKey{}) != nil {
+		log.Warnf("name publish: putting the record to the network: %s", err)
+		return nil
+	}
+	return err
 }
+
+// ignoreRoutingErrKey marks a name publish whose record, once in the
+// local store, counts as published whatever the network answers: Kubo
+// 0.42's routing ignores every router's error (a node online with no DHT
+// peer yet publishes), and the republisher puts the record again later.
+type ignoreRoutingErrKey struct{}
 
 // putOnline puts to the DHT and, with IPNS over pubsub, to pubsub.
 func (r *nameRouting) putOnline(ctx context.Context, k string, v []byte, o ...routing.Option) error {
@@ -211,8 +222,9 @@ type PublishOptions struct {
 // PublishName signs a record naming p with the key o.Key and publishes it:
 // into the local record store, then to the DHT (or, offline with
 // AllowOffline, to the local DHT store only; with AllowDelegated, to the
-// local DHT store and Ipns.DelegatedPublishers, delegated.go). It returns
-// the name.
+// local DHT store and Ipns.DelegatedPublishers, delegated.go). As in Kubo,
+// a network that does not take the record (no DHT peer yet) fails nothing:
+// the republisher puts it again. It returns the name.
 func (n *Node) PublishName(ctx context.Context, p path.Path, o PublishOptions) (ipns.Name, error) {
 	if o.AllowOffline && o.AllowDelegated {
 		return ipns.Name{}, errors.New("cannot use both --allow-offline and --allow-delegated flags")
@@ -257,6 +269,7 @@ func (n *Node) PublishName(ctx context.Context, p path.Path, o PublishOptions) (
 	if !online && !o.AllowDelegated {
 		ctx = OfflineContext(ctx)
 	}
+	ctx = context.WithValue(ctx, ignoreRoutingErrKey{}, true)
 	s.pubMu.Lock()
 	err = ns.Publish(ctx, sk, p, popts...)
 	s.pubMu.Unlock()

@@ -1,6 +1,8 @@
-// welcome.go: the welcome documents `cairn init --empty-repo=false` adds
-// and pins, as Kubo's init seeds its help files: cairn's own short texts
-// (initdoc/), stored as one directory whose readme the init banner names.
+// welcome.go: what `cairn init` seeds a new repo with, as Kubo's init
+// does: the empty directory pinned and the node's own name published to
+// it (InitKeyspace), and with --empty-repo=false the welcome documents:
+// cairn's own short texts (initdoc/), stored as one directory whose readme
+// the init banner names.
 
 package node
 
@@ -10,6 +12,8 @@ import (
 	"io/fs"
 
 	"github.com/ipfs/boxo/files"
+	ft "github.com/ipfs/boxo/ipld/unixfs"
+	"github.com/ipfs/boxo/path"
 	"github.com/ipfs/go-cid"
 )
 
@@ -40,4 +44,21 @@ func (n *Node) AddWelcomeDocs(ctx context.Context) (cid.Cid, error) {
 		return cid.Undef, err
 	}
 	return roots[0], nil
+}
+
+// InitKeyspace pins the empty directory and publishes the node's own name
+// to it in the local record store (not to the network), as Kubo's init
+// does: /ipns/<self> of a fresh node resolves to the empty directory
+// until the first name publish.
+func (n *Node) InitKeyspace(ctx context.Context) error {
+	empty := ft.EmptyDirNode()
+	if err := n.DAG.Add(ctx, empty); err != nil {
+		return err
+	}
+	if err := n.AddPin(ctx, empty.Cid(), true, "", nil); err != nil {
+		return err
+	}
+	_, err := n.PublishName(OfflineContext(ctx), path.FromCid(empty.Cid()),
+		PublishOptions{AllowOffline: true, Lifetime: DefaultRecordLifetime})
+	return err
 }

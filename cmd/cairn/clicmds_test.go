@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"cairn/node"
 )
 
 // Ensure init and daemon print Kubo-style help (USAGE, OPTIONS,
@@ -65,8 +70,9 @@ func TestInit_WelcomeDocs_PrintedCommandWorks(t *testing.T) {
 		t.Fatalf("cat %s: %d %q %q", m[1], code, got, errs)
 	}
 	pins, _, _ := cli(t, repo, nil, "pin", "ls", "--type=recursive", "-q")
-	if !strings.Contains(m[1], strings.TrimSpace(pins)) || strings.TrimSpace(pins) == "" {
-		t.Fatalf("welcome docs not pinned: %q", pins)
+	root := strings.TrimSuffix(strings.TrimPrefix(m[1], "/ipfs/"), "/readme")
+	if got := sortedLines(pins); got != sortedLines(root+"\n"+emptyDir+"\n") {
+		t.Fatalf("recursive pins after init --empty-repo=false: %q, want the welcome docs %s and the empty directory", pins, root)
 	}
 	for _, args := range [][]string{{"init", "--profile=test"}, {"init", "--profile=test", "-e"}} {
 		repo := filepath.Join(t.TempDir(), "repo")
@@ -74,9 +80,59 @@ func TestInit_WelcomeDocs_PrintedCommandWorks(t *testing.T) {
 		if code != 0 || strings.Contains(out, "cairn cat") {
 			t.Fatalf("%v: %d %q %q", args, code, out, errs)
 		}
-		if pins, _, _ := cli(t, repo, nil, "pin", "ls", "-q"); strings.TrimSpace(pins) != "" {
-			t.Fatalf("%v: repo not empty: %q", args, pins)
+		if pins, _, _ := cli(t, repo, nil, "pin", "ls", "-q"); pins != emptyDir+"\n" {
+			t.Fatalf("%v: pins %q, want only the empty directory", args, pins)
 		}
+	}
+}
+
+// emptyDir is the CID of the empty UnixFS directory.
+const emptyDir = "QmUNLLsPACCz1vLxQVkXqqLX5R1X345qqfHbsf67hvA3Nn"
+
+func sortedLines(s string) string {
+	l := strings.Fields(s)
+	sort.Strings(l)
+	return strings.Join(l, "\n")
+}
+
+// Ensure init, and daemon --init, seed the repo as Kubo 0.42's init does:
+// the empty directory pinned recursively and the node's own name
+// published to it, so /ipns/<self> resolves before any name publish.
+func TestInit_SelfNameResolvesToEmptyDir(t *testing.T) {
+	repo := initRepo(t)
+	id, _, _ := cli(t, repo, nil, "id", "-f", "<id>")
+	for _, name := range []string{"", strings.TrimSpace(id)} {
+		args := []string{"name", "resolve"}
+		if name != "" {
+			args = append(args, name)
+		}
+		out, errs, code := cli(t, repo, nil, args...)
+		if code != 0 || out != "/ipfs/"+emptyDir+"\n" {
+			t.Fatalf("%v on a fresh repo: %d %q %q", args, code, out, errs)
+		}
+	}
+	if out, errs, code := cli(t, repo, nil, "pin", "ls", "--type=recursive"); code != 0 || out != emptyDir+" recursive\n" {
+		t.Fatalf("pin ls on a fresh repo: %d %q %q", code, out, errs)
+	}
+
+	repo = filepath.Join(t.TempDir(), "repo")
+	cmd := exec.Command(os.Args[0], "daemon", "--init", "--init-profile=test", "--offline")
+	cmd.Env = append(os.Environ(), "CAIRN_TEST_MAIN=1", "CAIRN_PATH="+repo)
+	var dout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &dout, &dout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for a, _ := node.ReadAPIFile(repo); a == ""; a, _ = node.ReadAPIFile(repo) {
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon --init did not start: %s", dout.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if out, errs, code := cli(t, repo, nil, "name", "resolve"); code != 0 || out != "/ipfs/"+emptyDir+"\n" {
+		t.Fatalf("name resolve after daemon --init: %d %q %q", code, out, errs)
 	}
 }
 

@@ -24,7 +24,6 @@ import (
 	"cairn/node"
 	"cairn/storage"
 
-	"github.com/ipfs/go-cid"
 	ma "github.com/multiformats/go-multiaddr"
 	manet "github.com/multiformats/go-multiaddr/net"
 )
@@ -93,12 +92,8 @@ func cmdInit(argv []string, stdout, stderr io.Writer) int {
 		}
 		plan.print(stdout)
 	}
-	if !req.Bool("empty-repo") {
-		c, err := addWelcomeDocs(dir)
-		if err != nil {
-			return fail(fmt.Errorf("init: seeding init docs failed: %w", err))
-		}
-		fmt.Fprintf(stdout, "to get started, enter:\n\n\tcairn cat /ipfs/%s/readme\n\n", c)
+	if err := seedRepo(dir, !req.Bool("empty-repo"), stdout); err != nil {
+		return fail(err)
 	}
 	return 0
 }
@@ -119,17 +114,31 @@ func readConfigFile(path string) (map[string]any, error) {
 	return doc, nil
 }
 
-// addWelcomeDocs opens the new repo and adds the welcome documents.
-func addWelcomeDocs(dir string) (cid.Cid, error) {
-	n, err := node.New(context.Background(), dir, nil)
+// seedRepo opens the new repo at dir and seeds it as Kubo's init does: the
+// welcome documents if asked (their banner goes to stdout), then the empty
+// directory pinned and the node's own name published to it.
+func seedRepo(dir string, welcome bool, stdout io.Writer) (err error) {
+	ctx := context.Background()
+	n, err := node.New(ctx, dir, nil)
 	if err != nil {
-		return cid.Undef, err
+		return err
 	}
-	c, err := n.AddWelcomeDocs(context.Background())
-	if cerr := n.Close(); err == nil {
-		err = cerr
+	defer func() {
+		if cerr := n.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if welcome {
+		c, err := n.AddWelcomeDocs(ctx)
+		if err != nil {
+			return fmt.Errorf("init: seeding init docs failed: %w", err)
+		}
+		fmt.Fprintf(stdout, "to get started, enter:\n\n\tcairn cat /ipfs/%s/readme\n\n", c)
 	}
-	return c, err
+	if err := n.InitKeyspace(ctx); err != nil {
+		return fmt.Errorf("init: publishing the node's name: %w", err)
+	}
+	return nil
 }
 
 // boardPlan is what init --board writes: a profile, its limits and a
@@ -267,6 +276,9 @@ func cmdDaemon(argv []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if _, err := node.InitRepo(dir, iopts); err != nil {
+			return fail(err)
+		}
+		if err := seedRepo(dir, false, stdout); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "initialized cairn repo at %s\n", dir)
