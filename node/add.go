@@ -723,8 +723,11 @@ func (a *Adder) leafOptions() leafOptions {
 	size := fixedChunkSize(a.st.chunker)
 	o := leafOptions{raw: a.st.rawLeaves, chunkSize: size, nocopy: a.o.NoCopy,
 		window: leafWindow(runtime.GOMAXPROCS(0), size, a.n.Config().Budget.MemoryMiB)}
-	if d, ok := a.dag.(*hashOnlyDAG); ok {
-		o.reuse = func(n ipld.Node) bool { return !d.keeps(n) }
+	switch d := a.dag.(type) {
+	case *hashOnlyDAG:
+		o.handback = d
+	case *batchDAG:
+		o.handback = d
 	}
 	return o
 }

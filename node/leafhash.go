@@ -11,8 +11,10 @@
 // so every block and CID is byte-identical to balanced.Layout's and
 // trickle.Layout's (TestBalancedLayout_MatchesBoxo, TestTrickleLayout_
 // MatchesBoxo). At most leafOptions.window chunks are cut ahead of the
-// layout, so memory stays bounded whatever the file size; when the DAG
-// service drops a leaf once added (only-hash), its buffer is reused.
+// layout, so memory stays bounded whatever the file size; a leaf's buffer
+// is reused once the DAG service no longer holds its bytes: at once when
+// it drops the leaf (only-hash), after the store's transaction that wrote
+// it when stored.
 // With nocopy, whose leaves need the file's offsets, the layouts are
 // boxo's.
 
@@ -46,9 +48,9 @@ type leafOptions struct {
 	// window is how many chunks may be cut ahead of the layout (at least
 	// 2; see leafWindow).
 	window int
-	// reuse reports whether a leaf's buffer may be reused once the leaf
-	// was added to the DAG service (nil: never).
-	reuse func(ipld.Node) bool
+	// handback is the DAG service that gives leaf buffers back to be
+	// reused (nil: none do).
+	handback handbacker
 	// nocopy uses boxo's layouts (filestore leaves).
 	nocopy bool
 }
@@ -132,10 +134,10 @@ func layoutLeaves(db *helpers.DagBuilderHelper, lv *leaves) (ipld.Node, error) {
 	root, size := l.nd, l.size
 	for depth := 1; !lv.done(); depth++ {
 		up := db.NewFSNodeOverDag(ft.TFile)
+		lv.expect(l)
 		if err := up.AddChild(root, size, db); err != nil {
 			return nil, err
 		}
-		lv.added(l)
 		l = leaf{}
 		var err error
 		if root, size, err = fillLeaves(db, lv, up, depth); err != nil {
@@ -236,21 +238,24 @@ type leafJob struct {
 
 // leaves yields the leaves of a file in order while workers build them.
 type leaves struct {
-	order  chan chan leaf // one slot per chunk, in file order
-	peeked chan leaf
-	ended  bool
-	quit   chan struct{}
-	wg     sync.WaitGroup
-	reuse  func(ipld.Node) bool
-	free   chan []byte // buffers to reuse
-	cutEnd bool        // the reader saw the end of the input
+	order    chan chan leaf // one slot per chunk, in file order
+	peeked   chan leaf
+	ended    bool
+	quit     chan struct{}
+	wg       sync.WaitGroup
+	handback handbacker
+	free     chan []byte // buffers to reuse
+	cutEnd   bool        // the reader saw the end of the input
 }
 
 func startLeaves(db *helpers.DagBuilderHelper, spl chunker.Splitter, typ pb.Data_DataType, o leafOptions) *leaves {
 	workers := runtime.GOMAXPROCS(0)
 	window := max(o.window, 2)
-	lv := &leaves{order: make(chan chan leaf, window), quit: make(chan struct{}), reuse: o.reuse,
-		free: make(chan []byte, window+workers+2)}
+	// Buffers come back from the store after their commit: room for
+	// those of a queue of the store's (storage.DefaultMaxPendingBytes)
+	// besides the window; more are left to the collector.
+	lv := &leaves{order: make(chan chan leaf, window), quit: make(chan struct{}), handback: o.handback,
+		free: make(chan []byte, window+workers+2+handbackSlack)}
 	enc := newLeafEncoder(o.raw, typ, db.GetCidBuilder())
 	jobs := make(chan leafJob)
 	lv.wg.Add(1 + workers)
@@ -332,16 +337,30 @@ func (lv *leaves) buffer(n int) []byte {
 	return make([]byte, leafHead+n+leafTail)
 }
 
-// added is told that l was added to the DAG service: its buffer is reused
-// when the service does not keep it.
-func (lv *leaves) added(l leaf) {
-	if lv.reuse == nil || l.buf == nil || !lv.reuse(l.nd) {
+// handbacker is a DAG service that hands leaf buffers back (batchDAG,
+// hashOnlyDAG): the next Add of nd calls free once the service no longer
+// holds nd's bytes, maybe later and on another goroutine.
+type handbacker interface {
+	expect(nd ipld.Node, free func())
+}
+
+// handbackSlack is how many buffers handed back beyond the window are
+// kept for reuse: a store queue's worth of default-size leaves.
+const handbackSlack = 8
+
+// expect is told that l is about to be added to the DAG service: its
+// buffer is reused once the service gives it back.
+func (lv *leaves) expect(l leaf) {
+	if lv.handback == nil || l.buf == nil {
 		return
 	}
-	select {
-	case lv.free <- l.buf:
-	default:
-	}
+	buf, free := l.buf, lv.free
+	lv.handback.expect(l.nd, func() {
+		select {
+		case free <- buf:
+		default:
+		}
+	})
 }
 
 // addTo adds the next leaf to nd.
@@ -350,11 +369,8 @@ func (lv *leaves) addTo(nd *helpers.FSNodeOverDag, db *helpers.DagBuilderHelper)
 	if l.err != nil {
 		return l.err
 	}
-	if err := nd.AddChild(l.nd, l.size, db); err != nil {
-		return err
-	}
-	lv.added(l)
-	return nil
+	lv.expect(l)
+	return nd.AddChild(l.nd, l.size, db)
 }
 
 // done reports whether every leaf was taken; an error still to be

@@ -70,13 +70,13 @@ func (c layoutCase) String() string {
 }
 
 // layoutWith builds c's file from r with boxo's layout, or with cairn's
-// (window chunks ahead, buffers reused when reuse says so).
+// (window chunks ahead, buffers reused when hb hands them back).
 func layoutWith(t testing.TB, c layoutCase, r io.Reader, parallel bool, dag ipld.DAGService) (ipld.Node, error) {
 	return layoutOpts(t, c, r, parallel, dag, 4, nil)
 }
 
 func layoutOpts(t testing.TB, c layoutCase, r io.Reader, parallel bool, dag ipld.DAGService,
-	window int, reuse func(ipld.Node) bool) (ipld.Node, error) {
+	window int, hb handbacker) (ipld.Node, error) {
 	spl, err := chunker.FromString(r, c.chunker)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func layoutOpts(t testing.TB, c layoutCase, r io.Reader, parallel bool, dag ipld
 	if !parallel {
 		return balanced.Layout(db)
 	}
-	o := leafOptions{raw: c.raw, chunkSize: fixedChunkSize(c.chunker), window: window, reuse: reuse}
+	o := leafOptions{raw: c.raw, chunkSize: fixedChunkSize(c.chunker), window: window, handback: hb}
 	if c.trickle {
 		return trickleLayout(db, spl, o)
 	}
@@ -190,18 +190,12 @@ func TestBalancedLayout_ReusesBuffers(t *testing.T) {
 		}
 		// The recording DAG copies what it keeps, so reuse is safe; the
 		// hashes are checked against the bytes kept.
-		copying := &copyDAG{&got}
-		reused := 0
-		gn, err := layoutOpts(t, c, bytes.NewReader(data), true, copying, 3, func(n ipld.Node) bool {
-			if len(n.Links()) == 0 {
-				reused++
-				return true
-			}
-			return false
-		})
+		copying := &handbackDAG{copyDAG: copyDAG{&got}}
+		gn, err := layoutOpts(t, c, bytes.NewReader(data), true, copying, 3, copying)
 		if err != nil {
 			t.Fatal(err)
 		}
+		reused := copying.reused
 		sameBlocks(t, gn, wn, &got, &want)
 		for _, k := range got.order {
 			if c2, err := k.Prefix().Sum(got.data[k]); err != nil || c2 != k {
@@ -212,6 +206,23 @@ func TestBalancedLayout_ReusesBuffers(t *testing.T) {
 			t.Fatalf("%d buffers given back, want every leaf's", reused)
 		}
 	}
+}
+
+// handbackDAG is a copyDAG that hands every leaf's buffer back once it
+// has copied the leaf, as hashOnlyDAG does for the leaves it drops.
+type handbackDAG struct {
+	copyDAG
+	leafHandback
+	reused int
+}
+
+func (d *handbackDAG) Add(ctx context.Context, n ipld.Node) error {
+	err := d.copyDAG.Add(ctx, n)
+	if free := d.take(n); free != nil {
+		d.reused++
+		free()
+	}
+	return err
 }
 
 // copyDAG records copies of the blocks added.

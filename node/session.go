@@ -128,6 +128,21 @@ func (s *WriteSession) record(key []byte) {
 
 // PutAsync queues blk in the session (durable at Sync or End).
 func (s *WriteSession) PutAsync(ctx context.Context, blk blocks.Block) error {
+	return s.PutAsyncThen(ctx, blk, nil)
+}
+
+// PutAsyncThen is PutAsync that calls then (when not nil) once the store
+// no longer holds blk's bytes (storage.Blockstore.PutAsyncThen): at once
+// when the block is not queued (identity, already stored, errors).
+func (s *WriteSession) PutAsyncThen(ctx context.Context, blk blocks.Block, then func()) (err error) {
+	queued := false
+	if then != nil {
+		defer func() {
+			if !queued {
+				then()
+			}
+		}()
+	}
 	key := blk.Cid().Hash()
 	if _, ok := storage.IdentityData(blk.Cid()); ok {
 		return nil
@@ -147,7 +162,8 @@ func (s *WriteSession) PutAsync(ctx context.Context, blk blocks.Block) error {
 		return err
 	}
 	defer release()
-	return s.n.Blocks.PutAsync(s.batch, blk)
+	queued = true // PutAsyncThen calls then, whatever it returns
+	return s.n.Blocks.PutAsyncThen(s.batch, blk, then)
 }
 
 // Put stores blocks and waits until they are durable.

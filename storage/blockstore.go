@@ -152,11 +152,31 @@ func (b *Blockstore) PutMany(_ context.Context, blks []blocks.Block) error {
 // PutAsync queues a block in batch bt and returns at once; bt.Sync reports
 // when it is durable. It blocks only when too many bytes are queued.
 func (b *Blockstore) PutAsync(bt *Batch, blk blocks.Block) error {
+	return b.PutAsyncThen(bt, blk, nil)
+}
+
+// PutAsyncThen is PutAsync that calls then (when not nil) once the store
+// holds no reference to blk's bytes any more: after the transaction that
+// wrote the block has ended (bbolt copied the bytes into its pages and
+// wrote them), or before it returns when the block is not queued
+// (identity CIDs, errors), and in any case before bt.Sync returns. then
+// runs on the store's writer goroutine and must not block; it lets a
+// caller reuse the block's buffer.
+func (b *Blockstore) PutAsyncThen(bt *Batch, blk blocks.Block, then func()) error {
 	m, ok, err := blockMutation(blk)
 	if err != nil || !ok {
+		if then != nil {
+			then()
+		}
 		return err
 	}
-	return bt.submit([]mutation{m}, len(m.val)+len(m.key))
+	if err := bt.submit([]mutation{m}, len(m.val)+len(m.key), then); err != nil {
+		if then != nil {
+			then()
+		}
+		return err
+	}
+	return nil
 }
 
 // DeleteBlock removes a block; removing a missing block is not an error.

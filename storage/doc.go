@@ -74,7 +74,11 @@
 // the writer holds at most MaxPendingBytes plus MaxBatchBytes of heap,
 // 3 MiB with the defaults (1 MiB batches, 2 MiB queued). Larger batches
 // save fsyncs and cost heap: 4 MiB batches with 8 MiB queued took a
-// 256 MiB add's peak RssAnon from 23 to 40 MiB (docs/performance.md). Store.Writes counts what the
+// 256 MiB add's peak RssAnon from 23 to 40 MiB (docs/performance.md).
+// Blockstore.PutAsyncThen tells the caller when the store no longer holds
+// a block's bytes (its transaction ended: bbolt copied them into its pages
+// and wrote those), so an import reuses its leaf buffers instead of
+// allocating one per block. Store.Writes counts what the
 // commits write (the pages each allocates plus its meta page), since Open
 // and, through "written", over the file's life: what the store costs the
 // card.

@@ -185,6 +185,64 @@ func TestBatch_ConcurrentSync(t *testing.T) {
 	mustCheck(t, s)
 }
 
+// Ensure PutAsyncThen calls then once per put: after the transaction that
+// wrote the block (which is then readable), before Sync returns; at once
+// for a block that is not queued (identity) and for a put that fails.
+func TestPutAsyncThen_AfterCommit(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), storage.FileName))
+	ctx := context.Background()
+	bs := s.Blockstore()
+	bt := s.NewBatch()
+	var mu sync.Mutex
+	calls := map[cid.Cid]int{}
+	var unreadable []cid.Cid
+	then := func(b blocks.Block) func() {
+		return func() {
+			// The writer goroutine: a read transaction must see the block.
+			has, err := bs.Has(ctx, b.Cid())
+			mu.Lock()
+			defer mu.Unlock()
+			calls[b.Cid()]++
+			if err != nil || !has {
+				unreadable = append(unreadable, b.Cid())
+			}
+		}
+	}
+	var all []blocks.Block
+	for range 64 {
+		b := randBlock(t, 64<<10)
+		all = append(all, b)
+		if err := bs.PutAsyncThen(bt, b, then(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bt.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	for _, b := range all {
+		if calls[b.Cid()] != 1 {
+			t.Errorf("%s: then ran %d times by Sync, want once", b.Cid(), calls[b.Cid()])
+		}
+	}
+	if len(unreadable) > 0 {
+		t.Errorf("then ran before these blocks were committed: %v", unreadable)
+	}
+	mu.Unlock()
+
+	idHash, _ := mh.Sum([]byte("tiny"), mh.IDENTITY, -1)
+	id, _ := blocks.NewBlockWithCid([]byte("tiny"), cid.NewCidV1(cid.Raw, idHash))
+	ran := false
+	if err := bs.PutAsyncThen(bt, id, func() { ran = true }); err != nil || !ran {
+		t.Fatalf("identity block: err %v, then ran %v; want nil and at once", err, ran)
+	}
+	s.Close()
+	ran = false
+	if err := bs.PutAsyncThen(bt, randBlock(t, 100), func() { ran = true }); !errors.Is(err, storage.ErrClosed) || !ran {
+		t.Fatalf("put after close: err %v, then ran %v; want %v and at once", err, ran, storage.ErrClosed)
+	}
+}
+
 // Ensure the datastore view supports prefix queries and batches.
 func TestDatastore_QueryBatch(t *testing.T) {
 	s := mustOpen(t, filepath.Join(t.TempDir(), storage.FileName))

@@ -32,6 +32,9 @@ type request struct {
 	size  int
 	done  chan error // nil for async requests
 	batch *Batch     // async requests only
+	// then runs once the transaction that held the request has ended
+	// (async requests only; may be nil).
+	then func()
 }
 
 type writer struct {
@@ -134,6 +137,9 @@ func (w *writer) loop() {
 		for _, r := range group {
 			if r.done != nil {
 				r.done <- err
+			}
+			if r.then != nil {
+				r.then() // before finish: done by the time Sync returns
 			}
 			if r.batch != nil {
 				r.batch.finish(r.size, err)
@@ -275,7 +281,7 @@ func (s *Store) NewBatch() *Batch {
 	return b
 }
 
-func (b *Batch) submit(muts []mutation, size int) error {
+func (b *Batch) submit(muts []mutation, size int, then func()) error {
 	if b.s.w == nil {
 		return errors.New("storage: store is read-only")
 	}
@@ -283,7 +289,7 @@ func (b *Batch) submit(muts []mutation, size int) error {
 	b.mu.Lock()
 	b.out++
 	b.mu.Unlock()
-	err := b.s.w.submit(&request{muts: muts, size: size, batch: b})
+	err := b.s.w.submit(&request{muts: muts, size: size, batch: b, then: then})
 	if err != nil {
 		b.s.w.pending.release(size)
 		b.finish(size, err)
