@@ -5,6 +5,7 @@ package node
 import (
 	"bytes"
 	"cmp"
+	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -526,9 +527,13 @@ func DatastoreSpec() map[string]any {
 	}
 }
 
-// defaultDocOnce is the document init writes, without Identity: Kubo
-// 0.42's init document with cairn's defaults and sections over it.
-var defaultDocOnce = sync.OnceValue(func() map[string]any {
+// buildDefaultDoc builds the document init writes, without Identity:
+// Kubo 0.42's init document with cairn's defaults and sections over it.
+// It encodes both config types with encoding/json, which costs the daemon
+// the json package's tables for them, so the daemon reads the same
+// document from defaultdoc.json instead (TestDefaultDocFile keeps the two
+// equal; `go test ./node -run TestDefaultDocFile -update` rewrites it).
+func buildDefaultDoc() map[string]any {
 	own, err := DefaultConfig(Identity{}).ToDoc()
 	if err != nil {
 		panic(err) // a fixed value that always encodes
@@ -536,6 +541,18 @@ var defaultDocOnce = sync.OnceValue(func() map[string]any {
 	doc := overlayDefaults(kuboconf.DefaultDoc(), own)
 	doc["Datastore"].(map[string]any)["Spec"] = DatastoreSpec()
 	delete(doc, "Identity")
+	return doc
+}
+
+//go:embed defaultdoc.json
+var defaultDocJSON []byte
+
+// defaultDocOnce is buildDefaultDoc's document, read from defaultDocJSON.
+var defaultDocOnce = sync.OnceValue(func() map[string]any {
+	var doc map[string]any
+	if err := json.Unmarshal(defaultDocJSON, &doc); err != nil {
+		panic(err) // a fixed file TestDefaultDocFile checks
+	}
 	return doc
 })
 
@@ -626,13 +643,15 @@ func DecodeConfig(doc map[string]any) (*Config, error) {
 	if _, err := kuboconf.FromMap(doc); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
 	var c Config
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("invalid config: %w", err)
+	if !kuboconf.DecodeDoc(doc, &c) {
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &c); err != nil {
+			return nil, fmt.Errorf("invalid config: %w", err)
+		}
 	}
 	if c.Internal.UnixFSShardingSizeThreshold != nil && c.Import.UnixFSHAMTDirectorySizeThreshold != nil {
 		return nil, errors.New(DeprecatedShardingThreshold)

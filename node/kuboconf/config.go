@@ -523,6 +523,10 @@ func defaultAddresses() Addresses {
 // FromMap decodes a config document as Kubo does; a value of the wrong
 // type fails with Kubo's message ("failure to decode config: ...").
 func FromMap(doc map[string]any) (*Config, error) {
+	var fast Config
+	if DecodeDoc(doc, &fast) {
+		return &fast, nil
+	}
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(doc); err != nil {
 		return nil, err
