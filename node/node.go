@@ -75,6 +75,10 @@ type Options struct {
 	CompactIfNeeded bool
 	// Log receives one line per notable start-up event (may be nil).
 	Log func(format string, a ...any)
+	// Config is the repo's config as the caller read it just before
+	// (ReadConfigDoc, DecodeConfig), so that New need not read it again;
+	// nil: New reads it.
+	Config *Config
 }
 
 // New opens the repo at dir, taking its lock.
@@ -98,13 +102,15 @@ func New(_ context.Context, dir string, opts *Options) (*Node, error) {
 }
 
 func (n *Node) open(opts *Options) error {
-	doc, err := ReadConfigDoc(n.Repo)
-	if err != nil {
-		return err
-	}
-	cfg, err := DecodeConfig(doc)
-	if err != nil {
-		return err
+	cfg := opts.Config
+	if cfg == nil {
+		doc, err := ReadConfigDoc(n.Repo)
+		if err != nil {
+			return err
+		}
+		if cfg, err = DecodeConfig(doc); err != nil {
+			return err
+		}
 	}
 	n.config = cfg
 	if err := n.loadIdentity(); err != nil {

@@ -384,7 +384,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	opts := &node.Options{CompactIfNeeded: true,
+	opts := &node.Options{CompactIfNeeded: true, Config: cfg,
 		Log: func(f string, a ...any) { fmt.Fprintf(stdout, f+"\n", a...) }}
 	srvOpts := httprpc.ServerOptions{ServerHeader: "cairn/" + httprpc.Version}
 	// The runtime collects at a soft target that follows the live heap
