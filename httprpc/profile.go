@@ -14,8 +14,6 @@ import (
 	"runtime/pprof"
 	"runtime/trace"
 	"time"
-
-	"cairn/node"
 )
 
 // profileCollectorNames are the collectors, in Kubo's default order.
@@ -47,8 +45,7 @@ var profileCollectors = map[string]profileCollector{
 		return pprof.Lookup("goroutine").WriteTo(w, 0)
 	}},
 	"version": {file: "version.json", collect: func(_ context.Context, _ profileOptions, w io.Writer) error {
-		return json.NewEncoder(w).Encode(&VersionInfo{Version: Version, Commit: Commit, Repo: node.RepoVersion,
-			System: runtime.GOARCH + "/" + runtime.GOOS, Golang: runtime.Version()})
+		return json.NewEncoder(w).Encode(versionInfo())
 	}},
 	"heap": {file: "heap.pprof", collect: func(_ context.Context, _ profileOptions, w io.Writer) error {
 		return pprof.Lookup("heap").WriteTo(w, 0)

@@ -1,10 +1,12 @@
 package httprpc_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime/multipart"
 	"net"
@@ -309,5 +311,39 @@ func TestCat_ClientDisconnectMidStream(t *testing.T) {
 	}
 	if errs := n.Store.Check(storage.CheckOptions{}); len(errs) > 0 {
 		t.Fatal(errs)
+	}
+}
+
+// Shutdown stops the commands still running (here log/tail, which runs
+// until its context ends): the open answer ends and Shutdown returns
+// without waiting for its timeout.
+func TestServer_ShutdownStopsRunningCommand(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
+	c, err := net.Dial("tcp", srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "POST /api/v0/log/tail HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil) // the stream's headers come at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	start := time.Now()
+	if err := srv.Srv.Shutdown(5 * time.Second); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Shutdown took %v: the running command was not stopped", d)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("reading the stream's end: %v", err)
 	}
 }

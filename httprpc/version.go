@@ -3,10 +3,12 @@
 package httprpc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"cairn/node"
 )
@@ -27,6 +29,19 @@ func AgentVersion() string {
 	return v
 }
 
+// versionInfo is what version answers, with its JSON encoding; fixed
+// once the program runs (Commit is set at link time). Shared: encoders
+// only read it.
+var versionInfo = sync.OnceValue(func() *VersionInfo {
+	v := &VersionInfo{Version: Version, Commit: Commit, Repo: node.RepoVersion,
+		System: runtime.GOARCH + "/" + runtime.GOOS, Golang: runtime.Version()}
+	b, err := json.Marshal(v)
+	if err == nil {
+		v.encoded = b
+	}
+	return v
+})
+
 var versionCommands = []*Command{
 	{
 		Path:     "version",
@@ -41,8 +56,7 @@ var versionCommands = []*Command{
 		NoRepo: true,
 		Output: OutSingle,
 		Run: func(r *Request, e Emitter) error {
-			return e.Emit(&VersionInfo{Version: Version, Commit: Commit, Repo: node.RepoVersion,
-				System: runtime.GOARCH + "/" + runtime.GOOS, Golang: runtime.Version()})
+			return e.Emit(versionInfo())
 		},
 		Type: func() any { return &VersionInfo{} },
 		Text: versionText,
@@ -87,7 +101,12 @@ type VersionInfo struct {
 	Repo    string
 	System  string
 	Golang  string
+
+	encoded []byte // json.Marshal's output, kept by versionInfo
 }
+
+// EncodedJSON is v's JSON encoding if versionInfo kept one (rpc.EncodedJSON).
+func (v *VersionInfo) EncodedJSON() []byte { return v.encoded }
 
 func versionText(t *TextEnv, v any) error {
 	vi := v.(*VersionInfo)

@@ -175,3 +175,37 @@ func TestWrites_LargeSingleAnswer(t *testing.T) {
 		t.Fatalf("%d objects, want 1 with 800 links", len(out.Objects))
 	}
 }
+
+// An answer without an error ends as Kubo's does: the last chunk and an
+// empty trailer section ("0\r\n\r\n"), no X-Stream-Error line with an
+// empty value; the trailer is still declared.
+func TestWrites_NoEmptyTrailerLine(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
+	c, err := net.Dial("tcp", srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	buf := make([]byte, 4096)
+	for i := 0; i < 2; i++ {
+		if _, err := io.WriteString(c, "POST /api/v0/version HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		n := 0
+		for !bytes.HasSuffix(buf[:n], []byte("}\n\r\n0\r\n\r\n")) {
+			m, err := c.Read(buf[n:])
+			if err != nil {
+				t.Fatalf("answer %d: %v after %q", i, err, buf[:n])
+			}
+			n += m
+		}
+		head, _, _ := bytes.Cut(buf[:n], []byte("\r\n\r\n"))
+		if !bytes.Contains(head, []byte("\r\nTrailer: X-Stream-Error\r\n")) && !bytes.HasSuffix(head, []byte("\r\nTrailer: X-Stream-Error")) {
+			t.Errorf("answer %d: trailer not declared: %q", i, head)
+		}
+		if bytes.Count(buf[:n], []byte("X-Stream-Error")) != 1 {
+			t.Errorf("answer %d: an X-Stream-Error line besides the declaration: %q", i, buf[:n])
+		}
+	}
+}

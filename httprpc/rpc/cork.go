@@ -20,15 +20,21 @@ const corkBytes = 128 << 10
 
 var corkPool = sync.Pool{New: func() any { b := make([]byte, 0, corkBytes); return &b }}
 
-// corkListener makes every accepted connection a *corkConn.
-type corkListener struct{ net.Listener }
+// corkListener makes every accepted connection a *corkConn, with its
+// hang-up watch kept in running until it closes.
+type corkListener struct {
+	net.Listener
+	running *sync.Map // *hangupWatch => struct{}
+}
 
 func (l corkListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &corkConn{Conn: c}, nil
+	cc := &corkConn{Conn: c, watch: newHangupWatch(c), running: l.running}
+	l.running.Store(cc.watch, struct{}{})
+	return cc, nil
 }
 
 // corkConn holds written bytes while corked (Cork) and writes them when
@@ -42,6 +48,20 @@ type corkConn struct {
 	corked bool
 	held   *[]byte // from corkPool while bytes are held
 	err    error   // a write error of held bytes, reported by the next Write
+
+	// watch serves the connection's commands, one at a time; running
+	// is the server's set of watches (Shutdown stops their commands).
+	watch   *hangupWatch
+	running *sync.Map
+}
+
+// Close closes the connection and takes its watch out of the server's
+// set.
+func (c *corkConn) Close() error {
+	if c.running != nil {
+		c.running.Delete(c.watch)
+	}
+	return c.Conn.Close()
 }
 
 // Cork makes later writes wait in memory.

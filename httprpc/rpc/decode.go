@@ -89,6 +89,9 @@ type KV struct{ Key, Value string }
 // keyed by canonical name. Unknown keys are ignored, as Kubo does. Options
 // not given get their defaults.
 func DecodeOptions(valid []Option, pairs []KV) (map[string]any, error) {
+	if len(pairs) == 0 {
+		return defaultOptions(valid, map[string]any{}), nil
+	}
 	raw := map[string][]string{}
 	spelled := map[string]string{} // canonical name -> key whose values raw holds
 	var order []string
@@ -134,12 +137,20 @@ func DecodeOptions(valid []Option, pairs []KV) (map[string]any, error) {
 		}
 		out[name] = v
 	}
+	return defaultOptions(valid, out), nil
+}
+
+// defaultOptions adds to out the defaults of the options it lacks.
+func defaultOptions(valid []Option, out map[string]any) map[string]any {
 	for _, o := range valid {
-		if _, ok := out[o.Name()]; !ok && o.Default != nil {
+		if o.Default == nil {
+			continue
+		}
+		if _, ok := out[o.Name()]; !ok {
 			out[o.Name()] = o.Default
 		}
 	}
-	return out, nil
+	return out
 }
 
 // BindArgs applies spec 1.6 to the string values given for cmd: it drops

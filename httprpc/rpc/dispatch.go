@@ -27,9 +27,10 @@ import (
 // route finds the command for the path below /api/v0/. It returns the
 // command (nil for a pure parent) and the path-segment argument, if any.
 func (s *Server) route(rest string) (cmd *Command, pathArg []string, found bool) {
-	segs := strings.Split(rest, "/")
 	n := s.Table.Root
-	for i, seg := range segs {
+	for more := true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		ch := n.Children[seg]
 		if ch != nil {
 			if ch.Cmd != nil && ch.Cmd.NoRemote {
@@ -38,7 +39,7 @@ func (s *Server) route(rest string) (cmd *Command, pathArg []string, found bool)
 			n = ch
 			continue
 		}
-		if i == len(segs)-1 && n.Cmd != nil && n != s.Table.Root {
+		if !more && n.Cmd != nil && n != s.Table.Root {
 			return n.Cmd, []string{seg}, true
 		}
 		return nil, nil, false
@@ -47,6 +48,68 @@ func (s *Server) route(rest string) (cmd *Command, pathArg []string, found bool)
 		return nil, nil, false
 	}
 	return n.Cmd, nil, true
+}
+
+// call is one command's request from dispatch to the end of its answer,
+// in one allocation.
+type call struct {
+	s       *Server
+	em      httpEmitter
+	req     Request
+	held    heldBody
+	body    bodyReader
+	tr      *tracking
+	watch   *hangupWatch
+	cancel  context.CancelFunc // the command's context
+	cancelT context.CancelFunc // its timeout's, if any
+	entry   *ReqLogEntry       // in the request log; nil without one
+	method  string             // of a streamed answer, for the metrics
+	adhoc   bool               // watch is the call's own, in the server's set until stop
+	stopped bool
+	ended   bool
+}
+
+// cancelRunning stops the command running on w's connection, if one is
+// (Shutdown).
+func (w *hangupWatch) cancelRunning() {
+	w.mu.Lock()
+	cancel := w.cancel
+	w.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// stop ends the command's context and the watch for a hang-up.
+func (c *call) stop() {
+	if c.stopped {
+		return
+	}
+	c.stopped = true
+	c.watch.stop()
+	if c.adhoc {
+		c.s.running.Delete(c.watch)
+	}
+	if c.cancelT != nil {
+		c.cancelT()
+	}
+	c.cancel()
+}
+
+// end marks the request finished in the log and, for a streamed answer,
+// records its metrics (the handler has returned long before).
+func (c *call) end() {
+	if c.ended {
+		return
+	}
+	c.ended = true
+	c.tr.end = time.Now()
+	if c.entry != nil {
+		c.s.Env.Requests.finish(c.entry, c.tr.end)
+	}
+	if c.tr.streamed {
+		c.s.metrics.observe(c.method, 200, c.tr.command, c.tr.end.Sub(c.tr.start))
+	}
 }
 
 func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
@@ -121,14 +184,29 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 		return
 	}
 	s.applyHeaders(ctx)
-	cctx, cancel := context.WithCancel(s.ctx)
+	c := &call{s: s, tr: tr}
 	// A client that hangs up stops its command, as in Kubo (net/http
-	// cancels the request's context).
-	stopWatch, base := watchHangup(ctx.Conn(), cancel), cancel
-	cancel = func() { stopWatch(); base() }
+	// cancels the request's context); so does Shutdown, through the
+	// server's set of watches. The context is not a child of a context
+	// every request would share: registering with it costs each request
+	// a lock and a map entry that all cores contend for.
+	cctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	if cc := corkOf(ctx.Conn()); cc != nil && cc.watch != nil {
+		c.watch = cc.watch
+	} else {
+		c.watch = newHangupWatch(ctx.Conn())
+		c.adhoc = true
+		s.running.Store(c.watch, struct{}{})
+	}
+	c.watch.start(cancel)
+	if s.ctx.Err() != nil {
+		cancel() // Shutdown has begun: it may have missed this watch
+	}
+	owned := true // false once the body reader stops the command
 	defer func() {
-		if cancel != nil {
-			cancel()
+		if owned {
+			c.stop()
 		}
 	}()
 	if t := stringOpt(opts, "timeout"); t != "" {
@@ -137,10 +215,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 			textError(ctx, 400, fmt.Sprintf("invalid timeout %q: %v", t, err))
 			return
 		}
-		var c2 context.CancelFunc
-		cctx, c2 = context.WithTimeout(cctx, d)
-		prev := cancel
-		cancel = func() { c2(); prev() }
+		cctx, c.cancelT = context.WithTimeout(cctx, d)
 	}
 	if v, _ := opts["offline"].(bool); v {
 		cctx = node.OfflineContext(cctx) // no fetching from peers
@@ -155,20 +230,18 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 		textError(ctx, 400, "invalid encoding: "+enc)
 		return
 	}
-	req := &Request{Ctx: cctx, Node: s.Node, Command: cmd, Args: args, Opts: opts, Files: dir, Env: s.Env}
-	logged := func() {}
+	req := &c.req
+	*req = Request{Ctx: cctx, Node: s.Node, Command: cmd, Args: args, Opts: opts, Files: dir, Env: s.Env}
 	if s.Env != nil && s.Env.Requests != nil {
-		entry := s.Env.Requests.add(cmd.Path, opts, enc, loggedArgs(cmd, args))
-		var once sync.Once
-		logged = func() { once.Do(func() { s.Env.Requests.finish(entry) }) }
+		c.entry = s.Env.Requests.add(tr.start, cmd.Path, opts, enc, loggedArgs(cmd, args))
 	}
 	kind := cmd.Output
 	if cmd.OutputFor != nil {
 		kind = cmd.OutputFor(req)
 	}
-	em := newHTTPEmitter(cmd, enc)
+	em := &c.em
+	em.init(cmd, enc, kind == OutSingle)
 	em.req = req
-	em.single = kind == OutSingle
 	run := func() {
 		var err error
 		defer func() {
@@ -188,10 +261,10 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 		run()
 	} else {
 		go run()
+		<-em.first
 	}
-	<-em.first
 	if !em.started {
-		defer logged()
+		defer c.end()
 		// Finished without output.
 		if em.err != nil {
 			s.writeErrorJSON(ctx, enc, em.err)
@@ -215,10 +288,11 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 		// A single value, whole in memory, the command done: the
 		// answer keeps its chunked framing and trailer and goes out
 		// in one write.
-		defer logged()
+		defer c.end()
 		s.preamble(ctx, kind, enc, req)
 		s.contentLength(ctx, em)
-		ctx.Response.SetBodyStream(&heldBody{b: b, err: em.err, ctx: ctx, cork: corkOf(ctx.Conn())}, -1)
+		c.held = heldBody{buf: b, b: *b, err: em.err, ctx: ctx, cork: corkOf(ctx.Conn())}
+		ctx.Response.SetBodyStream(&c.held, -1)
 		return
 	}
 	s.preamble(ctx, kind, enc, req)
@@ -230,21 +304,17 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 	// goroutine after writing the headers. The trailer is set by that
 	// reader goroutine when it meets the end, so no header is touched
 	// while fasthttp writes them.
-	method := string(ctx.Method())
+	c.method = string(ctx.Method())
 	tr.streamed = true
-	ended := logged
-	logged = func() {
-		ended()
-		s.metrics.observe([]byte(method), 200, tr.command, time.Since(tr.start))
-	}
 	pipe := newChunkPipe(4)
 	em.attach <- bufio.NewWriterSize(pipe, 32<<10)
 	go func() {
 		<-em.done
 		pipe.CloseWrite()
 	}()
-	ctx.Response.SetBodyStream(&bodyReader{pipe: pipe, em: em, ctx: ctx, stop: cancel, logged: logged, cork: corkOf(ctx.Conn())}, -1)
-	cancel = nil // the body reader owns the context now
+	c.body = bodyReader{pipe: pipe, em: em, ctx: ctx, call: c, cork: corkOf(ctx.Conn())}
+	ctx.Response.SetBodyStream(&c.body, -1)
+	owned = false // the body reader stops the command
 }
 
 // contentLength sets X-Content-Length when the command announced one.
@@ -270,19 +340,19 @@ func drainBody(ctx *fasthttp.RequestCtx) {
 
 // bodyReader hands a command's output to fasthttp.
 type bodyReader struct {
-	pipe   *chunkPipe
-	em     *httpEmitter
-	ctx    *fasthttp.RequestCtx
-	stop   context.CancelFunc
-	logged func() // marks the request's log entry finished
-	cork   *corkConn
-	once   sync.Once
+	pipe *chunkPipe
+	em   *httpEmitter
+	ctx  *fasthttp.RequestCtx
+	call *call // stopped and ended at Close
+	cork *corkConn
+	once sync.Once
 }
 
 // heldBody hands fasthttp an answer that is whole in memory.
 type heldBody struct {
-	b    []byte
-	err  error // the command's, sent as the trailer
+	buf  *[]byte // from memBufs, given back at Close
+	b    []byte  // what is left to read of *buf
+	err  error   // the command's, sent as the trailer
 	ctx  *fasthttp.RequestCtx
 	cork *corkConn
 }
@@ -304,16 +374,24 @@ func (h *heldBody) Close() error {
 	if h.cork != nil {
 		h.cork.Uncork() // all goes with fasthttp's last write
 	}
+	if h.buf != nil {
+		putMemBuf(h.buf)
+		h.buf, h.b = nil, nil
+	}
 	return nil
 }
 
 // streamError sets the X-Stream-Error trailer for a command's error after
-// output (none when the client went away).
+// output (none when the client went away). Without an error the answer
+// ends with an empty trailer section ("0\r\n\r\n"), as Kubo's does:
+// fasthttp would write the declared trailer with an empty value.
 func streamError(ctx *fasthttp.RequestCtx, err error) {
 	if err != nil && !errors.Is(err, ErrClientGone) {
 		msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(err.Error())
 		ctx.Response.Header.Set("X-Stream-Error", msg)
+		return
 	}
+	_ = ctx.Response.Header.SetTrailer("") // the headers are out: only the trailer section changes
 }
 
 func (b *bodyReader) Read(p []byte) (int, error) {
@@ -342,8 +420,8 @@ func (b *bodyReader) Close() error {
 			b.cork.Uncork() // the rest goes with fasthttp's last write
 		}
 		b.pipe.CloseRead()
-		b.stop()
-		b.logged()
+		b.call.stop()
+		b.call.end()
 	})
 	return nil
 }

@@ -8,6 +8,7 @@ package rpc
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +25,22 @@ type serverMetrics struct {
 	duration prometheus.Summary
 	commands *prometheus.CounterVec
 	cmdTime  *prometheus.HistogramVec
+
+	// children caches the metrics of one method, command and status
+	// (POST only: other methods are the client's to choose), so that a
+	// request finds them with lock-free loads instead of hashing and
+	// checking its label values under the vectors' locks.
+	children sync.Map // metricKey => *requestMetrics
+}
+
+type metricKey struct {
+	method, command string
+	code            int
+}
+
+type requestMetrics struct {
+	requests, commands prometheus.Counter // commands: nil without a command
+	cmdTime            prometheus.Observer
 }
 
 func newServerMetrics(own ...prometheus.Collector) *serverMetrics {
@@ -48,14 +65,61 @@ func newServerMetrics(own ...prometheus.Collector) *serverMetrics {
 }
 
 // observe records one request; command is "" for one that named none.
-func (m *serverMetrics) observe(method []byte, code int, command string, d time.Duration) {
-	c := strconv.Itoa(code)
-	m.requests.WithLabelValues(string(method), c).Inc()
-	m.duration.Observe(d.Seconds())
-	if command != "" {
-		m.commands.WithLabelValues(command, c).Inc()
-		m.cmdTime.WithLabelValues(command).Observe(d.Seconds())
+func (m *serverMetrics) observe(method string, code int, command string, d time.Duration) {
+	k := metricKey{method, command, code}
+	var rm *requestMetrics
+	if v, ok := m.children.Load(k); ok {
+		rm = v.(*requestMetrics)
+	} else {
+		c := codeLabel(code)
+		rm = &requestMetrics{requests: m.requests.WithLabelValues(method, c)}
+		if command != "" {
+			rm.commands = m.commands.WithLabelValues(command, c)
+			rm.cmdTime = m.cmdTime.WithLabelValues(command)
+		}
+		if method == "POST" {
+			m.children.Store(k, rm)
+		}
 	}
+	rm.requests.Inc()
+	m.duration.Observe(d.Seconds())
+	if rm.commands != nil {
+		rm.commands.Inc()
+		rm.cmdTime.Observe(d.Seconds())
+	}
+}
+
+// codeLabel is code as a label value, without an allocation for the
+// usual ones.
+func codeLabel(code int) string {
+	switch code {
+	case 200:
+		return "200"
+	case 204:
+		return "204"
+	case 307:
+		return "307"
+	case 400:
+		return "400"
+	case 403:
+		return "403"
+	case 404:
+		return "404"
+	case 405:
+		return "405"
+	case 500:
+		return "500"
+	}
+	return strconv.Itoa(code)
+}
+
+// methodLabel is the request's method as a label value, without an
+// allocation for POST.
+func methodLabel(m []byte) string {
+	if string(m) == "POST" {
+		return "POST"
+	}
+	return string(m)
 }
 
 // serveMetrics answers a scrape in Prometheus' text format.

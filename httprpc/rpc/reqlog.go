@@ -71,14 +71,14 @@ func loggedOptions(opts map[string]any, enc string) map[string]any {
 	return out
 }
 
-// add records a request that starts now and returns its entry.
-func (l *ReqLog) add(cmd string, opts map[string]any, enc string, args []string) *ReqLogEntry {
+// add records a request that started at start and returns its entry.
+func (l *ReqLog) add(start time.Time, cmd string, opts map[string]any, enc string, args []string) *ReqLogEntry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if args == nil {
 		args = []string{}
 	}
-	e := &ReqLogEntry{StartTime: time.Now(), Active: true, Command: cmd, Options: opts, Args: args, ID: l.nextID, enc: enc}
+	e := &ReqLogEntry{StartTime: start, Active: true, Command: cmd, Options: opts, Args: args, ID: l.nextID, enc: enc}
 	l.nextID++
 	l.requests = append(l.requests, e)
 	if len(l.requests) > maxReqLog {
@@ -94,12 +94,12 @@ func (l *ReqLog) add(cmd string, opts map[string]any, enc string, args []string)
 	return e
 }
 
-// finish marks e inactive.
-func (l *ReqLog) finish(e *ReqLogEntry) {
+// finish marks e inactive, ended at end.
+func (l *ReqLog) finish(e *ReqLogEntry, end time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e.Active = false
-	e.EndTime = time.Now()
+	e.EndTime = end
 	if len(l.requests)%10 == 0 {
 		l.cleanup(l.keep)
 	}

@@ -19,7 +19,9 @@ var ErrClientGone = errors.New("client disconnected")
 
 // httpEmitter is written by the command goroutine. The first Emit or
 // Write reports to the handler (first), which writes the preamble and
-// hands back the response's stream writer (attach).
+// hands back the response's stream writer (attach). A single value's
+// command (single) runs on the handler's goroutine and needs none of
+// those channels: they stay nil.
 type httpEmitter struct {
 	enc  string
 	cmd  *Command
@@ -33,6 +35,7 @@ type httpEmitter struct {
 
 	w        outWriter
 	mem      *memOut // a single value's answer (single), held until the end
+	memBuf   memOut  // what mem points to
 	started  bool
 	finished bool
 	isBytes  bool
@@ -46,16 +49,21 @@ type httpEmitter struct {
 	textDone bool
 }
 
-func newHTTPEmitter(cmd *Command, enc string) *httpEmitter {
-	return &httpEmitter{
-		enc: enc, cmd: cmd, length: -1,
-		first:  make(chan struct{}),
-		attach: make(chan *bufio.Writer, 1),
-		done:   make(chan struct{}),
+// init prepares e (the zero value, in place) for one command's output.
+func (e *httpEmitter) init(cmd *Command, enc string, single bool) {
+	e.enc, e.cmd, e.length, e.single = enc, cmd, -1, single
+	if !single {
+		e.first = make(chan struct{})
+		e.attach = make(chan *bufio.Writer, 1)
+		e.done = make(chan struct{})
 	}
 }
 
-func (e *httpEmitter) signalFirst() { e.once.Do(func() { close(e.first) }) }
+func (e *httpEmitter) signalFirst() {
+	if e.first != nil {
+		e.once.Do(func() { close(e.first) })
+	}
+}
 
 // outWriter is where output goes: the response's stream writer, or the
 // memory of a single value's answer.
@@ -74,7 +82,8 @@ func (e *httpEmitter) start(isBytes bool) error {
 	e.started = true
 	e.isBytes = isBytes
 	if e.single {
-		e.mem = &memOut{}
+		e.mem = &e.memBuf
+		e.mem.buf = getMemBuf()
 		e.w = e.mem
 		return nil
 	}
@@ -92,18 +101,34 @@ func (e *httpEmitter) start(isBytes bool) error {
 // already when it is emitted (and json.Marshal encodes it whole), so this
 // bounds nothing less than before; it lets the answer go out in one write
 // and the command run on the handler's goroutine.
-type memOut struct{ buf []byte }
+type memOut struct{ buf *[]byte } // from memBufs
 
 func (m *memOut) Write(p []byte) (int, error) {
-	m.buf = append(m.buf, p...)
+	*m.buf = append(*m.buf, p...)
 	return len(p), nil
 }
 
 func (m *memOut) Flush() error { return nil }
 
-// held is the whole answer of a single value and true, once the command
-// has finished, if it wrote one.
-func (e *httpEmitter) held() ([]byte, bool) {
+// memBufs keeps the buffers of single answers between requests; the
+// answer's body gives its buffer back once it is written (heldBody.Close).
+var memBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledMem is the largest buffer kept for reuse.
+const maxPooledMem = 64 << 10
+
+func getMemBuf() *[]byte { return memBufs.Get().(*[]byte) }
+
+func putMemBuf(b *[]byte) {
+	if cap(*b) <= maxPooledMem {
+		*b = (*b)[:0]
+		memBufs.Put(b)
+	}
+}
+
+// held is the whole answer of a single value (a buffer of memBufs) and
+// true, once the command has finished, if it wrote one.
+func (e *httpEmitter) held() (*[]byte, bool) {
 	if e.mem == nil {
 		return nil, false
 	}
@@ -148,6 +173,13 @@ func (e *httpEmitter) Emit(v any) error {
 	return nil
 }
 
+// EncodedJSON is implemented by a value that keeps its own JSON encoding
+// (json.Marshal's output, or nil to have it encoded), such as version's
+// answer, the same for every request: the emitter writes those bytes.
+type EncodedJSON interface{ EncodedJSON() []byte }
+
+var newline = []byte{'\n'}
+
 func (e *httpEmitter) encode(v any) error {
 	switch e.enc {
 	case "text":
@@ -164,6 +196,24 @@ func (e *httpEmitter) encode(v any) error {
 		}
 		_, err = e.w.Write(b)
 		return err
+	}
+	if p, ok := v.(EncodedJSON); ok {
+		if b := p.EncodedJSON(); b != nil {
+			if _, err := e.w.Write(b); err != nil {
+				e.gone = true
+				return ErrClientGone
+			}
+			if _, err := e.w.Write(newline); err != nil {
+				e.gone = true
+				return ErrClientGone
+			}
+			return nil
+		}
+	}
+	if e.mem != nil {
+		// Straight into the held answer: json.Encoder writes what
+		// json.Marshal returns, and the newline, in one Write.
+		return json.NewEncoder(e.mem).Encode(v)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -224,18 +274,28 @@ func (e *httpEmitter) finish(err error) {
 	e.finished = true
 	e.mu.Unlock()
 	e.signalFirst()
-	close(e.done)
+	if e.done != nil {
+		close(e.done)
+	}
 }
 
+// Header names and values every answer carries, canonical already
+// (SetCanonical skips fasthttp's normalising).
+var (
+	hdrAllowHeaders  = []byte("Access-Control-Allow-Headers")
+	hdrExposeHeaders = []byte("Access-Control-Expose-Headers")
+	hdrExposed       = []byte(exposed)
+	hdrChunked       = []byte("X-Chunked-Output")
+	hdrStream        = []byte("X-Stream-Output")
+	hdrOne           = []byte("1")
+)
+
 // commonHeaders sets the headers every answer of a command carries, value
-// or error, and returns the response header.
+// or error, and returns the response header. fasthttp sets Server.
 func (s *Server) commonHeaders(ctx *fasthttp.RequestCtx) *fasthttp.ResponseHeader {
 	h := &ctx.Response.Header
-	h.Set("Access-Control-Allow-Headers", exposed)
-	h.Set("Access-Control-Expose-Headers", exposed)
-	if s.serverHdr != "" {
-		h.Set("Server", s.serverHdr)
-	}
+	h.SetCanonical(hdrAllowHeaders, hdrExposed)
+	h.SetCanonical(hdrExposeHeaders, hdrExposed)
 	if s.refusing.Load() {
 		h.SetConnectionClose() // the answer to shutdown, or one running then
 	}
@@ -252,12 +312,12 @@ func (s *Server) preamble(ctx *fasthttp.RequestCtx, kind OutputKind, enc string,
 		if req != nil && req.Command.ContentType != nil {
 			ct = req.Command.ContentType(req)
 		}
-		h.Set("Content-Type", ct)
-		h.Set("X-Stream-Output", "1")
+		h.SetContentType(ct)
+		h.SetCanonical(hdrStream, hdrOne)
 	default:
-		h.Set("Content-Type", contentType(enc))
+		h.SetContentType(contentType(enc))
 		if kind == OutStream || kind == OutNone {
-			h.Set("X-Chunked-Output", "1")
+			h.SetCanonical(hdrChunked, hdrOne)
 		}
 	}
 	ctx.SetStatusCode(200)

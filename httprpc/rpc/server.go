@@ -34,20 +34,23 @@ const (
 
 // Server serves the command table over HTTP.
 type Server struct {
-	Table     *Table
-	Node      *node.Node
-	Env       *Env
-	srv       *fasthttp.Server
-	ctx       context.Context
-	cancel    context.CancelFunc
-	headers   map[string][]string
-	origins   []string // configured allowed origins
-	methods   []string
-	creds     bool
-	auth      map[string][]string // expected Authorization value => allowed path prefixes
-	serverHdr string
+	Table   *Table
+	Node    *node.Node
+	Env     *Env
+	srv     *fasthttp.Server
+	ctx     context.Context
+	cancel  context.CancelFunc
+	headers map[string][]string
+	origins []string // configured allowed origins
+	methods []string
+	creds   bool
+	auth    map[string][]string // expected Authorization value => allowed path prefixes
 
 	metrics *serverMetrics
+	// running holds the hang-up watch of every open connection (and of
+	// a command on another kind of connection while it runs): Shutdown
+	// stops their commands through them.
+	running sync.Map // *hangupWatch => struct{}
 
 	guard *connlimit.Guard
 	idle  time.Duration // IdleTimeout
@@ -96,7 +99,7 @@ func NewServer(n *node.Node, t *Table, env *Env, o ServerOptions) *Server {
 		env.Requests = &ReqLog{}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{Table: t, Node: n, Env: env, ctx: ctx, cancel: cancel, serverHdr: o.ServerHeader,
+	s := &Server{Table: t, Node: n, Env: env, ctx: ctx, cancel: cancel,
 		methods: []string{"POST"}, idle: o.IdleTimeout,
 		guard: connlimit.New(connlimit.Limits{Capacity: o.Concurrency, FirstByte: o.HeaderTimeout, IsLocal: o.IsLocal})}
 	s.metrics = newServerMetrics(n.Collector())
@@ -120,7 +123,14 @@ func NewServer(n *node.Node, t *Table, env *Env, o ServerOptions) *Server {
 		// byte (the guard bounds the wait for that byte); its body is
 		// then read with IdleTimeout per read (handle: ReadIdle).
 		ReadTimeout: o.HeaderTimeout,
-		HeaderReceived: func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+		HeaderReceived: func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+			if cl := h.ContentLength(); cl == 0 || cl == -2 {
+				// No body (-2: neither Content-Length nor
+				// chunked, which fasthttp reads as none): the
+				// next read is the next request's, under its
+				// own deadline.
+				return fasthttp.RequestConfig{}
+			}
 			return fasthttp.RequestConfig{ReadTimeout: o.IdleTimeout}
 		},
 		IdleTimeout: o.IdleTimeout,
@@ -171,7 +181,7 @@ func (s *Server) Serve(l net.Listener) error {
 	s.mu.Lock()
 	s.listeners = append(s.listeners, l)
 	s.mu.Unlock()
-	err := s.srv.Serve(s.guard.Listener(corkListener{l}))
+	err := s.srv.Serve(s.guard.Listener(corkListener{Listener: l, running: &s.running}))
 	if s.ctx.Err() != nil || s.refusing.Load() {
 		return nil
 	}
@@ -196,6 +206,10 @@ func (s *Server) Refuse() {
 // timeout for open requests.
 func (s *Server) Shutdown(timeout time.Duration) error {
 	s.cancel()
+	s.running.Range(func(w, _ any) bool {
+		w.(*hangupWatch).cancelRunning()
+		return true
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	return s.srv.ShutdownWithContext(ctx)
@@ -228,10 +242,14 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			s.writeErrorJSON(ctx, "json", errors.New("an error occurred"))
 		}
 	}()
-	tr := &tracking{start: time.Now()}
+	tr := &tracking{start: ctx.Time()} // fasthttp's clock reading as the handler starts
 	defer func() {
 		if !tr.streamed {
-			s.metrics.observe(ctx.Method(), ctx.Response.StatusCode(), tr.command, time.Since(tr.start))
+			end := tr.end
+			if end.IsZero() {
+				end = time.Now()
+			}
+			s.metrics.observe(methodLabel(ctx.Method()), ctx.Response.StatusCode(), tr.command, end.Sub(tr.start))
 		}
 	}()
 	// fasthttp normalises Path(); read the original to answer
@@ -264,8 +282,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		textError(ctx, 403, deniedAuth)
 		return
 	}
-	port := localPort(ctx)
 	origin := string(ctx.Request.Header.Peek("Origin"))
+	var port string // the listener's, for the origin checks
+	if origin != "" || ctx.IsOptions() || len(ctx.Request.Header.Peek("Referer")) > 0 {
+		port = localPort(ctx)
+	}
 	if ctx.IsOptions() {
 		if len(ctx.Request.Header.Peek("Access-Control-Request-Method")) > 0 {
 			s.preflight(ctx, origin, port)
@@ -294,9 +315,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 // tracking is what the metrics need of one request; a streamed answer
 // is recorded when it ends (streamed), not when the handler returns.
 type tracking struct {
-	start    time.Time
-	command  string
-	streamed bool
+	start, end time.Time // end: when the command's answer was done (zero: not yet)
+	command    string
+	streamed   bool
 }
 
 // cleanPath returns the canonical form of p (Go's mux rules).
