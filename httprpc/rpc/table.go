@@ -27,14 +27,18 @@ type TreeNode struct {
 
 // NewTable builds the tree; it panics on a duplicate path (static data).
 func NewTable(global []Option, cmds ...[]*Command) *Table {
-	t := &Table{Root: &TreeNode{Children: map[string]*TreeNode{}}, Global: global}
+	t := &Table{Root: &TreeNode{}, Global: global}
 	for _, list := range cmds {
 		for _, c := range list {
 			n := t.Root
-			for _, seg := range strings.Split(c.Path, "/") {
+			for seg := range strings.SplitSeq(c.Path, "/") {
 				ch := n.Children[seg]
 				if ch == nil {
-					ch = &TreeNode{Name: seg, Children: map[string]*TreeNode{}}
+					// A leaf's Children stays nil: most nodes are leaves.
+					ch = &TreeNode{Name: seg}
+					if n.Children == nil {
+						n.Children = map[string]*TreeNode{}
+					}
 					n.Children[seg] = ch
 				}
 				n = ch

@@ -130,7 +130,10 @@ func (s *Client) Count(ctx context.Context) (*Counts, error) {
 	return pc, nil
 }
 
-var httpErrStatus = regexp.MustCompile(`^remote pinning service returned http error (\d{3}): `)
+// httpErrStatus is compiled at its first use, not at every start.
+var httpErrStatus = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^remote pinning service returned http error (\d{3}): `)
+})
 
 // clean makes a client error clear and safe to show: a wait cut short by
 // Timeout says so; an answer that is not the API's JSON says what came
@@ -147,7 +150,7 @@ func (s *Client) clean(err error, timedOut bool) error {
 	case timedOut:
 		msg = fmt.Sprintf("remote pinning service did not answer within %s", Timeout)
 	case errors.As(err, &oerr) && oerr.Model() == nil:
-		m := httpErrStatus.FindStringSubmatch(msg)
+		m := httpErrStatus().FindStringSubmatch(msg)
 		if m == nil {
 			break
 		}
