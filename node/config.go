@@ -557,7 +557,7 @@ var defaultDocOnce = sync.OnceValue(func() map[string]any {
 })
 
 // defaultDoc returns a fresh copy of the default document (no Identity).
-func defaultDoc() map[string]any { return deepCopy(defaultDocOnce()).(map[string]any) }
+func defaultDoc() map[string]any { return kuboconf.CopyValue(defaultDocOnce()).(map[string]any) }
 
 // DefaultConfigDoc returns the config document init writes before
 // profiles: every Kubo 0.42 key with Kubo's default, except where cairn
@@ -592,25 +592,6 @@ func overlayDefaults(left, right map[string]any) map[string]any {
 	return left
 }
 
-// deepCopy copies a JSON document value.
-func deepCopy(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
-}
-
 // ConfigFile is the config's file name inside a repo.
 const ConfigFile = "config"
 
@@ -630,7 +611,7 @@ func ReadConfigDoc(repo string) (map[string]any, error) {
 	if doc == nil {
 		return nil, fmt.Errorf("config %s: not a JSON object", filepath.Join(repo, ConfigFile))
 	}
-	kuboconf.FillMissing(doc, defaultDoc())
+	kuboconf.FillMissing(doc, defaultDocOnce())
 	return doc, nil
 }
 

@@ -77,7 +77,7 @@ func (n *Node) ApplyProfile(name string, dryRun bool) (before, after map[string]
 	if before, err = ReadConfigDoc(n.Repo); err != nil {
 		return nil, nil, err
 	}
-	after = deepCopy(before).(map[string]any)
+	after = kuboconf.CopyValue(before).(map[string]any)
 	if err := p.Apply(after); err != nil {
 		return nil, nil, err
 	}
@@ -94,7 +94,7 @@ func (n *Node) ApplyProfile(name string, dryRun bool) (before, after map[string]
 	if err := n.backupLocked("pre-" + name + "-"); err != nil {
 		return nil, nil, err
 	}
-	if err := n.replaceLocked(deepCopy(after).(map[string]any)); err != nil {
+	if err := n.replaceLocked(kuboconf.CopyValue(after).(map[string]any)); err != nil {
 		return nil, nil, err
 	}
 	return before, after, nil

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"cairn/node/kuboconf"
 )
 
 // Profile changes a config document; profiles compose left to right.
@@ -108,8 +110,8 @@ func without(have, del []string) []any {
 
 // defaultSection returns a section of the default document.
 func defaultSection(key string) any {
-	v, _ := GetKeyExact(defaultDoc(), key)
-	return deepCopy(v)
+	v, _ := GetKeyExact(defaultDocOnce(), key)
+	return kuboconf.CopyValue(v)
 }
 
 func unixfsProfile(cidVer int, raw bool, chunker string, fileLinks int, estimation string) func(map[string]any) error {

@@ -115,8 +115,8 @@ func InitRepo(dir string, o InitOptions) (*Config, error) {
 		}
 		doc = DefaultConfigDoc(id)
 	} else {
-		doc = deepCopy(doc).(map[string]any)
-		kuboconf.FillMissing(doc, defaultDoc())
+		doc = kuboconf.CopyValue(doc).(map[string]any)
+		kuboconf.FillMissing(doc, defaultDocOnce())
 		c, err := DecodeConfig(doc)
 		if err != nil {
 			return nil, fmt.Errorf("init: the config file: %w", err)

@@ -19,6 +19,7 @@ import (
 
 	"cairn/board"
 	"cairn/node"
+	"cairn/node/kuboconf"
 	"cairn/storage"
 )
 
@@ -121,6 +122,15 @@ func TestInit_Board_EveryProfileLoads(t *testing.T) {
 				t.Fatalf("init output: %q", out)
 			}
 			cfg := loadConfig(t, repo)
+			doc, err := node.ReadConfigDoc(repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The daemon decodes it without encoding/json's field tables
+			// (docs/performance.md, "Idle memory").
+			if !kuboconf.DecodeDoc(doc, &kuboconf.Config{}) || !kuboconf.DecodeDoc(doc, &node.Config{}) {
+				t.Fatal("kuboconf.DecodeDoc declined the board's config")
+			}
 			if cfg.Budget.Board != p.Name || cfg.Budget.MemoryMiB != board.BudgetFor(p, memTotalHere()) {
 				t.Fatalf("budget: %+v", cfg.Budget)
 			}

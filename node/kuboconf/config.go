@@ -600,7 +600,7 @@ func CheckKeyIn(t reflect.Type, key string) error {
 // the user's entries (DNS.Resolvers, API.HTTPHeaders, ...), so a map the
 // user emptied stays empty. Values present in doc, null included, are
 // never changed; keys that are not Kubo's are left to the caller. Values
-// taken from defaults are not copied: pass a document of one's own.
+// taken from defaults are copied (CopyValue): doc never shares them.
 func FillMissing(doc, defaults map[string]any) {
 	fillMissing(doc, defaults, reflect.TypeFor[Config]())
 }
@@ -613,7 +613,7 @@ func fillMissing(doc, defaults map[string]any, t reflect.Type) {
 		}
 		cur, present := doc[k]
 		if !present {
-			doc[k] = dv
+			doc[k] = CopyValue(dv)
 			continue
 		}
 		ft := f.Type
@@ -626,4 +626,24 @@ func fillMissing(doc, defaults map[string]any, t reflect.Type) {
 			fillMissing(cm, dm, ft)
 		}
 	}
+}
+
+// CopyValue deep-copies a generic JSON document value (maps and slices;
+// other values are shared, as they are immutable).
+func CopyValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = CopyValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = CopyValue(e)
+		}
+		return out
+	}
+	return v
 }
