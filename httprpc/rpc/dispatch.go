@@ -108,7 +108,7 @@ func (c *call) end() {
 		c.s.Env.Requests.finish(c.entry, c.tr.end)
 	}
 	if c.tr.streamed {
-		c.s.metrics.observe(c.method, 200, c.tr.command, c.tr.end.Sub(c.tr.start))
+		c.s.metrics.observe(c.method, 200, c.tr.command, c.tr.end.Sub(c.tr.start), c.tr.end)
 	}
 }
 

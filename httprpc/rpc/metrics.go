@@ -22,7 +22,7 @@ const MetricsPath = "/debug/metrics/prometheus"
 type serverMetrics struct {
 	gather   prometheus.Gatherers
 	requests *prometheus.CounterVec
-	duration prometheus.Summary
+	duration *latencySummary
 	commands *prometheus.CounterVec
 	cmdTime  *prometheus.HistogramVec
 
@@ -49,9 +49,8 @@ func newServerMetrics(own ...prometheus.Collector) *serverMetrics {
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "ipfs", Subsystem: "http",
 			Name: "requests_total", Help: "Total number of HTTP requests made.", ConstLabels: api},
 			[]string{"method", "code"}),
-		duration: prometheus.NewSummary(prometheus.SummaryOpts{Namespace: "ipfs", Subsystem: "http",
-			Name: "request_duration_seconds", Help: "The HTTP request latencies in seconds.", ConstLabels: api,
-			Objectives: map[float64]float64{0.5: 0.05, 0.9: 0.01, 0.99: 0.001}}),
+		duration: newLatencySummary("ipfs_http_request_duration_seconds", "The HTTP request latencies in seconds.",
+			api, time.Now()),
 		commands: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cairn_rpc_requests_total",
 			Help: "RPC requests per command and HTTP status."}, []string{"command", "code"}),
 		cmdTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "cairn_rpc_request_duration_seconds",
@@ -64,8 +63,9 @@ func newServerMetrics(own ...prometheus.Collector) *serverMetrics {
 	return m
 }
 
-// observe records one request; command is "" for one that named none.
-func (m *serverMetrics) observe(method string, code int, command string, d time.Duration) {
+// observe records one request that ended at end; command is "" for one
+// that named none.
+func (m *serverMetrics) observe(method string, code int, command string, d time.Duration, end time.Time) {
 	k := metricKey{method, command, code}
 	var rm *requestMetrics
 	if v, ok := m.children.Load(k); ok {
@@ -82,7 +82,7 @@ func (m *serverMetrics) observe(method string, code int, command string, d time.
 		}
 	}
 	rm.requests.Inc()
-	m.duration.Observe(d.Seconds())
+	m.duration.observe(d, end)
 	if rm.commands != nil {
 		rm.commands.Inc()
 		rm.cmdTime.Observe(d.Seconds())

@@ -249,7 +249,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			if end.IsZero() {
 				end = time.Now()
 			}
-			s.metrics.observe(methodLabel(ctx.Method()), ctx.Response.StatusCode(), tr.command, end.Sub(tr.start))
+			s.metrics.observe(methodLabel(ctx.Method()), ctx.Response.StatusCode(), tr.command, end.Sub(tr.start), end)
 		}
 	}()
 	// fasthttp normalises Path(); read the original to answer
