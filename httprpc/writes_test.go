@@ -176,9 +176,10 @@ func TestWrites_LargeSingleAnswer(t *testing.T) {
 	}
 }
 
-// An answer without an error ends as Kubo's does: the last chunk and an
-// empty trailer section ("0\r\n\r\n"), no X-Stream-Error line with an
-// empty value; the trailer is still declared.
+// An answer without an error after output ends as Kubo's does: the last
+// chunk and an empty trailer section ("0\r\n\r\n"), no X-Stream-Error
+// line with an empty value; the trailer is still declared. So does an
+// error answered as the body (500 and its JSON).
 func TestWrites_NoEmptyTrailerLine(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
 	c, err := net.Dial("tcp", srv.Addr)
@@ -187,8 +188,8 @@ func TestWrites_NoEmptyTrailerLine(t *testing.T) {
 	}
 	defer c.Close()
 	buf := make([]byte, 4096)
-	for i := 0; i < 2; i++ {
-		if _, err := io.WriteString(c, "POST /api/v0/version HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+	for i, path := range []string{"version", "version", "cat?arg=QmNotACid"} {
+		if _, err := io.WriteString(c, "POST /api/v0/"+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 			t.Fatal(err)
 		}
 		c.SetReadDeadline(time.Now().Add(5 * time.Second))

@@ -355,6 +355,7 @@ func (s *Server) writeErrorJSON(ctx *fasthttp.RequestCtx, enc string, err error)
 		body = append(body, '\n')
 	}
 	// Chunked, like every RPC answer, so that the declared trailer is
-	// valid HTTP.
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { w.Write(body) })
+	// valid HTTP; heldBody ends it with an empty trailer section (the
+	// error is the body) and corks it into one write.
+	ctx.Response.SetBodyStream(&heldBody{b: body, ctx: ctx, cork: corkOf(ctx.Conn())}, -1)
 }
