@@ -26,6 +26,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -95,11 +96,7 @@ func (c *Config) delegatedPublishers() ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("Ipns.DelegatedPublishers: %w", err)
 		}
-		dup := false
-		for _, x := range bases {
-			dup = dup || x == b
-		}
-		if !dup {
+		if !slices.Contains(bases, b) {
 			bases = append(bases, b)
 		}
 	}

@@ -304,7 +304,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 	// goroutine after writing the headers. The trailer is set by that
 	// reader goroutine when it meets the end, so no header is touched
 	// while fasthttp writes them.
-	c.method = string(ctx.Method())
+	c.method = methodLabel(ctx.Method())
 	tr.streamed = true
 	pipe := newChunkPipe(4)
 	em.attach <- bufio.NewWriterSize(pipe, 32<<10)
