@@ -103,6 +103,7 @@ fmt:
 
 lint: fmt
 	$(GO) vet $(PKGS)
+	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
 	$(GO) vet -tags interop ./tests/interop
 	$(GO) vet -tags fleet ./tests/fleet
 	scripts/tracked-files-check.sh

@@ -9,7 +9,6 @@ import (
 	"unsafe"
 
 	bolt "go.etcd.io/bbolt"
-	"golang.org/x/sys/unix"
 )
 
 // preadMin is the smallest value read with pread: values that fit in one
@@ -28,9 +27,7 @@ func newFileReader(path string) (*fileReader, error) {
 		return nil, err
 	}
 	r := &fileReader{f: f}
-	// Blocks of a file are stored in sequence, so reads of a file are
-	// mostly forward: let the kernel read ahead further.
-	_ = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_SEQUENTIAL)
+	adviseSequential(f)
 	return r, nil
 }
 

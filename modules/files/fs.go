@@ -59,10 +59,7 @@ func (d dirSource) stat(_ context.Context, rel string) (info, error) {
 		}
 		return info{}, errForbidden
 	}
-	var ctime int64
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		ctime = int64(sys.Ctim.Sec)
-	}
+	ctime := changeTime(st)
 	mtime := st.ModTime()
 	return info{
 		isDir:        st.IsDir(),
