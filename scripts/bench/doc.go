@@ -7,7 +7,10 @@
 // RssAnon over those (sampled every 50 ms), disk bytes written per byte
 // added, and POST /api/v0/version with 16 connections (wrk); for cairn
 // also the flash wear of unpin + GC and of a re-add into the freed pages.
-// The disk's fdatasync write rate is measured in the same runs. It prints
+// The disk's fdatasync write rate is measured in the same runs, buffered
+// (as dd conv=fdatasync: the issue's reference) and with O_DIRECT (the
+// device alone, informative); the stored add's note also gives the
+// only-hash add against that rate, the ceiling of any stored add. It prints
 // every figure as cairn and Kubo medians of the runs with their ranges,
 // the ratio and the goal of issue 13, then the arm64 binary sizes.
 //
