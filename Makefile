@@ -4,7 +4,7 @@ BIN       := bin/cairn
 PKGS      := ./...
 VERSION   := $(shell sed -n 's/^\tVersion = "\(.*\)"/\1/p' httprpc/version.go)
 COMMIT    := $(shell git rev-parse --short HEAD 2>/dev/null)
-LDFLAGS   := -s -w -X cairn/httprpc.Commit=$(COMMIT)
+LDFLAGS   := -s -w -X cairn/node.Commit=$(COMMIT)
 export CGO_ENABLED ?= 0
 
 CAIRN_PATH ?= $(HOME)/.cairn

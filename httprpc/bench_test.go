@@ -9,6 +9,7 @@ import (
 
 	"cairn/httprpc"
 	"cairn/internal/testutil"
+	"cairn/node"
 
 	"github.com/valyala/fasthttp/fasthttputil"
 )
@@ -28,7 +29,7 @@ func BenchmarkRPC_Version(b *testing.B) {
 		n := testutil.MustOpenNode(b)
 		l := fasthttputil.NewInmemoryListener()
 		env := &httprpc.Env{Table: httprpc.DefaultTable, Shutdown: func() {}}
-		srv := httprpc.NewServer(n, httprpc.DefaultTable, env, httprpc.ServerOptions{ServerHeader: "cairn/" + httprpc.Version})
+		srv := httprpc.NewServer(n, httprpc.DefaultTable, env, httprpc.ServerOptions{ServerHeader: "cairn/" + node.Version})
 		go srv.Serve(l)
 		b.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 		benchVersion(b, l.Dial)

@@ -137,8 +137,8 @@ func runDiagSys(r *Request, e Emitter) error {
 	if err != nil {
 		return err
 	}
-	info["ipfs_version"] = Version
-	info["ipfs_commit"] = Commit
+	info["ipfs_version"] = node.Version
+	info["ipfs_commit"] = node.Commit
 	return e.Emit(info)
 }
 

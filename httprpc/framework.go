@@ -5,7 +5,10 @@
 
 package httprpc
 
-import "cairn/httprpc/rpc"
+import (
+	"cairn/httprpc/rpc"
+	"cairn/node"
+)
 
 // Command declaration types.
 type (
@@ -106,5 +109,5 @@ var (
 // NewClient makes a client for an API multiaddr that identifies itself as
 // this build of cairn.
 func NewClient(apiAddr, authSecret string) (*Client, error) {
-	return rpc.NewClient(apiAddr, authSecret, "cairn/"+Version)
+	return rpc.NewClient(apiAddr, authSecret, "cairn/"+node.Version)
 }

@@ -98,7 +98,7 @@ func runID(r *Request, e Emitter) error {
 			return err
 		}
 		out.PublicKey = base64.StdEncoding.EncodeToString(pk)
-		out.AgentVersion = AgentVersion()
+		out.AgentVersion = node.AgentVersion()
 		if nt != nil {
 			// Online: the announced addresses and the protocols served.
 			out.Addresses = sortedAddrs(nt.Host.Addrs(), "/p2p/"+id.String())

@@ -42,7 +42,7 @@ func TestID_Self_Fields(t *testing.T) {
 	if pid, _ := peer.IDFromPublicKey(pk); pid != n.PeerID {
 		t.Fatalf("public key is for %s", pid)
 	}
-	if out.AgentVersion != httprpc.AgentVersion() || out.Addresses != nil || out.Protocols != nil {
+	if out.AgentVersion != node.AgentVersion() || out.Addresses != nil || out.Protocols != nil {
 		t.Fatalf("%+v", out)
 	}
 	// Our own ID as the argument, in either form, is "self".
@@ -111,7 +111,7 @@ func TestID_HTTP_JSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(m) != 5 || string(m["Addresses"]) != "null" || string(m["Protocols"]) != "null" ||
-		string(m["ID"]) != `"`+n.PeerID.String()+`"` || string(m["AgentVersion"]) != `"`+httprpc.AgentVersion()+`"` {
+		string(m["ID"]) != `"`+n.PeerID.String()+`"` || string(m["AgentVersion"]) != `"`+node.AgentVersion()+`"` {
 		t.Fatalf("body %s", body)
 	}
 	if !bytes.HasPrefix(body, []byte(`{"ID":`)) {
@@ -136,7 +136,7 @@ func TestID_Text_Formats(t *testing.T) {
 
 	resp = rpcPost(t, srv, "id", url.Values{"encoding": {"text"}, "format": {`<id>\t<aver>\n<addrs>|<pver>`}}, nil, "")
 	body = readAll(t, resp.Body)
-	if want := n.PeerID.String() + "\t" + httprpc.AgentVersion() + "\n|<pver>"; string(body) != want {
+	if want := n.PeerID.String() + "\t" + node.AgentVersion() + "\n|<pver>"; string(body) != want {
 		t.Fatalf("format %q, want %q", body, want)
 	}
 

@@ -13,27 +13,11 @@ import (
 	"cairn/node"
 )
 
-// Version is cairn's own semver (the Kubo CLI parses it as semver).
-// Commit is set at build time with -ldflags "-X cairn/httprpc.Commit=...".
-var (
-	Version = "0.1.0"
-	Commit  = ""
-)
-
-// AgentVersion is what id reports.
-func AgentVersion() string {
-	v := "cairn/" + Version
-	if Commit != "" {
-		v += "/" + Commit
-	}
-	return v
-}
-
 // versionInfo is what version answers, with its JSON encoding; fixed
 // once the program runs (Commit is set at link time). Shared: encoders
 // only read it.
 var versionInfo = sync.OnceValue(func() *VersionInfo {
-	v := &VersionInfo{Version: Version, Commit: Commit, Repo: node.RepoVersion,
+	v := &VersionInfo{Version: node.Version, Commit: node.Commit, Repo: node.RepoVersion,
 		System: runtime.GOARCH + "/" + runtime.GOOS, Golang: runtime.Version()}
 	b, err := json.Marshal(v)
 	if err == nil {

@@ -57,7 +57,7 @@ func startCounted(t *testing.T) (*testutil.Server, *atomic.Int64) {
 	}
 	writes := new(atomic.Int64)
 	env := &httprpc.Env{Table: httprpc.DefaultTable, Shutdown: func() {}}
-	srv := httprpc.NewServer(n, httprpc.DefaultTable, env, httprpc.ServerOptions{ServerHeader: "cairn/" + httprpc.Version})
+	srv := httprpc.NewServer(n, httprpc.DefaultTable, env, httprpc.ServerOptions{ServerHeader: "cairn/" + node.Version})
 	go srv.Serve(countingListener{Listener: l, writes: writes})
 	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 	return &testutil.Server{URL: "http://" + l.Addr().String(), Addr: l.Addr().String(), Node: n, Srv: srv}, writes

@@ -153,6 +153,7 @@ func putIPNS(ctx context.Context, base string, name ipns.Name, rec []byte) error
 		return err
 	}
 	req.Header.Set("Content-Type", ipnsRecordType)
+	req.Header.Set("User-Agent", AgentVersion())
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err

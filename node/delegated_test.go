@@ -68,6 +68,10 @@ func TestDelegatedPublish_EveryPublisher(t *testing.T) {
 	}
 	rawA := checkPut(t, a, 0, n, p1, 0)
 	checkPut(t, b, 0, n, p1, 0)
+	// The publishers learn who is talking, as Kubo's "kubo/0.42.0/..." tells them.
+	if ua := a.Puts()[0].UserAgent; ua != node.AgentVersion() || !strings.HasPrefix(ua, "cairn/") {
+		t.Errorf("User-Agent %q, want %q", ua, node.AgentVersion())
+	}
 	local, err := n.Store.Datastore().Get(context.Background(), namesys.IpnsDsKey(name))
 	if err != nil || string(local) != string(rawA) {
 		t.Errorf("local record differs from the one PUT (%v)", err)

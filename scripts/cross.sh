@@ -2,7 +2,7 @@
 # cross.sh: static release binaries for the boards, into dist/.
 #
 # Builds CGO_ENABLED=0, -trimpath, stripped, with the commit baked in
-# (cairn/httprpc.Commit), for linux/arm64 (Pi 3/4/5/Zero 2 W on a 64-bit
+# (cairn/node.Commit), for linux/arm64 (Pi 3/4/5/Zero 2 W on a 64-bit
 # OS), linux/arm GOARM=7 (the same boards on a 32-bit OS), linux/arm
 # GOARM=6 (Pi Zero W, Pi 1) and linux/amd64. Writes dist/SHA256SUMS, prints
 # each size, then runs scripts/size-check.sh.
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 DIST=${DIST:-dist}
 COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
-LDFLAGS="-s -w -X cairn/httprpc.Commit=${COMMIT}"
+LDFLAGS="-s -w -X cairn/node.Commit=${COMMIT}"
 
 # name GOARCH GOARM
 ALL="arm64:arm64: armv7:arm:7 armv6:arm:6 amd64:amd64:"

@@ -344,7 +344,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	sigc := make(chan os.Signal, 2)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigc)
-	fmt.Fprintf(stdout, "Initializing daemon...\ncairn version: %s\nRepo version: %s\n", httprpc.Version, node.RepoVersion)
+	fmt.Fprintf(stdout, "Initializing daemon...\ncairn version: %s\nRepo version: %s\n", node.Version, node.RepoVersion)
 	if !node.IsInitialized(dir) {
 		return fmt.Errorf("%w at %s: please run 'cairn init'", node.ErrNoRepo, dir)
 	}
@@ -386,7 +386,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 
 	opts := &node.Options{CompactIfNeeded: true, Config: cfg,
 		Log: func(f string, a ...any) { fmt.Fprintf(stdout, f+"\n", a...) }}
-	srvOpts := httprpc.ServerOptions{ServerHeader: "cairn/" + httprpc.Version}
+	srvOpts := httprpc.ServerOptions{ServerHeader: "cairn/" + node.Version}
 	// The runtime collects at a soft target that follows the live heap
 	// (internal/memtarget), below the budget's GOMEMLIMIT.
 	hardLimit := int64(0)
@@ -416,7 +416,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		}
 	}
 	if !o.offline {
-		ua := httprpc.AgentVersion()
+		ua := node.AgentVersion()
 		if o.agentSuffix != "" {
 			ua += "/" + o.agentSuffix
 		}
@@ -473,7 +473,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config().Modules, modules.Options{Repo: dir, Version: httprpc.Version,
+	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config().Modules, modules.Options{Repo: dir, Version: node.Version,
 		Log: subsystemLog("modules"), APIProtected: len(n.Config().API.Authorizations) > 0, MemoryMiB: n.Config().Budget.MemoryMiB})
 	if err != nil {
 		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)

@@ -15,6 +15,7 @@ import (
 // by the publisher.
 type IpnsPut struct {
 	Method, Path, ContentType string
+	UserAgent                 string
 	Name                      ipns.Name    // the name of the path
 	Record                    *ipns.Record // nil when the body is not a record
 	Raw                       []byte
@@ -77,7 +78,8 @@ func (p *IpnsPublisher) Puts() []IpnsPut {
 
 func (p *IpnsPublisher) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(io.LimitReader(r.Body, int64(ipns.MaxRecordSize)+1))
-	put := IpnsPut{Method: r.Method, Path: r.URL.Path, ContentType: r.Header.Get("Content-Type"), Raw: raw}
+	put := IpnsPut{Method: r.Method, Path: r.URL.Path, ContentType: r.Header.Get("Content-Type"),
+		UserAgent: r.UserAgent(), Raw: raw}
 	name, err := ipns.NameFromString(strings.TrimPrefix(r.URL.Path, "/routing/v1/ipns/"))
 	if err == nil {
 		put.Name = name

@@ -54,7 +54,7 @@ func StartServer(t testing.TB, n *node.Node) *Server {
 		t.Fatal(err)
 	}
 	env := &httprpc.Env{Table: httprpc.DefaultTable, Shutdown: func() {}}
-	srv := httprpc.NewServer(n, httprpc.DefaultTable, env, httprpc.ServerOptions{ServerHeader: "cairn/" + httprpc.Version})
+	srv := httprpc.NewServer(n, httprpc.DefaultTable, env, httprpc.ServerOptions{ServerHeader: "cairn/" + node.Version})
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 	return &Server{URL: "http://" + l.Addr().String(), Addr: l.Addr().String(), Node: n, Srv: srv}
