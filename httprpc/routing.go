@@ -135,15 +135,11 @@ func runRoutingGet(r *Request, e Emitter) error {
 }
 
 func runRoutingPut(r *Request, e Emitter) error {
-	if r.Node == nil || r.Node.Net == nil {
-		if r.Bool("allow-offline") {
-			return errors.New("routing/put --allow-offline: cairn keeps no offline record store; start the daemon")
-		}
+	if r.Node == nil {
 		return errAllowOffline
 	}
-	_, d, err := dhtOf(r)
-	if err != nil {
-		return err
+	if r.Node.Net == nil && !r.Bool("allow-offline") {
+		return errAllowOffline
 	}
 	value, err := readValueFile(r)
 	if err != nil {
@@ -157,7 +153,7 @@ func runRoutingPut(r *Request, e Emitter) error {
 	if err != nil {
 		return err
 	}
-	if err := d.PutValue(r.Ctx, key, value); err != nil {
+	if err := r.Node.PutRecord(r.Ctx, key, value); err != nil {
 		return err
 	}
 	return e.Emit(&RoutingEvent{Type: routing.Value, ID: name.Peer().String()})

@@ -2,6 +2,7 @@ package httprpc_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"slices"
 	"strings"
@@ -97,6 +98,33 @@ func TestRouting_BadInputAndOffline(t *testing.T) {
 	}
 	wantErr(t, callErr(t, off, "routing/put", []string{"/ipns/" + randomPeer(t).String()}, nil, value()),
 		"can't put while offline: pass `--allow-offline` to override")
+	// --allow-offline keeps a valid record in the local record store, where
+	// an offline resolve finds it; a value the validator refuses is an error
+	// (Kubo 0.42 answers success and keeps nothing).
+	target := path.FromCid(cid.MustParse("bafkqaaa"))
+	rec, err := ipns.NewRecord(off.PrivKey, target, 1, time.Now().Add(time.Hour), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := ipns.MarshalRecord(rec)
+	own := "/ipns/" + ipns.NameFromPeer(off.PeerID).String()
+	allow := map[string]string{"allow-offline": "true"}
+	if _, err := callT(t, off, 10*time.Second, "routing/put", []string{own}, allow,
+		files.NewMapDirectory(map[string]files.Node{"value-file": files.NewBytesFile(raw)})); err != nil {
+		t.Fatalf("routing/put --allow-offline: %v", err)
+	}
+	if p, err := off.ResolveName(context.Background(), own, node.ResolveOptions{}); err != nil || p.String() != target.String() {
+		t.Fatalf("resolve of the record put offline: %v %v", p, err)
+	}
+	for _, k := range []string{own, "/ipns/" + randomPeer(t).String()} {
+		bad := value()
+		if k != own {
+			bad = files.NewMapDirectory(map[string]files.Node{"value-file": files.NewBytesFile(raw)})
+		}
+		if err := callErr(t, off, "routing/put", []string{k}, allow, bad); err == nil {
+			t.Fatalf("routing/put --allow-offline of a record the validator refuses (%s): no error", k)
+		}
+	}
 	for _, p := range []string{"routing/get", "routing/findpeer", "routing/findprovs", "provide/stat", "swarm/peering/ls"} {
 		args := []string{"/ipns/" + randomPeer(t).String()}
 		switch p {
@@ -201,5 +229,39 @@ func TestSwarmPeering_ReconnectsAndEdits(t *testing.T) {
 	}
 	if err := callErr(t, a, "swarm/peering/rm", []string{"nope"}, nil, nil); err == nil {
 		t.Fatal("rm of a malformed peer ID: no error")
+	}
+}
+
+// Ensure routing/put on an online node with no DHT peer succeeds, as Kubo
+// 0.42's (its routers' errors are ignored), keeps the record for
+// routing/get and, with Routing.Type auto, sends it to the delegated
+// publishers too, as Kubo's composed router does.
+func TestRouting_PutNoPeersToPublishers(t *testing.T) {
+	pub := testutil.NewIpnsPublisher(t, 0, false)
+	a := testutil.MustOnlineNode(t, "auto", func(doc map[string]any) {
+		node.SetKey(doc, "Ipns.DelegatedPublishers", []any{pub.URL})
+	})
+	target := path.FromCid(cid.MustParse("bafkqaaa"))
+	rec, err := ipns.NewRecord(a.PrivKey, target, 3, time.Now().Add(time.Hour), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := ipns.MarshalRecord(rec)
+	name := ipns.NameFromPeer(a.PeerID)
+	res, err := callT(t, a, 20*time.Second, "routing/put", []string{"/ipns/" + name.String()}, nil,
+		files.NewMapDirectory(map[string]files.Node{"value-file": files.NewBytesFile(raw)}))
+	if err != nil {
+		t.Fatalf("routing/put without DHT peers: %v", err)
+	}
+	if ev := res.Values[0].(*httprpc.RoutingEvent); ev.Type != routing.Value || ev.ID != a.PeerID.String() {
+		t.Fatalf("routing/put: %+v", ev)
+	}
+	pub.CheckPut(t, 0, name, target.String(), 3)
+	res, err = callT(t, a, 20*time.Second, "routing/get", []string{"/ipns/" + name.String()}, nil, nil)
+	if err != nil {
+		t.Fatalf("routing/get of the record put: %v", err)
+	}
+	if got, _ := base64.StdEncoding.DecodeString(res.Values[0].(*httprpc.RoutingEvent).Extra); !bytes.Equal(got, raw) {
+		t.Fatal("routing/get: not the record put")
 	}
 }

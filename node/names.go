@@ -108,10 +108,31 @@ func (r *nameRouting) PutValue(ctx context.Context, k string, v []byte, o ...rou
 	}
 	err := r.n.alongsidePublishers(ctx, k, v, func() error { return r.putOnline(ctx, k, v, o...) })
 	if err != nil && ctx.Value(ignoreRoutingErrKey{}) != nil {
-		log.Warnf("name publish: putting the record to the network: %s", err)
+		log.Warnf("putting the record of %s to the network: %s", k, err)
 		return nil
 	}
 	return err
+}
+
+// PutRecord keeps the record v of routing key k (/ipns/ or /pk/ and a
+// peer ID's bytes) and sends it where a name publish sends records, as
+// Kubo's routing put does: the DHT (which keeps it in the node's record
+// store first) or, without one, the record store alone; IPNS over pubsub
+// when on; the delegated publishers under Routing.Type auto. The record
+// must pass the IPNS (or public key) validator: Kubo 0.42 answers success
+// for any value and its routers drop what they refuse, cairn says why.
+// Once the record is kept, the network's errors are logged, not returned,
+// as Kubo's routing ignores its routers' errors (a node without DHT peers
+// puts).
+func (n *Node) PutRecord(ctx context.Context, k string, v []byte) error {
+	s, _, err := n.names()
+	if err != nil {
+		return err
+	}
+	if err := nameValidator(pstoremem.NewKeyBook()).Validate(k, v); err != nil {
+		return err
+	}
+	return s.routing.PutValue(context.WithValue(ctx, ignoreRoutingErrKey{}, true), k, v)
 }
 
 // ignoreRoutingErrKey marks a name publish whose record, once in the
