@@ -3,11 +3,15 @@
 // delegated_test.go: HTTP delegated IPNS publishing (Ipns.DelegatedPublishers)
 // on Kubo and on cairn against the same loopback publishers: both PUT the
 // same kind of request, with and without --allow-delegated, and a failing
-// publisher fails neither.
+// publisher fails neither; routing/put sends a record there too.
 
 package interop
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"testing"
@@ -91,4 +95,54 @@ func TestInterop_DelegatedPublishOffline(t *testing.T) {
 		t.Fatalf("cairn --offline sent %d requests, want 1", len(idx))
 	}
 	pub.CheckPut(t, idx[0], nc, "/ipfs/bafkqaaa", 1) // init published sequence 0
+}
+
+// Ensure routing/put of a node's own record succeeds without a DHT peer on
+// both (Kubo 0.42's routing ignores its routers' errors) and, with
+// Routing.Type unset (auto), reaches the delegated publishers on both.
+func TestInterop_RoutingPutNoPeers(t *testing.T) {
+	pub := testutil.NewIpnsPublisher(t, 0, false)
+	cfg := map[string]string{"Ipns.DelegatedPublishers": `["` + pub.URL + `"]`}
+	for _, d := range []*daemon.Daemon{startKubo(t, daemon.Options{Config: cfg}), startCairn(t, daemon.Options{Config: cfg})} {
+		name := publishName(t, d, "/ipfs/bafkqaaa", nil)
+		n, err := ipns.NameFromString(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := url.Values{"arg": {"/ipns/" + name}}
+		b, err := d.Post("routing/get", key, nil, "")
+		if err != nil {
+			t.Fatalf("%s: routing/get of its own name without peers: %v", d.Name, err)
+		}
+		var got struct{ Extra string }
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%s: routing/get: %v: %s", d.Name, err, b)
+		}
+		raw, err := base64.StdEncoding.DecodeString(got.Extra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := len(putsOf(pub, n))
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		fw, _ := mw.CreateFormFile("value-file", "record")
+		fw.Write(raw)
+		mw.Close()
+		b, err = d.Post("routing/put", key, &body, mw.FormDataContentType())
+		if err != nil {
+			t.Fatalf("%s: routing/put without peers: %v", d.Name, err)
+		}
+		var ev struct {
+			Type int
+			ID   string
+		}
+		if err := json.Unmarshal(b, &ev); err != nil || ev.Type != 5 || ev.ID != n.Peer().String() {
+			t.Errorf("%s: routing/put answered %s (%v)", d.Name, b, err)
+		}
+		idx := putsOf(pub, n)
+		if len(idx) != before+1 {
+			t.Fatalf("%s: the publisher got %d requests for %s after routing/put, want %d", d.Name, len(idx), n, before+1)
+		}
+		pub.CheckPut(t, idx[before], n, "/ipfs/bafkqaaa", 1)
+	}
 }
