@@ -22,7 +22,6 @@ import (
 	"github.com/ipfs/boxo/blockservice"
 	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/ipfs/boxo/ipns"
-	"github.com/ipfs/boxo/peering"
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/namespace"
@@ -57,8 +56,8 @@ type Net struct {
 	// IpnsPubsub is nil unless IPNS over pubsub is enabled (ipnsps.go).
 	IpnsPubsub *IpnsPubsub
 	// Peering keeps the peers of Peering.Peers (and swarm/peering/add)
-	// connected, reconnecting with a backoff (5 s doubling to 10 min).
-	Peering *peering.PeeringService
+	// connected, redialling with a backoff (peering.go).
+	Peering *PeeringService
 	BW      *metrics.BandwidthCounter
 	Limits  NetLimits
 	Filters *AddrFilters
@@ -225,12 +224,9 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 			return fail(fmt.Errorf("starting IPNS over pubsub: %w", err))
 		}
 	}
-	nt.Peering = peering.NewPeeringService(h)
+	nt.Peering = newPeering(h, peeringBaseDelay)
 	for _, ai := range cfg.Peering.Peers {
 		nt.Peering.AddPeer(ai)
-	}
-	if err := nt.Peering.Start(); err != nil {
-		return fail(fmt.Errorf("starting peering: %w", err))
 	}
 	n.Net = nt
 	n.DAG = merkledag.NewDAGService(nt.bserv)
@@ -299,7 +295,7 @@ func (nt *Net) close() error {
 	nt.cancel()
 	var errs []error
 	if nt.Peering != nil {
-		nt.Peering.Stop()
+		nt.Peering.Close()
 	}
 	if nt.P2P != nil {
 		nt.P2P.close()
