@@ -2,7 +2,7 @@
 GO        ?= go
 BIN       := bin/cairn
 PKGS      := ./...
-VERSION   := $(shell sed -n 's/^\tVersion = "\(.*\)"/\1/p' httprpc/version.go)
+VERSION   := $(shell sed -n 's/^\tVersion = "\(.*\)"/\1/p' node/version.go)
 COMMIT    := $(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS   := -s -w -X cairn/node.Commit=$(COMMIT)
 export CGO_ENABLED ?= 0

@@ -12,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST=${DIST:-dist}
 COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
-VERSION=$(sed -n 's/^\tVersion = "\(.*\)"/\1/p' httprpc/version.go)
+VERSION=$(sed -n 's/^\tVersion = "\(.*\)"/\1/p' node/version.go)
+[ -n "$VERSION" ] || { echo "deb.sh: no Version in node/version.go" >&2; exit 1; }
 archs=${*:-arm64 armhf}
 
 command -v dpkg-deb >/dev/null || { echo "deb: dpkg-deb missing (apt-get install dpkg-dev)" >&2; exit 1; }
