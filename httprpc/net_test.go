@@ -218,14 +218,22 @@ func TestNet_Commands_Offline(t *testing.T) {
 	wantErr(t, callErr(t, n, "swarm/disconnect", []string{"/ip4/127.0.0.1/tcp/4001"}, nil, nil), "found no ipfs peers at /ip4/127.0.0.1/tcp/4001")
 }
 
-// Ensure bad input gives clear errors: a malformed multiaddr, an unknown
-// peer, a ping to a port nobody listens on (the error ends the stream, in
+// Ensure bad input gives clear errors: a malformed multiaddr, a connect
+// to self, an unknown peer, a ping to a port nobody listens on (the error ends the stream, in
 // the trailer over HTTP), a DHT query that times out.
 func TestNet_BadInput_Errors(t *testing.T) {
 	n := testutil.MustOnlineNode(t, "dhtclient", nil)
 	err := callErr(t, n, "swarm/connect", []string{"/ip4/127.0.0.1/tcp/notaport"}, nil, nil)
 	if !strings.Contains(err.Error(), "notaport") {
 		t.Fatalf("malformed multiaddr: %v", err)
+	}
+	// A connect to the node itself fails at once with Kubo's text (a
+	// cluster peer asks its IPFS to connect to a pin's origins, which may
+	// be that IPFS).
+	for _, self := range []string{testutil.P2PAddr(t, n), "/p2p/" + n.PeerID.String()} {
+		if err := callErr(t, n, "swarm/connect", []string{self}, nil, nil); err.Error() != "connect "+n.PeerID.String()+" failure: failed to dial: dial to self attempted" {
+			t.Fatalf("connect to self %s: %v", self, err)
+		}
 	}
 	unknown := randomPeer(t)
 	_, err = callT(t, n, 10*time.Second, "swarm/connect", []string{unknown.String()}, nil, nil)

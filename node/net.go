@@ -36,6 +36,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/discovery/mdns"
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
 	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 	ma "github.com/multiformats/go-multiaddr"
 )
 
@@ -431,10 +432,11 @@ func announceFactory(a Addresses) func([]ma.Multiaddr) []ma.Multiaddr {
 }
 
 // Connect dials a peer, looking its addresses up in the DHT when the
-// peerstore has none.
+// peerstore has none. A dial to the node itself fails at once with the
+// error Kubo's host gives.
 func (nt *Net) Connect(ctx context.Context, ai peer.AddrInfo) error {
 	if ai.ID == nt.Host.ID() {
-		return errors.New("cannot connect to self")
+		return fmt.Errorf("failed to dial: %w", swarm.ErrDialToSelf)
 	}
 	if len(ai.Addrs) == 0 && len(nt.Host.Peerstore().Addrs(ai.ID)) == 0 {
 		found, err := nt.FindPeer(ctx, ai.ID)

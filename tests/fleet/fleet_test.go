@@ -262,14 +262,15 @@ func TestFleet(t *testing.T) {
 	})
 
 	// The connector's complaints: only those of the killed cairn's
-	// downtime are expected.
+	// downtime and the cluster's own cancelled origin connects are
+	// expected.
 	for _, p := range f.peers {
 		for _, l := range strings.Split(p.log(), "\n") {
 			if !strings.Contains(l, "\tERROR\t") && !strings.Contains(l, "\tWARN\t") {
 				continue
 			}
 			t.Logf("%s: %s", p.Name, l)
-			if (strings.Contains(l, "\tipfshttp\t") || strings.Contains(l, "\tpintracker\t")) && !strings.Contains(l, "connect: connection refused") {
+			if (strings.Contains(l, "\tipfshttp\t") || strings.Contains(l, "\tpintracker\t")) && !expectedComplaint(l) {
 				t.Errorf("%s's IPFS connector complains: %s", p.Name, l)
 			}
 		}
@@ -277,6 +278,29 @@ func TestFleet(t *testing.T) {
 	f.mem.stop()
 	t.Logf("memory (%s; board profiles and GOMEMLIMIT as named):\n%s", "sampled every 250 ms during the test", f.mem.report())
 	t.Logf("fleet test took %v", time.Since(start).Round(time.Second))
+}
+
+// expectedComplaint reports whether a connector's ERROR line is one the
+// fleet causes without any fault of cairn's:
+//   - "connect: connection refused": the killed cairn's downtime;
+//   - "context canceled" of a swarm/connect post: the cluster's own race.
+//     ipfshttp's Pin (ipfs-cluster 1.1.6, ipfsconn/ipfshttp/ipfshttp.go)
+//     asks its IPFS, in a goroutine and ignoring errors, to swarm/connect
+//     to each of the pin's origins, pins, and cancels the origin connects
+//     when the pin returns (defer cancelRequest()); doPostCtx logs an ERROR
+//     for a request cancelled before its answer's headers came. cairn
+//     sends its own addresses as origins with pin remote add (as Kubo
+//     does), so peer0 asks cairn0 to connect to itself, which cairn, as
+//     Kubo, refuses at once (TestNet_BadInput_Errors); a pin of blocks
+//     cairn0 holds can still finish first on a busy machine (seen once
+//     in CI). Only that line is tolerated: any other cancel still fails.
+func expectedComplaint(l string) bool {
+	if strings.Contains(l, "connect: connection refused") {
+		return true
+	}
+	return strings.Contains(l, "\terror posting to IPFS:Post \"http://127.0.0.1:") &&
+		strings.Contains(l, "/api/v0/swarm/connect?arg=") &&
+		strings.HasSuffix(strings.TrimRight(l, "\r\n "), "\": context canceled")
 }
 
 // pinRemoteAgainstCluster drives `cairn pin remote` against peer0's
@@ -407,4 +431,27 @@ func readFile(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestExpectedComplaint: the one line CI saw (a cancelled origin connect)
+// and the killed cairn's refusals pass; any other cancel, or another error
+// of a swarm/connect, is still a complaint.
+func TestExpectedComplaint(t *testing.T) {
+	const at = "2026-11-24T17:04:33.320Z\tERROR\tipfshttp\tipfshttp/ipfshttp.go:1299\terror posting to IPFS:"
+	const connect = `Post "http://127.0.0.1:32306/api/v0/swarm/connect?arg=%2Fip4%2F127.0.0.1%2Ftcp%2F31144%2Fp2p%2F12D3KooWQCEnh8kvC9KJEcVfSdf6ua2kctxAizUvWE6oZrswV6mG"`
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{at + connect + ": context canceled", true},
+		{at + `Post "http://127.0.0.1:27846/api/v0/pin/ls?stream=true&arg=QmSwHUQyGE5sDWR8mdtCpSdqry22dsqFTNzBTKkRfxvxdN&type=recursive": dial tcp 127.0.0.1:27846: connect: connection refused`, true},
+		{at + `Post "http://127.0.0.1:32306/api/v0/pin/add?arg=QmSwHUQyGE5sDWR8mdtCpSdqry22dsqFTNzBTKkRfxvxdN&progress=true": context canceled`, false},
+		{at + connect + ": context deadline exceeded", false},
+		{at + connect + ": EOF", false},
+		{"2026-11-24T17:04:33.320Z\tERROR\tpintracker\tstateless/stateless.go:540\tcontext canceled", false},
+	} {
+		if got := expectedComplaint(tc.line); got != tc.want {
+			t.Errorf("expectedComplaint(%q) = %v", tc.line, got)
+		}
+	}
 }
