@@ -625,14 +625,8 @@ func DecodeConfig(doc map[string]any) (*Config, error) {
 		return nil, err
 	}
 	var c Config
-	if !kuboconf.DecodeDoc(doc, &c) {
-		b, err := json.Marshal(doc)
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(b, &c); err != nil {
-			return nil, fmt.Errorf("invalid config: %w", err)
-		}
+	if err := kuboconf.Decode(doc, &c); err != nil {
+		return nil, fmt.Errorf("invalid config: %w", err)
 	}
 	if c.Internal.UnixFSShardingSizeThreshold != nil && c.Import.UnixFSHAMTDirectorySizeThreshold != nil {
 		return nil, errors.New(DeprecatedShardingThreshold)

@@ -25,6 +25,7 @@ import (
 	offroute "github.com/ipfs/boxo/routing/offline"
 	ds "github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/namespace"
+	record "github.com/libp2p/go-libp2p-record"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/routing"
@@ -75,8 +76,9 @@ func (s *nameSys) dropCache() {
 // IPNS records go through pubsub too (ipnsps.go), and to the HTTP
 // publishers of Ipns.DelegatedPublishers as delegated.go says.
 type nameRouting struct {
-	n       *Node
-	offline routing.Routing
+	n         *Node
+	offline   routing.Routing
+	validator record.Validator // the offline store's (IPNS and public keys)
 }
 
 func (r *nameRouting) store() routing.ValueStore {
@@ -129,7 +131,7 @@ func (n *Node) PutRecord(ctx context.Context, k string, v []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := nameValidator(pstoremem.NewKeyBook()).Validate(k, v); err != nil {
+	if err := s.routing.validator.Validate(k, v); err != nil {
 		return err
 	}
 	return s.routing.PutValue(context.WithValue(ctx, ignoreRoutingErrKey{}, true), k, v)
@@ -197,7 +199,7 @@ func (n *Node) names() (*nameSys, namesys.NameSystem, error) {
 	if s.routing == nil {
 		validator := nameValidator(pstoremem.NewKeyBook())
 		dhtStore := namespace.Wrap(n.Store.Datastore(), ds.NewKey("/dht"))
-		s.routing = &nameRouting{n: n, offline: offroute.NewOfflineRouter(dhtStore, validator)}
+		s.routing = &nameRouting{n: n, offline: offroute.NewOfflineRouter(dhtStore, validator), validator: validator}
 	}
 	if cfg := n.Config(); s.ns == nil || s.cfg != cfg {
 		ns, err := n.newNameSystem(cfg, true)

@@ -36,25 +36,12 @@ func leaves(doc map[string]any, prefix string, out map[string]any) map[string]an
 	return out
 }
 
-func viaJSON(t *testing.T, doc map[string]any) map[string]any {
-	t.Helper()
-	b, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // compareWithKubo checks that every key of Kubo's document is in cairn's
 // with the same value, except the keys (or key prefixes ending in ".")
 // in differ, which cairn sets on purpose.
 func compareWithKubo(t *testing.T, cairn, kubo map[string]any, differ ...string) {
 	t.Helper()
-	got := leaves(viaJSON(t, cairn), "", map[string]any{})
+	got := leaves(testutil.JSONRoundTrip(t, cairn), "", map[string]any{})
 	for k, want := range leaves(kubo, "", map[string]any{}) {
 		if slicesHasPrefix(differ, k) {
 			if _, ok := got[k]; !ok && !strings.HasPrefix(k, "Datastore.Spec.") {
@@ -93,7 +80,7 @@ func TestDefaultConfigDoc_KubosKeys(t *testing.T) {
 	if _, err := node.CheckConfigDoc(doc); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(viaJSON(t, doc)["Datastore"].(map[string]any)["Spec"], viaJSON(t, node.DatastoreSpec())) {
+	if !reflect.DeepEqual(testutil.JSONRoundTrip(t, doc)["Datastore"].(map[string]any)["Spec"], testutil.JSONRoundTrip(t, node.DatastoreSpec())) {
 		t.Error("Datastore.Spec is not cairn's")
 	}
 	for _, k := range []string{"Budget", "Modules"} {
@@ -137,12 +124,12 @@ func TestProfiles_SetKubosKeys(t *testing.T) {
 			if err := node.ApplyProfiles(before, "test"); err != nil {
 				t.Fatal(err)
 			}
-			before = viaJSON(t, before)
-			after := viaJSON(t, before)
+			before = testutil.JSONRoundTrip(t, before)
+			after := testutil.JSONRoundTrip(t, before)
 			if err := node.ApplyProfiles(after, name); err != nil {
 				t.Fatal(err)
 			}
-			after = viaJSON(t, after)
+			after = testutil.JSONRoundTrip(t, after)
 			if _, err := node.CheckConfigDoc(after); err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +210,7 @@ func TestConfig_OldRepo_ReadsKuboDefaults(t *testing.T) {
 		"Pinning.RemoteServices": map[string]any{},
 		"Addresses.API":          "/ip4/127.0.0.1/tcp/0",
 	} {
-		got, err := node.GetKeyExact(viaJSON(t, doc), key)
+		got, err := node.GetKeyExact(testutil.JSONRoundTrip(t, doc), key)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s = %v (%v), want %v", key, got, err, want)
 		}

@@ -12,7 +12,6 @@
 package kuboconf
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -523,16 +522,8 @@ func defaultAddresses() Addresses {
 // FromMap decodes a config document as Kubo does; a value of the wrong
 // type fails with Kubo's message ("failure to decode config: ...").
 func FromMap(doc map[string]any) (*Config, error) {
-	var fast Config
-	if DecodeDoc(doc, &fast) {
-		return &fast, nil
-	}
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(doc); err != nil {
-		return nil, err
-	}
 	var c Config
-	if err := json.NewDecoder(&buf).Decode(&c); err != nil {
+	if err := Decode(doc, &c); err != nil {
 		return nil, fmt.Errorf("failure to decode config: %w", err)
 	}
 	return &c, nil

@@ -28,6 +28,20 @@ var (
 	numberType          = reflect.TypeFor[json.Number]()
 )
 
+// Decode sets *out (a pointer to a zero value) to what
+// json.Unmarshal(json.Marshal(doc), out) gives, with DecodeDoc when it can
+// tell and through the JSON text otherwise.
+func Decode(doc map[string]any, out any) error {
+	if DecodeDoc(doc, out) {
+		return nil
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
 // DecodeDoc sets *out (a pointer to a zero value) to what
 // json.Unmarshal(json.Marshal(doc), out) would, and reports true; it
 // reports false, with *out unchanged, when it cannot tell that the two

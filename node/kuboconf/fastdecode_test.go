@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/internal/testutil"
 	"cairn/node"
 	"cairn/node/kuboconf"
 )
@@ -51,21 +52,6 @@ func checkDecodeDoc(t *testing.T, doc map[string]any, zero any) bool {
 	return true
 }
 
-// roundTrip is doc as it reads back from its JSON text (what a config
-// file holds).
-func roundTrip(t *testing.T, doc map[string]any) map[string]any {
-	t.Helper()
-	b, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestDecodeDoc_ConfigsDecodeFast: the documents cairn writes (the default
 // with each profile, a board budget) take the fast path, for Kubo's and
 // for cairn's config types, with encoding/json's result.
@@ -78,9 +64,9 @@ func TestDecodeDoc_ConfigsDecodeFast(t *testing.T) {
 				t.Fatal(p, err)
 			}
 		}
-		docs["cairn "+p] = roundTrip(t, doc)
+		docs["cairn "+p] = testutil.JSONRoundTrip(t, doc)
 	}
-	budget := roundTrip(t, node.DefaultConfigDoc(node.Identity{}))
+	budget := testutil.JSONRoundTrip(t, node.DefaultConfigDoc(node.Identity{}))
 	budget["Budget"] = map[string]any{"Board": "pi-zero-2w", "MemoryMiB": 256.0, "HTTPConcurrency": 64.0}
 	docs["budget"] = budget
 	for name, doc := range docs {
@@ -96,7 +82,7 @@ func TestDecodeDoc_ConfigsDecodeFast(t *testing.T) {
 // TestDecodeDoc_Declines: values encoding/json would refuse or treat
 // specially are left to it.
 func TestDecodeDoc_Declines(t *testing.T) {
-	base := roundTrip(t, node.DefaultConfigDoc(node.Identity{}))
+	base := testutil.JSONRoundTrip(t, node.DefaultConfigDoc(node.Identity{}))
 	for _, tc := range []struct {
 		key string
 		val any
@@ -118,7 +104,7 @@ func TestDecodeDoc_Declines(t *testing.T) {
 		{"Datastore.StorageMax", "\xff"}, // invalid UTF-8
 		{"Datastore.StorageMax", 3},      // a Go int: not what a document read from JSON holds
 	} {
-		doc := roundTrip(t, base)
+		doc := testutil.JSONRoundTrip(t, base)
 		if err := setPath(doc, tc.key, tc.val); err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +132,7 @@ func setPath(doc map[string]any, key string, v any) error {
 // (and adds keys differing only in case) and compares DecodeDoc with
 // encoding/json on each; both paths must be taken many times.
 func TestDecodeDoc_Mutations(t *testing.T) {
-	base := roundTrip(t, node.DefaultConfigDoc(node.Identity{PeerID: "x"}))
+	base := testutil.JSONRoundTrip(t, node.DefaultConfigDoc(node.Identity{PeerID: "x"}))
 	base["Budget"] = map[string]any{"MemoryMiB": 512.0}
 	r := rand.New(rand.NewPCG(1, 2))
 	var paths [][]string
@@ -171,7 +157,7 @@ func TestDecodeDoc_Mutations(t *testing.T) {
 		map[string]any{"a": "b"}, map[string]any{"Enabled": true}, map[string]any{"x": []any{"y"}}}
 	accepted, declined := 0, 0
 	for i := range 3000 {
-		doc := roundTrip(t, base)
+		doc := testutil.JSONRoundTrip(t, base)
 		for range 1 + r.IntN(3) {
 			p := paths[r.IntN(len(paths))]
 			v := values[r.IntN(len(values))]
