@@ -1,5 +1,5 @@
-// readme.go: the README's command table, generated from the table so the
-// two cannot disagree (a test compares them).
+// readme.go: the command table of docs/commands.md, generated from the
+// table so the two cannot disagree (a test compares them).
 
 package httprpc
 
@@ -9,7 +9,8 @@ import (
 )
 
 // READMETable renders every command as a markdown table row with its
-// status: implemented, not yet (answers an error), or cairn-only.
+// status, implemented or not yet (answers an error), for docs/commands.md:
+// the RPC reference's commands first, in its order, then the rest.
 func READMETable() string {
 	var b strings.Builder
 	b.WriteString("| command | status | notes |\n|---|---|---|\n")

@@ -8,9 +8,9 @@ import (
 	"cairn/httprpc"
 )
 
-// Ensure the README's command table is the one the code generates.
-func TestREADME_CommandTable(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+// Ensure the command table of docs/commands.md is the one the code generates.
+func TestCommandsDoc_CommandTable(t *testing.T) {
+	b, err := os.ReadFile("../docs/commands.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,10 +18,10 @@ func TestREADME_CommandTable(t *testing.T) {
 	const begin, end = "<!-- commands:begin -->\n", "<!-- commands:end -->"
 	i, j := strings.Index(s, begin), strings.Index(s, end)
 	if i < 0 || j < i {
-		t.Fatal("README has no command table markers")
+		t.Fatal("docs/commands.md has no command table markers")
 	}
 	got := s[i+len(begin) : j]
 	if want := httprpc.READMETable(); got != want {
-		t.Fatalf("README command table is stale; regenerate it with go run ./scripts/cmdtable.\ngot:\n%s\nwant:\n%s", got, want)
+		t.Fatalf("docs/commands.md command table is stale; regenerate it with scripts/update-command-table.sh.\ngot:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -1,5 +1,6 @@
-// Command cmdtable prints the README's command table from the command
-// table itself (httprpc.DefaultTable): implemented or not yet.
+// Command cmdtable prints the command table of docs/commands.md from the
+// command table itself (the command families' DefaultTable): implemented
+// or not yet. scripts/update-command-table.sh writes it into the file.
 //
 //	go run ./scripts/cmdtable > /tmp/table.md
 package main
