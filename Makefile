@@ -45,8 +45,8 @@ test-slow:
 	CAIRN_SLOW=1 $(GO) test -count=1 -timeout 30m -v ./tests/...
 
 # Each fuzz target for FUZZTIME, from its seeds (in the test code, and
-# testdata/fuzz/ where found inputs are kept): the outside inputs of issue
-# 11 (CAR, tar, dag-json/dag-cbor, config documents, multipart add with
+# testdata/fuzz/ where found inputs are kept): the inputs that come from
+# outside (CAR, tar, dag-json/dag-cbor, config documents, multipart add with
 # storage and only-hash, RPC options, IPNS records) and Lua snippets. Plain `go test`
 # runs the seeds only.
 FUZZTIME ?= 15s
@@ -85,7 +85,7 @@ bench: build
 	bin/bench $(BENCH_ARGS)
 
 # Latency of a legitimate RPC call with 500 slowloris connections open
-# from 10 LAN-like addresses, against the unloaded daemon (issue 11 item 6;
+# from 10 LAN-like addresses, against the unloaded daemon (goal: within 2x;
 # network namespace of its own, root). See scripts/slowloris.
 bench-slowloris: build
 	$(GO) build -o bin/slowloris ./scripts/slowloris

@@ -177,7 +177,8 @@ func TestCheckExposure_Rules(t *testing.T) {
 	}
 }
 
-// Issue 18: the Lua cap is a share of the board's memory budget.
+// Ensure the Lua cap is a share of the board's memory budget: a
+// sixteenth, at most 64 MiB (64 MiB without a budget).
 func TestLuaMemoryFor_ShareOfBudget(t *testing.T) {
 	for budget, want := range map[int]int64{128: 8 << 20, 256: 16 << 20, 512: 32 << 20, 1024: 64 << 20, 4096: 64 << 20, 0: 64 << 20} {
 		if got := modules.LuaMemoryFor(budget); got != want {

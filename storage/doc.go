@@ -84,7 +84,7 @@
 // card.
 //
 // Writes stay in bbolt too. Segment files written straight from the leaf
-// buffers were weighed for stored adds (issue 13: 0.9x the disk's
+// buffers were weighed for stored adds (the goal: 0.9x the disk's
 // fdatasync rate) and left out: with the writer dropping every put a
 // 256 MiB add ran 750-843 MiB/s against 490-580 with this store, while
 // the disk of the machine measured took durable writes at 2.5 GB/s

@@ -69,7 +69,7 @@ func TestDaemon_Authorizations_WritingModuleRefused(t *testing.T) {
 	}
 }
 
-// Ensure the status page's upload, reached the way issue 11 did (an
+// Ensure the status page's upload, reached as an attacker would (an
 // anonymous multipart POST on the module port of a node with
 // Authorizations), is refused with a login prompt and pins nothing,
 // while the login adds.

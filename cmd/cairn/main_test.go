@@ -161,7 +161,7 @@ func TestDaemon_RemoteCLI_Lock_Shutdown(t *testing.T) {
 		t.Fatalf("shutdown: %d, connection kept", resp.StatusCode)
 	}
 	// Once it is acknowledged, no new request is served, on a new
-	// connection or a kept one (issue 12 item 11; Kubo refuses them).
+	// connection or a kept one (Kubo refuses them too).
 	for _, c := range []*http.Client{{Transport: &http.Transport{DisableKeepAlives: true}}, http.DefaultClient} {
 		if resp, err := c.Post(url+"/api/v0/swarm/peers", "", nil); err == nil {
 			resp.Body.Close()

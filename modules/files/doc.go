@@ -1,5 +1,5 @@
-// Package files serves static files to http apps (Prosody's
-// net.http.files, spec §6) and provides the built-in modules
+// Package files serves static files to http apps (as Prosody's
+// net.http.files does) and provides the built-in modules
 // http_files (a folder or /ipfs/ path at /files), http_ipfs (a read-only
 // LAN gateway at /ipfs/<cid>/...) and http_dir_listing (directory pages).
 //

@@ -24,7 +24,7 @@ func head(t *testing.T, url string) *http.Response {
 	return resp
 }
 
-// Issue 18 item 2: HEAD of a streamed (over 64 KiB) file gets headers.
+// Ensure HEAD of a streamed (over 64 KiB) file gets headers.
 func TestServe_Head_BigFile(t *testing.T) {
 	u := serveApp(t, map[string]any{"GET /*": files.Serve(files.Options{Path: tree(t)})})
 	for _, p := range []string{"/files/big.bin", "/files/a.txt"} {
@@ -40,7 +40,7 @@ func TestServe_Head_BigFile(t *testing.T) {
 	}
 }
 
-// Issue 18 item 3: serve("<file>") on an exact route types the file by
+// Ensure serve("<file>") on an exact route types the file by
 // its own name, and mime_map wins over the built-in map.
 func TestServe_ExactFile_TypeAndMimeMap(t *testing.T) {
 	root := tree(t)

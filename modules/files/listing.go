@@ -1,5 +1,5 @@
 // listing.go: the http_dir_listing module, which answers the
-// directory-index event with an "Index of" page (spec §6.3).
+// directory-index event with an "Index of" page.
 
 package files
 

@@ -1,4 +1,5 @@
-// mime.go: the MIME map of spec §6.1.
+// mime.go: the Content-Type of a file: a serve() instance's mime_map,
+// the built-in map, then mime.types (TypeOf).
 
 package files
 

@@ -1,4 +1,8 @@
-// serve.go: the per-request algorithm of spec §6.2.
+// serve.go: serving one request: sanitize the path, stat it, set the
+// validators and answer 304 when the request still matches them, redirect
+// a directory named without its trailing slash (301), then answer the
+// directory (an index file, the directory-index event, or 403) or the
+// file (read whole or streamed).
 
 package files
 
@@ -171,8 +175,8 @@ func setValidators(resp *httpapp.Response, inf info) {
 	}
 }
 
-// notModified is spec §6.2 step 4: byte-equal If-None-Match, or, without
-// one, byte-equal If-Modified-Since.
+// notModified reports a conditional request the file still matches:
+// byte-equal If-None-Match, or, without one, byte-equal If-Modified-Since.
 func notModified(req *httpapp.Request, inf info) bool {
 	if inm, ok := req.Headers["if_none_match"]; ok {
 		return inm == inf.etag

@@ -1,6 +1,6 @@
 // Package httpapp is the "http" provider of cairn's module facility: the
-// Prosody-style web server on which modules publish apps (see
-// shared/spec/http-modules.md, the reference this package follows).
+// Prosody-style web server on which modules publish apps, following
+// Prosody's mod_http and net.http.server except where listed below.
 //
 // Start from [App] (what a module publishes), [Server] (listeners, the
 // route table, dispatch) and [Event] (what a handler gets). It knows
@@ -9,9 +9,9 @@
 //
 // # Route keys
 //
-// A key is "METHOD", "METHOD /sub" or "METHOD /prefix/*" (§2.1). Keys are
+// A key is "METHOD", "METHOD /sub" or "METHOD /prefix/*". Keys are
 // parsed when an app is added and a bad key fails the whole app with an
-// error naming the app and the key (see route.go). Matching order (§2.3):
+// error naming the app and the key (see route.go). Matching order:
 // deeper patterns first, exact before wildcard at equal depth, then
 // priority (0 for handlers, -1 for the automatic trailing-slash
 // redirects), then the order in which apps were added. A handler that

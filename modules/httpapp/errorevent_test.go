@@ -10,7 +10,7 @@ import (
 	"cairn/modules/httpapp"
 )
 
-// Every error page comes from the server's "http-error" event (spec §5):
+// Every error page comes from the server's "http-error" event:
 // a hook of higher priority than the built-in page answers instead, it
 // sees the code, the request and the message, and may set headers.
 func TestServer_HTTPError_HookCustomisesPages(t *testing.T) {

@@ -1,5 +1,5 @@
-// errorpage.go: the http-error event, the default error pages (spec §5)
-// and the root page.
+// errorpage.go: the http-error event, the default error pages (as
+// Prosody's mod_http_errors) and the root page.
 
 package httpapp
 
@@ -83,7 +83,7 @@ const pageStyle = `body{margin-top:14%;text-align:center;font-family:sans-serif;
 	`@media(prefers-color-scheme:dark){body{background:#161616;color:#ddd}p.extra{color:#999}}`
 
 // EventHTTPError is the server event every error page comes from
-// (spec §5, Prosody's "http-error"): the first hook that returns a
+// (Prosody's "http-error"): the first hook that returns a
 // string gives the body. The server hooks mod_http_errors' two handlers
 // itself (the page at priority 0, the root page at 1) and the plain-text
 // fallback at -1; a module hooks it to customise pages.

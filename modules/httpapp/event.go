@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// Handler answers a request. Its return value follows spec §4:
+// Handler answers a request. Its return value, as in Prosody:
 //
 //   - nil: pass to the next candidate route;
 //   - string or []byte: the body, with Response's status and headers;
@@ -29,7 +29,7 @@ type Handler func(ev *Event) any
 // App is one published web application (Prosody's "http" provider item).
 type App struct {
 	// Module is the internal module name ("http_hello"); Name, when
-	// empty, is derived from it by stripping "http_" (spec §1.2).
+	// empty, is derived from it by stripping "http_".
 	Module string
 	Name   string
 	// DefaultPath is the base path when Paths config has no entry;
@@ -53,7 +53,7 @@ func AppName(module string) string {
 type Event struct {
 	Request  *Request
 	Response *Response
-	// Arg is the wildcard argument (spec §2.6): request.path minus
+	// Arg is the wildcard argument: request.path minus
 	// everything up to the "/" in front of "*". Wildcard tells whether
 	// the route was a wildcard at all (an exact route gets Arg "").
 	Arg      string
@@ -66,7 +66,7 @@ type Event struct {
 	Base string
 }
 
-// Request is spec §3.1's request object.
+// Request is the request object a handler gets (Prosody's event.request).
 type Request struct {
 	Method  string
 	Path    string // decoded, "//"-collapsed, with the base path
@@ -126,7 +126,8 @@ func HeaderName(key string) string {
 	return string(b)
 }
 
-// Response is spec §3.2's response object.
+// Response is the response object a handler fills (Prosody's
+// event.response).
 type Response struct {
 	StatusCode int
 	// Status overrides the reason phrase ("299 Whatever" or "Whatever").
@@ -164,7 +165,7 @@ func (r *Response) SendStream(rd io.Reader, size int) {
 // Finished reports whether Send or SendStream was called.
 func (r *Response) Finished() bool { return r.sent }
 
-// Reply is a table return value (spec §4): its fields are copied onto the
+// Reply is a table return value: its fields are copied onto the
 // response and sent as they are.
 type Reply struct {
 	StatusCode int

@@ -1,5 +1,5 @@
-// path.go: turning a request target into the path used for matching
-// (spec §2.2).
+// path.go: turning a request target into the path used for matching:
+// "//" collapsed, decoded once, checked for depth (CleanPath).
 
 package httpapp
 

@@ -1,5 +1,6 @@
-// route.go: route keys, parsed when an app is added, and the index that
-// orders the handlers for a request (spec §2.1, §2.3, §2.5).
+// route.go: route keys, parsed when an app is added, the index that
+// orders the handlers for a request, and the automatic trailing-slash
+// redirects (the rules are in doc.go, "Route keys").
 
 package httpapp
 
@@ -9,7 +10,7 @@ import (
 	"strings"
 )
 
-// Priorities of spec §2.3: handlers run at 0, the automatic redirects at -1.
+// Priorities: handlers run at 0, the automatic redirects at -1.
 const (
 	prioHandler  = 0
 	prioRedirect = -1
@@ -134,7 +135,8 @@ func (ix *index) candidates(method, path string) []*route {
 	return out
 }
 
-// routeLess is the candidate order of spec §2.3, with the order of
+// routeLess is the candidate order: deeper patterns first, exact before
+// wildcard at equal depth, then higher priority, with the order of
 // addition breaking ties that Prosody leaves unspecified.
 func routeLess(a, b *route) bool {
 	if a.depth != b.depth {

@@ -176,8 +176,8 @@ func TestServer_Add_RejectsBadKeys(t *testing.T) {
 	}
 }
 
-// bruteCandidates is the oracle: spec §2.3 read literally, over every
-// route.
+// bruteCandidates is the oracle: every route whose method and pattern
+// match, sorted by the candidate order read literally (routeLess).
 func bruteCandidates(all []*route, method, path string) []*route {
 	var out []*route
 	for _, r := range all {

@@ -1,5 +1,6 @@
 // server.go: the Server: apps, listeners, and dispatch of one request
-// through the route candidates (spec §2.4, §3, §4).
+// through the route candidates, from the request object to the handler's
+// return value.
 
 package httpapp
 
@@ -387,7 +388,7 @@ func (s *Server) Add(app *App) (AppInfo, error) {
 		r.depth = strings.Count(r.path, "/")
 		e.routes = append(e.routes, r)
 		// Function routes ending in "/" or "/*" also redirect the path
-		// without that slash (spec §2.5).
+		// without that slash.
 		if r.h != nil && strings.HasSuffix(r.path, "/") && len(r.path) > 1 {
 			rp := r.path[:len(r.path)-1]
 			if !redirects[r.method+" "+rp] {
@@ -724,7 +725,7 @@ func (s *Server) call(r *route, ev *Event) (res any) {
 	return r.h(ev)
 }
 
-// finish applies a handler's return value (spec §4) and writes the
+// finish applies a handler's return value (see Handler) and writes the
 // response.
 func (s *Server) finish(c *fasthttp.RequestCtx, ev *Event, res any) {
 	resp := ev.Response

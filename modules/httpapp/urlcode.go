@@ -1,5 +1,5 @@
 // urlcode.go: urlencode, urldecode, formdecode, formencode with the exact
-// rules of spec §7.
+// rules of Prosody's net.http (each function states its rule).
 
 package httpapp
 
@@ -82,8 +82,8 @@ func formUnescape(s string) string {
 	return URLDecode(strings.ReplaceAll(s, "+", " "))
 }
 
-// FormDecode decodes an application/x-www-form-urlencoded string by the
-// rules of spec §7.1: pieces are split on "&"; a piece without "=" is
+// FormDecode decodes an application/x-www-form-urlencoded string as
+// Prosody's formdecode does: pieces are split on "&"; a piece without "=" is
 // skipped; the value runs to the next "&" (so "a=b=c" gives a = "b=c");
 // empty names are allowed; "+" becomes a space before %XX is decoded.
 func FormDecode(s string) Form {

@@ -8,7 +8,7 @@ import (
 	"cairn/modules/httpapp"
 )
 
-// Issue 18 item 9: reason phrases and titles as Prosody's codes table
+// Ensure reason phrases and titles are those Prosody's codes table
 // and mod_http_errors give them.
 func TestServer_StatusLine_UnassignedAndVersion(t *testing.T) {
 	h := func(v any) httpapp.Handler { return func(*httpapp.Event) any { return v } }
@@ -41,7 +41,7 @@ func TestServer_StatusLine_UnassignedAndVersion(t *testing.T) {
 	}
 }
 
-// Issue 18 item 5: an app's printed URL and its root-page link answer.
+// Ensure an app's printed URL and its root-page link answer.
 func TestServer_AppHome_Answers(t *testing.T) {
 	s, u := start(t, httpapp.Options{},
 		&httpapp.App{Module: "http_base", Routes: map[string]any{"GET": text("base")}},

@@ -120,7 +120,8 @@ func syncResponse(t *lua.LTable, r *httpapp.Response) {
 	}
 }
 
-// result converts a handler's return value (spec §4).
+// result converts a Lua handler's return value to the Go value
+// httpapp.Handler returns (see the list there).
 func result(v lua.LValue) any {
 	switch v := v.(type) {
 	case *lua.LNilType:

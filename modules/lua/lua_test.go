@@ -266,7 +266,7 @@ func TestLua_Depends_NameIsNotAPath(t *testing.T) {
 	}
 }
 
-// Ensure work done inside Go builtins stays within the caps (issue 11):
+// Ensure work done inside Go builtins stays within the caps:
 // a gsub with a 256 MiB result, a backtracking pattern, a lazy pattern
 // over 1 MiB, table.concat of 64 x 8 MiB, an endless tail call (alone and
 // under pcall), a format width of a billion, %s of 64 x 8 MiB, upper of

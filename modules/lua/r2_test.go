@@ -15,7 +15,7 @@ import (
 	"cairn/node"
 )
 
-// Issue 18 item 1: two provides("http") in one module are both served.
+// Ensure two provides("http") in one module are both served.
 func TestLua_TwoProvides_BothServed(t *testing.T) {
 	_, u := startHost(t, []string{"http_two"}, nil)
 	for p, want := range map[string]string{"/appone": "app one", "/apptwo": "app two", "/apptwo/x": "two x"} {
@@ -25,7 +25,7 @@ func TestLua_TwoProvides_BothServed(t *testing.T) {
 	}
 }
 
-// Issue 18 items 3 and 4: headers set before serve(...)(event) stay;
+// Ensure headers set before serve(...)(event) stay;
 // an exact route's file is typed by its name; mime_map is honoured.
 func TestLua_Serve_DelegateKeepsHeadersAndType(t *testing.T) {
 	dir := t.TempDir()
@@ -49,7 +49,7 @@ func TestLua_Serve_DelegateKeepsHeadersAndType(t *testing.T) {
 	}
 }
 
-// Issue 18 item 6: os.date and os.time as Lua 5.1 on glibc (C locale).
+// Ensure os.date and os.time answer as Lua 5.1 on glibc (C locale).
 func TestLua_OSDateTime_Lua51(t *testing.T) {
 	_, u := startHost(t, []string{"http_lib"}, nil)
 	date := func(f string, tm string) string {
@@ -94,7 +94,7 @@ func TestLua_OSDateTime_Lua51(t *testing.T) {
 	}
 }
 
-// Issue 18 item 6: module:get_option_set is a util.set; the other
+// Ensure module:get_option_set is a util.set; the other
 // getters convert as Prosody's.
 func TestLua_OptionGetters_Prosody(t *testing.T) {
 	_, u := startHost(t, []string{"http_lib"}, func(c *node.ModulesConfig) {
@@ -111,7 +111,7 @@ func TestLua_OptionGetters_Prosody(t *testing.T) {
 	}
 }
 
-// Issue 18 item 7: after a memory stop the state is rebuilt from the
+// Ensure that after a memory stop the state is rebuilt from the
 // code read at load (an edit on disk does not go live), and the stopped
 // state's memory is returned.
 func TestLua_MemoryStop_RebuildsFromLoadedCode(t *testing.T) {
@@ -172,7 +172,7 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-// Issue 18 item 8: the user's mod_http_status.lua wins over the
+// Ensure the user's mod_http_status.lua wins over the
 // built-in, and the log says which file was loaded.
 func TestHost_UserModuleFileWins(t *testing.T) {
 	dir := t.TempDir()
@@ -191,7 +191,7 @@ module:provides("http", { route = { ["GET /"] = function() return "my status" en
 	}
 }
 
-// Issue 18 item 9: an unclosed "{" is reported with line numbers.
+// Ensure an unclosed "{" is reported with line numbers.
 func TestLua_SyntaxError_NamesLine(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "mod_open.lua"), []byte("module:depends(\"http\")\nlocal t = {\n\ta = 1,\n\nmodule:provides(\"http\", { route = { GET = \"x\" } })\n"), 0o644); err != nil {

@@ -237,8 +237,7 @@ func Builtins() []string {
 }
 
 // DirectoryIndex is the data of the HTTP server's "directory-index"
-// event (spec §6.3):
-// a hook that returns a string supplies the listing page.
+// event: a hook that returns a string supplies the listing page.
 type DirectoryIndex struct {
 	Path     string // decoded URL path of the directory, ending in "/"
 	FullPath string // filesystem directory ending in "/", or its /ipfs/ path

@@ -24,8 +24,8 @@ type onePeer struct{ modapi.NodeView }
 
 func (onePeer) Peers() int { return 1 }
 
-// Status page items of issue 18: redirect after POST (303), "1 peer",
-// the repo figure StorageMax counts.
+// Ensure the status page redirects after a POST (303), says "1 peer",
+// and shows the repo figure StorageMax counts.
 func TestStatus_Upload_RedirectAfterPost(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	cfg := node.DefaultModules()

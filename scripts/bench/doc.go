@@ -12,7 +12,8 @@
 // device alone, informative); the stored add's note also gives the
 // only-hash add against that rate, the ceiling of any stored add. It prints
 // every figure as cairn and Kubo medians of the runs with their ranges,
-// the ratio and the goal of issue 13, then the arm64 binary sizes.
+// the ratio and its goal (the Goal of each figure in main.go), then the
+// arm64 binary sizes.
 //
 // `make bench` builds cairn (amd64 and arm64) and installs Kubo once into
 // $HOME/.cache/cairn-bench (scripts/bench-kubo.sh, never committed).

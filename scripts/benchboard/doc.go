@@ -8,7 +8,8 @@
 // checking its SHA-256, sampling RssAnon every 50 ms, and counts the
 // daemon's major page faults (/proc/PID/stat) and the cgroup's pgmajfault
 // (memory.stat) during the cat. It prints cairn and Kubo medians with
-// their ranges, the ratio and the goal of issue 13. -pins N adds N
+// their ranges, the ratio and its goal (the Goal of each figure in
+// main.go). -pins N adds N
 // `block put --pin` and a `pin ls`. Root only (cgroups, unshare).
 //
 //	go run ./scripts/benchboard [-size 1024] [-runs 3] [-board pi-zero-2w] [-only cairn] [-pins 0]

@@ -1,5 +1,5 @@
 // Command namesbench measures the memory of keys and IPNS names on a
-// board's budget (issue 14): a cairn daemon with the board profile, inside
+// board's budget: a cairn daemon with the board profile, inside
 // a memory cgroup as large as the budget, offline on loopback in a network
 // namespace of its own, generates N keys, publishes one name per key
 // (allow-offline) and resolves every name twice, while RssAnon and VmHWM

@@ -1,4 +1,4 @@
-// Command pubsubbench measures a stalled pubsub subscriber (issue 15): node
+// Command pubsubbench measures a stalled pubsub subscriber: node
 // A publishes -n messages of -size bytes to a topic over the RPC, one
 // pub call after the other; node B has two RPC subscribers (pubsub/sub
 // over HTTP) to it, one that reads every message and one that stops

@@ -1,6 +1,6 @@
 // Command sidebyside sends the same RPC requests to cairn and to Kubo
-// 0.42 and reports where the answers differ (issue 12, "Conformance
-// suites in CI"). It is run by hand, not in CI, and never builds Kubo:
+// 0.42 and reports where the answers differ (docs/conformance.md, "Side
+// by side with Kubo"). It is run by hand, not in CI, and never builds Kubo:
 // it uses the binary scripts/bench-kubo.sh put in ~/.cache/cairn-bench.
 //
 //	make build && go run ./scripts/sidebyside            # every case

@@ -1,6 +1,6 @@
 // Command slowloris measures how long a legitimate RPC request takes while
 // 500 slowloris connections are open against the daemon, against the same
-// daemon unloaded (issue 11 item 6; the goal is within 2x).
+// daemon unloaded (the goal is within 2x).
 //
 // It runs inside a network namespace of its own (daemon.EnterNetNS, root
 // or an unprivileged user namespace) where the attackers' addresses

@@ -1,7 +1,7 @@
 // Command soak runs cairn on the pi-zero-2w budget, inside a memory cgroup
 // of that size, under mixed load for a long time, killing it with SIGKILL
 // every few minutes, and then checks that nothing acknowledged was lost
-// (issue 11, "Tests that keep it so"; not CI).
+// (not CI).
 //
 // The load, all at once: an add of a random file of 1 KiB to 2 MiB every
 // 0.5 s (pinned; each acknowledged add is remembered with its SHA-256),

@@ -1,6 +1,8 @@
 //go:build fleet
 
-// fleet_test.go: the checks of issue 16's Proof, in order, on one fleet.
+// fleet_test.go: the fleet's checks, in order, on one fleet of three
+// cairn daemons and their cluster peers (docs/fleet.md, "The fleet test",
+// lists them).
 
 package fleet
 

@@ -1,4 +1,4 @@
--- Work inside Go builtins (issue 11): each route must stay within the caps.
+-- Work inside Go builtins: each route must stay within the caps.
 module:depends("http")
 local MiB = 1048576
 module:provides("http", {

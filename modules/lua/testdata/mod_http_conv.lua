@@ -1,4 +1,4 @@
--- Every return convention of spec §4, and the request fields.
+-- Every return convention of a handler (httpapp.Handler), and the request fields.
 module:depends("http")
 local http = require "net.http"
 

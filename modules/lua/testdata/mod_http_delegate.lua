@@ -1,5 +1,5 @@
--- Headers set before delegating to serve() are kept (issue 18 item 4);
--- serve(file) on an exact route, mime_map (item 3).
+-- Headers set before delegating to serve() are kept;
+-- serve(file) on an exact route, mime_map.
 module:depends("http")
 local files = require "net.http.files"
 local dir = module:get_option_string("dir")
