@@ -31,4 +31,15 @@
 // near 2 GiB and has to fit beside the Go heap in a 3 GiB address space, so
 // 32-bit builds (and armv6 boards, which have no 64-bit OS) cap
 // Datastore.StorageMax at Max32BitStorage.
+//
+// # Files
+//
+//   - profile.go: the named board profiles.
+//   - budget.go: the limits derived from one memory budget, and their checks.
+//   - detect.go: which profile fits the machine, from /proc/device-tree/model
+//     and /proc/meminfo.
+//   - storage.go: a StorageMax that fits the disk and the word size.
+//   - disk_linux.go, disk_other.go: free space on the disk (Linux; unknown
+//     elsewhere).
+//   - errors.go: the sentinel errors.
 package board

@@ -19,4 +19,11 @@
 // dependency) is logged, anything it provided is withdrawn, and the other
 // modules and the node go on. Only a listener that cannot bind makes
 // Start fail.
+//
+// # Files
+//
+//   - host.go: loading modules and running the listeners (Start).
+//   - view.go: the narrow node view modules get (modapi.NodeView over
+//     *node.Node).
+//   - tls.go: the self-signed certificate of the HTTPS service (EnsureCert).
 package modules

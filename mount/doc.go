@@ -26,4 +26,11 @@
 // Mount errors name the mount point and the fix. FUSE calls answer errno:
 // ENOENT for a name that is not there (or not a CID), EIO for a block
 // that cannot be read.
+//
+// # Files
+//
+//   - fs.go: the file system's logic, without FUSE.
+//   - mount_linux.go: the file system behind FUSE, and the checks a mount
+//     needs first.
+//   - mount_other.go: ErrUnsupported: FUSE mounts are built for Linux only.
 package mount

@@ -123,4 +123,19 @@
 //
 // On 32-bit ARM bbolt's memory map cannot pass about 2 GiB, which caps the
 // store; board profiles set StorageMax below that.
+//
+// # Files
+//
+//   - store.go: opening and closing the bbolt file, schema version, counters.
+//   - writer.go: the single writer goroutine that batches puts into few
+//     transactions.
+//   - blockstore.go: the boxo blockstore.Blockstore view of the "blocks"
+//     bucket.
+//   - datastore.go: the go-datastore view of the "data" bucket.
+//   - readfile.go: copying large block values out of the store file with
+//     pread.
+//   - fadvise_linux.go, fadvise_other.go: the sequential read-ahead hint for
+//     the store file (Linux only).
+//   - check.go: Check, which walks the invariants above.
+//   - errors.go: the sentinel errors.
 package storage

@@ -11,4 +11,10 @@
 //
 // A Daemon's methods may be called from several goroutines; Stop and Kill
 // once.
+//
+// # Files
+//
+//   - daemon.go: StartCairn and StartKubo, the Daemon they return (CLI,
+//     Post, Restart, Stop, Kill), and the network namespace (EnterNetNS,
+//     LoopbackOnly).
 package daemon

@@ -14,4 +14,15 @@
 // (400), ".." pops a segment and popping above the root is refused (400).
 // Symlinks placed inside the folder by its owner are followed, as in
 // Prosody; requests cannot create them.
+//
+// # Files
+//
+//   - serve.go: serving one request (Serve, Sanitize).
+//   - fs.go: the two places files come from: a folder on disk and the node's
+//     storage (/ipfs/ paths).
+//   - mime.go: the Content-Type of a file.
+//   - module.go: the built-in modules http_files and http_ipfs.
+//   - listing.go: the http_dir_listing module.
+//   - ctime_linux.go, ctime_other.go: a file's inode change time for its ETag
+//     (Linux; elsewhere the ETag comes from size and mtime alone).
 package files

@@ -35,4 +35,17 @@
 //   - A handler error gives a 500 page with Connection: close on the
 //     request's own HTTP version, never a dropped connection.
 //   - CORS is off unless configured (the status app can add files).
+//
+// # Files
+//
+//   - event.go: what a module publishes (App) and what its handlers get
+//     (Event, Request, Response) and may return.
+//   - route.go: route keys, the candidate index and order, the automatic
+//     redirects.
+//   - path.go: the request target turned into the path used for matching.
+//   - server.go: the Server: apps, listeners, dispatch of one request.
+//   - errorpage.go: the http-error event, the default error pages and the root
+//     page.
+//   - urlcode.go: urlencode, urldecode, formdecode, formencode.
+//   - multipart.go: multipart/form-data parsing for uploads.
 package httpapp

@@ -52,4 +52,26 @@
 // pattern.go), so does `..` (every chunk is compiled by compile.go, which
 // also bounds the nesting and memory of load and loadstring), the Lua stack and call depth are bounded, and a Lua error
 // is a 500 page: none of these stop the node or the other modules.
+//
+// # Files
+//
+//   - module.go: a Lua module: its state, its load, its route handlers.
+//   - state.go: the sandboxed Lua state and the API modules see.
+//   - limits.go: running Lua under a time and a memory cap.
+//   - compile.go: turning Lua source into functions within the caps.
+//   - bounded.go: the string and table builtins that allocate or loop in Go,
+//     bounded by the caps.
+//   - pattern.go: Lua 5.1 patterns with bounded work.
+//   - convert.go: events into Lua tables, Lua results into Go values.
+//   - syntax.go: load errors that name a line.
+//   - lib_events.go: module:hook, module:fire_event and the HTTP server's
+//     events.
+//   - lib_module.go: module:load_resource and module:add_timer.
+//   - lib_os.go: the os functions the sandbox keeps.
+//   - lib_shared.go: module:shared, and copying Lua values between module
+//     states.
+//   - lib_util.go: the util.* libraries a ported Prosody module uses (util.set
+//     is Lua code in prelude.lua).
+//   - snippet.go: running a chunk as module code runs, outside a module
+//     (scripts/luacmp).
 package lua

@@ -5,4 +5,11 @@
 // host (package modules) loads the names listed in Modules.Enabled, calls
 // [Module.Load] with a [Context], and calls [Unloader.Unload] when one is
 // implemented. Lua modules (package modules/lua) are modules too.
+//
+// # Files
+//
+//   - modapi.go: NodeView and the values it returns, ReadOnly, Module,
+//     Context, the registry (Register, Lookup, Builtins) and the directory-
+//     index event's data.
+//   - shared.go: the tables of module:shared.
 package modapi

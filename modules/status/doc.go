@@ -9,4 +9,9 @@
 // has streaming uploads), so a file is never held in memory whole; it is
 // capped by Modules.HTTP.MaxUploadSize. Cross-site posts (an Origin or
 // Sec-Fetch-Site naming another site) are refused with 403.
+//
+// # Files
+//
+//   - status.go: the http_status module: routes and the upload.
+//   - page.go: the HTML of the status page and its SVG chart.
 package status

@@ -3,4 +3,6 @@
 // or not yet. scripts/update-command-table.sh writes it into the file.
 //
 //	go run ./scripts/cmdtable > /tmp/table.md
+//
+// main.go prints the table.
 package main

@@ -16,4 +16,9 @@
 // their ratio and the daemons' peak RssAnon.
 //
 //	go run ./scripts/netbench -p2p [-size 256] [-runs 3] [-bin bin/cairn]
+//
+// # Files
+//
+//   - main.go: the transfer through bitswap between two daemons.
+//   - p2p.go: the -p2p mode.
 package main
