@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"cairn/httprpc"
+	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/mount"
 	"cairn/node"
@@ -27,7 +27,7 @@ func addTree(t *testing.T, n *node.Node) (cid.Cid, []byte) {
 		"sub":     files.NewMapDirectory(map[string]files.Node{"b.txt": files.NewBytesFile([]byte("bee"))}),
 		"link":    files.NewLinkFile("a.txt", nil),
 	})})
-	res, err := httprpc.Call(context.Background(), n, httprpc.DefaultTable, "add", nil, map[string]string{"recursive": "true"}, dir)
+	res, err := commands.Call(context.Background(), n, commands.DefaultTable, "add", nil, map[string]string{"recursive": "true"}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/httprpc"
+	"cairn/commands"
 	"cairn/internal/testutil"
 
 	"github.com/ipfs/boxo/files"
@@ -142,8 +142,8 @@ func query(t *testing.T, cmdPath string, tokens []string) (url.Values, map[strin
 	t.Helper()
 	q := url.Values{}
 	local := map[string]string{}
-	opts := httprpc.DefaultTable.OptionsFor(cmdPath)
-	find := func(name string) httprpc.Option {
+	opts := commands.DefaultTable.OptionsFor(cmdPath)
+	find := func(name string) commands.Option {
 		for _, o := range opts {
 			for _, n := range o.Names {
 				if n == name {
@@ -152,13 +152,13 @@ func query(t *testing.T, cmdPath string, tokens []string) (url.Values, map[strin
 			}
 		}
 		t.Fatalf("%s: unknown option %q", cmdPath, name)
-		return httprpc.Option{}
+		return commands.Option{}
 	}
 	for i := 0; i < len(tokens); i++ {
 		name, val, hasVal := strings.Cut(strings.TrimLeft(tokens[i], "-"), "=")
 		o := find(name)
 		if !hasVal {
-			if o.Type == httprpc.Bool {
+			if o.Type == commands.Bool {
 				val = "true"
 			} else {
 				i++

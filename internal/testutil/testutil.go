@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/httprpc"
+	"cairn/commands"
 	"cairn/node"
 	"cairn/storage"
 
@@ -43,7 +43,7 @@ type Server struct {
 	URL  string // http://127.0.0.1:port
 	Addr string // 127.0.0.1:port
 	Node *node.Node
-	Srv  *httprpc.Server
+	Srv  *commands.Server
 }
 
 // StartServer serves n's RPC on 127.0.0.1:0 until cleanup.
@@ -53,8 +53,8 @@ func StartServer(t testing.TB, n *node.Node) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &httprpc.Env{Table: httprpc.DefaultTable, Shutdown: func() {}}
-	srv := httprpc.NewServer(n, httprpc.DefaultTable, env, httprpc.ServerOptions{ServerHeader: "cairn/" + node.Version})
+	env := &commands.Env{Table: commands.DefaultTable, Shutdown: func() {}}
+	srv := commands.NewServer(n, commands.DefaultTable, env, commands.ServerOptions{ServerHeader: "cairn/" + node.Version})
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 	return &Server{URL: "http://" + l.Addr().String(), Addr: l.Addr().String(), Node: n, Srv: srv}
