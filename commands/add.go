@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"cairn/node"
+	"cairn/rpc"
 )
 
-var addCommands = []*Command{{
+var addCommands = []*rpc.Command{{
 	Path:     "add",
 	Synopsis: "Add a file or directory to IPFS.",
 	Help: `Adds the content of <path> to IPFS. Use -r to add directories.
@@ -19,48 +20,48 @@ Note that directories are added recursively, to form the IPFS
 MerkleDAG.
 
 The CID printed is the same Kubo prints for the same input and options.`,
-	Args: []Arg{{Name: "path", Kind: ArgFile, Required: true, Variadic: true, Stdin: true, Recursive: true,
+	Args: []rpc.Arg{{Name: "path", Kind: rpc.ArgFile, Required: true, Variadic: true, Stdin: true, Recursive: true,
 		Help: "The path to a file to be added to IPFS."}},
-	Options: []Option{
-		{Names: []string{"recursive", "r"}, Type: Bool, Help: "Add directory paths recursively."},
-		{Names: []string{"dereference-args"}, Type: Bool, Help: "Symlinks supplied in arguments are dereferenced."},
-		{Names: []string{"stdin-name"}, Type: String, Help: "Assign a name if the file source is stdin."},
-		{Names: []string{"hidden", "H"}, Type: Bool, Help: "Include files that are hidden. Only takes effect on recursive add."},
-		{Names: []string{"ignore"}, Type: StringList, Help: "A rule (.gitignore-stype) defining which file(s) should be ignored."},
-		{Names: []string{"ignore-rules-path"}, Type: String, Help: "A path to a file with .gitignore-style ignore rules."},
-		{Names: []string{"empty-dirs", "E"}, Type: Bool, Default: true, Help: "Include empty directories in the import."},
-		{Names: []string{"dereference-symlinks"}, Type: Bool, Help: "Symlinks in arguments and inside directories are dereferenced."},
-		{Names: []string{"quiet", "q"}, Type: Bool, Help: "Write minimal output."},
-		{Names: []string{"quieter", "Q"}, Type: Bool, Help: "Write only final hash."},
-		{Names: []string{"silent"}, Type: Bool, Help: "Write no output."},
-		{Names: []string{"progress", "p"}, Type: Bool, Help: "Stream progress data."},
-		{Names: []string{"only-hash", "n"}, Type: Bool, Help: "Only chunk and hash - do not write to disk."},
-		{Names: []string{"wrap-with-directory", "w"}, Type: Bool, Help: "Wrap files with a directory object."},
-		{Names: []string{"pin"}, Type: Bool, Default: true, Help: "Pin locally to protect added files from garbage collection."},
-		{Names: []string{"pin-name"}, Type: String, Help: "Name to use for the pin. Requires explicit value (e.g., --pin-name=myname)."},
-		{Names: []string{"to-files"}, Type: String, Help: "Add reference to Files API (MFS) at the provided path."},
-		{Names: []string{"cid-version"}, Type: Int, Help: "CID version (0 or 1). CIDv1 automatically enables raw-leaves and is required for non-sha2-256 hashes."},
-		{Names: []string{"hash"}, Type: String, Help: "Hash function to use. Implies CIDv1 if not sha2-256."},
-		{Names: []string{"raw-leaves"}, Type: Bool, Help: "Use raw blocks for leaf nodes."},
-		{Names: []string{"chunker", "s"}, Type: String, Help: "Chunking algorithm, size-[bytes], rabin-[min]-[avg]-[max] or buzhash."},
-		{Names: []string{"trickle", "t"}, Type: Bool, Help: "Use trickle-dag format for dag generation."},
-		{Names: []string{"max-file-links"}, Type: Int, Help: "Limit the maximum number of links in UnixFS file nodes."},
-		{Names: []string{"max-directory-links"}, Type: Int, Help: "Limit the maximum number of links in UnixFS basic directory nodes."},
-		{Names: []string{"max-hamt-fanout"}, Type: Int, Help: "Limit the maximum number of links of a UnixFS HAMT directory node."},
-		{Names: []string{"inline"}, Type: Bool, Help: "Inline small blocks into CIDs."},
-		{Names: []string{"inline-limit"}, Type: Int, Default: 32, Help: "Maximum block size to inline. Maximum: 128 bytes."},
-		{Names: []string{"nocopy"}, Type: Bool, Help: "Add the file using filestore. Implies raw-leaves. (experimental)"},
-		{Names: []string{"fscache"}, Type: Bool, Help: "Check the filestore for pre-existing blocks. (experimental)"},
-		{Names: []string{"preserve-mode"}, Type: Bool, Help: "Apply existing POSIX permissions to created UnixFS entries."},
-		{Names: []string{"preserve-mtime"}, Type: Bool, Help: "Apply existing POSIX modification time to created UnixFS entries."},
-		{Names: []string{"mode"}, Type: Uint, Help: "Custom POSIX file mode to store in created UnixFS entries."},
-		{Names: []string{"mtime"}, Type: Int64, Help: "Custom POSIX modification time to store in created UnixFS entries (seconds before or after the Unix Epoch)."},
-		{Names: []string{"mtime-nsecs"}, Type: Uint, Help: "Custom POSIX modification time (optional time fraction in nanoseconds)."},
-		{Names: []string{"fast-provide-root"}, Type: Bool, Help: "Announce the root CID right away. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
-		{Names: []string{"fast-provide-dag"}, Type: Bool, Help: "Announce every block of the DAG right away. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
-		{Names: []string{"fast-provide-wait"}, Type: Bool, Help: "Wait for the announcements to finish. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
+	Options: []rpc.Option{
+		{Names: []string{"recursive", "r"}, Type: rpc.Bool, Help: "Add directory paths recursively."},
+		{Names: []string{"dereference-args"}, Type: rpc.Bool, Help: "Symlinks supplied in arguments are dereferenced."},
+		{Names: []string{"stdin-name"}, Type: rpc.String, Help: "Assign a name if the file source is stdin."},
+		{Names: []string{"hidden", "H"}, Type: rpc.Bool, Help: "Include files that are hidden. Only takes effect on recursive add."},
+		{Names: []string{"ignore"}, Type: rpc.StringList, Help: "A rule (.gitignore-stype) defining which file(s) should be ignored."},
+		{Names: []string{"ignore-rules-path"}, Type: rpc.String, Help: "A path to a file with .gitignore-style ignore rules."},
+		{Names: []string{"empty-dirs", "E"}, Type: rpc.Bool, Default: true, Help: "Include empty directories in the import."},
+		{Names: []string{"dereference-symlinks"}, Type: rpc.Bool, Help: "Symlinks in arguments and inside directories are dereferenced."},
+		{Names: []string{"quiet", "q"}, Type: rpc.Bool, Help: "Write minimal output."},
+		{Names: []string{"quieter", "Q"}, Type: rpc.Bool, Help: "Write only final hash."},
+		{Names: []string{"silent"}, Type: rpc.Bool, Help: "Write no output."},
+		{Names: []string{"progress", "p"}, Type: rpc.Bool, Help: "Stream progress data."},
+		{Names: []string{"only-hash", "n"}, Type: rpc.Bool, Help: "Only chunk and hash - do not write to disk."},
+		{Names: []string{"wrap-with-directory", "w"}, Type: rpc.Bool, Help: "Wrap files with a directory object."},
+		{Names: []string{"pin"}, Type: rpc.Bool, Default: true, Help: "Pin locally to protect added files from garbage collection."},
+		{Names: []string{"pin-name"}, Type: rpc.String, Help: "Name to use for the pin. Requires explicit value (e.g., --pin-name=myname)."},
+		{Names: []string{"to-files"}, Type: rpc.String, Help: "Add reference to Files API (MFS) at the provided path."},
+		{Names: []string{"cid-version"}, Type: rpc.Int, Help: "CID version (0 or 1). CIDv1 automatically enables raw-leaves and is required for non-sha2-256 hashes."},
+		{Names: []string{"hash"}, Type: rpc.String, Help: "Hash function to use. Implies CIDv1 if not sha2-256."},
+		{Names: []string{"raw-leaves"}, Type: rpc.Bool, Help: "Use raw blocks for leaf nodes."},
+		{Names: []string{"chunker", "s"}, Type: rpc.String, Help: "Chunking algorithm, size-[bytes], rabin-[min]-[avg]-[max] or buzhash."},
+		{Names: []string{"trickle", "t"}, Type: rpc.Bool, Help: "Use trickle-dag format for dag generation."},
+		{Names: []string{"max-file-links"}, Type: rpc.Int, Help: "Limit the maximum number of links in UnixFS file nodes."},
+		{Names: []string{"max-directory-links"}, Type: rpc.Int, Help: "Limit the maximum number of links in UnixFS basic directory nodes."},
+		{Names: []string{"max-hamt-fanout"}, Type: rpc.Int, Help: "Limit the maximum number of links of a UnixFS HAMT directory node."},
+		{Names: []string{"inline"}, Type: rpc.Bool, Help: "Inline small blocks into CIDs."},
+		{Names: []string{"inline-limit"}, Type: rpc.Int, Default: 32, Help: "Maximum block size to inline. Maximum: 128 bytes."},
+		{Names: []string{"nocopy"}, Type: rpc.Bool, Help: "Add the file using filestore. Implies raw-leaves. (experimental)"},
+		{Names: []string{"fscache"}, Type: rpc.Bool, Help: "Check the filestore for pre-existing blocks. (experimental)"},
+		{Names: []string{"preserve-mode"}, Type: rpc.Bool, Help: "Apply existing POSIX permissions to created UnixFS entries."},
+		{Names: []string{"preserve-mtime"}, Type: rpc.Bool, Help: "Apply existing POSIX modification time to created UnixFS entries."},
+		{Names: []string{"mode"}, Type: rpc.Uint, Help: "Custom POSIX file mode to store in created UnixFS entries."},
+		{Names: []string{"mtime"}, Type: rpc.Int64, Help: "Custom POSIX modification time to store in created UnixFS entries (seconds before or after the Unix Epoch)."},
+		{Names: []string{"mtime-nsecs"}, Type: rpc.Uint, Help: "Custom POSIX modification time (optional time fraction in nanoseconds)."},
+		{Names: []string{"fast-provide-root"}, Type: rpc.Bool, Help: "Announce the root CID right away. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
+		{Names: []string{"fast-provide-dag"}, Type: rpc.Bool, Help: "Announce every block of the DAG right away. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
+		{Names: []string{"fast-provide-wait"}, Type: rpc.Bool, Help: "Wait for the announcements to finish. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
 	},
-	Output:   OutStream,
+	Output:   rpc.OutStream,
 	Run:      runAdd,
 	Type:     func() any { return &node.AddEvent{} },
 	Text:     addText,
@@ -70,7 +71,7 @@ The CID printed is the same Kubo prints for the same input and options.`,
 
 // addPreRun turns progress on when stderr is a terminal and no quiet
 // option was given (Kubo's add PreRun).
-func addPreRun(opts map[string]string, t *TextEnv) {
+func addPreRun(opts map[string]string, t *rpc.TextEnv) {
 	if _, set := opts["progress"]; !set && t.TTY &&
 		opts["quiet"] == "" && opts["quieter"] == "" && opts["silent"] == "" {
 		opts["progress"] = "true"
@@ -78,7 +79,7 @@ func addPreRun(opts map[string]string, t *TextEnv) {
 }
 
 // addOptions turns request options into node.AddOptions.
-func addOptions(r *Request) (node.AddOptions, error) {
+func addOptions(r *rpc.Request) (node.AddOptions, error) {
 	trickle := r.Bool("trickle")
 	if l := r.Node.Config().Import.UnixFSDAGLayout; !r.IsSet("trickle") && l != nil && *l == "trickle" {
 		trickle = true // Kubo's add: the config's layout unless --trickle is given
@@ -143,7 +144,7 @@ func addOptions(r *Request) (node.AddOptions, error) {
 	return o, nil
 }
 
-func runAdd(r *Request, e Emitter) error {
+func runAdd(r *rpc.Request, e rpc.Emitter) error {
 	o, err := addOptions(r)
 	if err != nil {
 		return err
@@ -170,7 +171,7 @@ type addState struct {
 	bar  *progressBar
 }
 
-func addText(t *TextEnv, v any) error {
+func addText(t *rpc.TextEnv, v any) error {
 	ev := v.(*node.AddEvent)
 	st, _ := t.State.(*addState)
 	if st == nil {
@@ -205,7 +206,7 @@ func addText(t *TextEnv, v any) error {
 	return nil
 }
 
-func addTextDone(t *TextEnv) error {
+func addTextDone(t *rpc.TextEnv) error {
 	st, _ := t.State.(*addState)
 	if st == nil {
 		return nil
@@ -221,7 +222,7 @@ func addTextDone(t *TextEnv) error {
 
 // totalSize is the byte count of the files being added, which the CLI
 // stores in the request before it runs (0: unknown).
-func totalSize(t *TextEnv) int64 {
+func totalSize(t *rpc.TextEnv) int64 {
 	if t.Req == nil {
 		return 0
 	}

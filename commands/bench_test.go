@@ -10,6 +10,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/valyala/fasthttp/fasthttputil"
 )
@@ -28,8 +29,8 @@ func BenchmarkRPC_Version(b *testing.B) {
 	b.Run("mem", func(b *testing.B) {
 		n := testutil.MustOpenNode(b)
 		l := fasthttputil.NewInmemoryListener()
-		env := &commands.Env{Table: commands.DefaultTable, Shutdown: func() {}}
-		srv := commands.NewServer(n, commands.DefaultTable, env, commands.ServerOptions{ServerHeader: "cairn/" + node.Version})
+		env := &rpc.Env{Table: commands.DefaultTable, Shutdown: func() {}}
+		srv := rpc.NewServer(n, commands.DefaultTable, env, rpc.ServerOptions{ServerHeader: "cairn/" + node.Version})
 		go srv.Serve(l)
 		b.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 		benchVersion(b, l.Dial)

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"time"
 
+	"cairn/rpc"
+
 	humanize "github.com/dustin/go-humanize"
 	"github.com/libp2p/go-libp2p/core/metrics"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -60,32 +62,32 @@ type BandwidthStats struct {
 // provideBufSize is the provide buffer Kubo reports (HasBlockBufferSize).
 const provideBufSize = 256
 
-func bitswapStatCmd(path string) *Command {
-	return &Command{
+func bitswapStatCmd(path string) *rpc.Command {
+	return &rpc.Command{
 		Path:     path,
 		Synopsis: "Show some diagnostic information on the bitswap agent.",
-		Options: []Option{
-			{Names: []string{"verbose", "v"}, Type: Bool, Help: "Print extra information."},
-			{Names: []string{"human"}, Type: Bool, Help: "Print sizes in human readable format (e.g., 1K 234M 2G)."},
+		Options: []rpc.Option{
+			{Names: []string{"verbose", "v"}, Type: rpc.Bool, Help: "Print extra information."},
+			{Names: []string{"human"}, Type: rpc.Bool, Help: "Print sizes in human readable format (e.g., 1K 234M 2G)."},
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runBitswapStat,
 		Type:   func() any { return &BitswapStat{} },
 		Text:   bitswapStatText,
 	}
 }
 
-var bitswapCommands = []*Command{
+var bitswapCommands = []*rpc.Command{
 	bitswapStatCmd("bitswap/stat"),
 	bitswapStatCmd("stats/bitswap"),
 	{
 		Path:     "bitswap/wantlist",
 		Synopsis: "Show blocks currently on the wantlist.",
-		Options:  []Option{{Names: []string{"peer", "p"}, Type: String, Help: "Specify which peer to show wantlist for."}},
-		Output:   OutSingle,
+		Options:  []rpc.Option{{Names: []string{"peer", "p"}, Type: rpc.String, Help: "Specify which peer to show wantlist for."}},
+		Output:   rpc.OutSingle,
 		Run:      runWantlist,
 		Type:     func() any { return &WantlistOutput{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			for _, k := range v.(*WantlistOutput).Keys {
 				if _, err := fmt.Fprintln(t.Out, k.Cid); err != nil {
 					return err
@@ -97,11 +99,11 @@ var bitswapCommands = []*Command{
 	{
 		Path:     "bitswap/ledger",
 		Synopsis: "Show the current ledger for a peer.",
-		Args:     []Arg{{Name: "peer", Kind: ArgString, Required: true, Help: "The PeerID (B58) of the ledger to inspect."}},
-		Output:   OutSingle,
+		Args:     []rpc.Arg{{Name: "peer", Kind: rpc.ArgString, Required: true, Help: "The PeerID (B58) of the ledger to inspect."}},
+		Output:   rpc.OutSingle,
 		Run:      runLedger,
 		Type:     func() any { return &BitswapLedger{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			l := v.(*BitswapLedger)
 			_, err := fmt.Fprintf(t.Out, "Ledger for %s\nDebt ratio:\t%f\nExchanges:\t%d\nBytes sent:\t%d\nBytes received:\t%d\n",
 				l.Peer, l.Value, l.Exchanged, l.Sent, l.Recv)
@@ -111,8 +113,8 @@ var bitswapCommands = []*Command{
 	{
 		Path:     "bitswap/reprovide",
 		Synopsis: "Trigger reprovider.",
-		Output:   OutNone,
-		Run: func(r *Request, e Emitter) error {
+		Output:   rpc.OutNone,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			if _, err := online(r); err != nil {
 				return err
 			}
@@ -124,20 +126,20 @@ var bitswapCommands = []*Command{
 		Path:     "stats/bw",
 		Synopsis: "Print cairn bandwidth information.",
 		Help:     "'cairn stats bw' prints bandwidth information for the cairn daemon.\nIt displays: TotalIn, TotalOut, RateIn, RateOut, and the caps of\nSwarm.Bandwidth when set.",
-		Options: []Option{
-			{Names: []string{"peer", "p"}, Type: String, Help: "Specify a peer to print bandwidth for."},
-			{Names: []string{"proto", "t"}, Type: String, Help: "Specify a protocol to print bandwidth for."},
-			{Names: []string{"poll"}, Type: Bool, Help: "Print bandwidth at an interval."},
-			{Names: []string{"interval", "i"}, Type: String, Default: "1s", Help: "Time interval to wait between updating output, if 'poll' is true."},
+		Options: []rpc.Option{
+			{Names: []string{"peer", "p"}, Type: rpc.String, Help: "Specify a peer to print bandwidth for."},
+			{Names: []string{"proto", "t"}, Type: rpc.String, Help: "Specify a protocol to print bandwidth for."},
+			{Names: []string{"poll"}, Type: rpc.Bool, Help: "Print bandwidth at an interval."},
+			{Names: []string{"interval", "i"}, Type: rpc.String, Default: "1s", Help: "Time interval to wait between updating output, if 'poll' is true."},
 		},
-		Output: OutStream,
+		Output: rpc.OutStream,
 		Run:    runStatsBW,
 		Type:   func() any { return &BandwidthStats{} },
 		Text:   statsBWText,
 	},
 }
 
-func runBitswapStat(r *Request, e Emitter) error {
+func runBitswapStat(r *rpc.Request, e rpc.Emitter) error {
 	nt, err := onlineStat(r)
 	if err != nil {
 		return err
@@ -161,7 +163,7 @@ func runBitswapStat(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func bitswapStatText(t *TextEnv, v any) error {
+func bitswapStatText(t *rpc.TextEnv, v any) error {
 	s := v.(*BitswapStat)
 	human := t.Req != nil && t.Req.Bool("human")
 	verbose := t.Req != nil && t.Req.Bool("verbose")
@@ -193,7 +195,7 @@ func bitswapStatText(t *TextEnv, v any) error {
 	return err
 }
 
-func runWantlist(r *Request, e Emitter) error {
+func runWantlist(r *rpc.Request, e rpc.Emitter) error {
 	nt, err := online(r)
 	if err != nil {
 		return err
@@ -215,7 +217,7 @@ func runWantlist(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func runLedger(r *Request, e Emitter) error {
+func runLedger(r *rpc.Request, e rpc.Emitter) error {
 	nt, err := online(r)
 	if err != nil {
 		return err
@@ -234,14 +236,14 @@ func runLedger(r *Request, e Emitter) error {
 	return e.Emit(&BitswapLedger{Peer: rc.Peer, Value: rc.Value, Sent: rc.Sent, Recv: rc.Recv, Exchanged: rc.Exchanged})
 }
 
-func runStatsBW(r *Request, e Emitter) error {
+func runStatsBW(r *rpc.Request, e rpc.Emitter) error {
 	nt, err := onlineStat(r)
 	if err != nil {
 		return err
 	}
 	ps, proto := r.String("peer"), r.String("proto")
 	if ps != "" && proto != "" {
-		return ClientError("please only specify peer OR protocol")
+		return rpc.ClientError("please only specify peer OR protocol")
 	}
 	var pid peer.ID
 	if ps != "" {
@@ -291,7 +293,7 @@ func runStatsBW(r *Request, e Emitter) error {
 	}
 }
 
-func statsBWText(t *TextEnv, v any) error {
+func statsBWText(t *rpc.TextEnv, v any) error {
 	s := v.(*BandwidthStats)
 	w := t.Out
 	fmt.Fprintln(w, "Bandwidth")

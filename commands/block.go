@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"cairn/rpc"
+
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/boxo/verifcid"
 	blocks "github.com/ipfs/go-block-format"
@@ -20,7 +22,7 @@ const softBlockLimit = 2 * 1024 * 1024
 
 var errBigBlock = errors.New("produced block is over 2MiB: big blocks can't be exchanged with other peers. consider using UnixFS for automatic chunking of bigger files, or pass --allow-big-block to override")
 
-var blockCommands = []*Command{
+var blockCommands = []*rpc.Command{
 	{
 		Path:     "block/stat",
 		Synopsis: "Print information of a raw IPFS block.",
@@ -29,12 +31,12 @@ on raw IPFS blocks. It outputs the following to stdout:
 
 	Key  - the CID of the block
 	Size - the size of the block in bytes`,
-		Args: []Arg{{Name: "cid", Kind: ArgString, Required: true, Stdin: true,
+		Args: []rpc.Arg{{Name: "cid", Kind: rpc.ArgString, Required: true, Stdin: true,
 			Help: "The CID of an existing block to stat."}},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runBlockStat,
 		Type:   func() any { return &BlockStat{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			bs := v.(*BlockStat)
 			_, err := fmt.Fprintf(t.Out, "Key: %s\nSize: %d\n", bs.Key, bs.Size)
 			return err
@@ -45,11 +47,11 @@ on raw IPFS blocks. It outputs the following to stdout:
 		Synopsis: "Get a raw IPFS block.",
 		Help: `'cairn block get' is a plumbing command for retrieving raw IPFS blocks.
 It takes a <cid>, and outputs the block to stdout.`,
-		Args: []Arg{{Name: "cid", Kind: ArgString, Required: true, Stdin: true,
+		Args: []rpc.Arg{{Name: "cid", Kind: rpc.ArgString, Required: true, Stdin: true,
 			Help: "The CID of an existing block to get."}},
-		Output:      OutBytes,
+		Output:      rpc.OutBytes,
 		Run:         runBlockGet,
-		ContentType: func(*Request) string { return "application/vnd.ipld.raw" },
+		ContentType: func(*rpc.Request) string { return "application/vnd.ipld.raw" },
 	},
 	{
 		Path:     "block/put",
@@ -66,20 +68,20 @@ in userland.
 NOTE:
 Do not use --format for any new code. It got superseded by --cid-codec and left
 only for backward compatibility when a legacy CIDv0 is required (--format=v0).`,
-		Args: []Arg{{Name: "data", Kind: ArgFile, Required: true, Variadic: true, Stdin: true,
+		Args: []rpc.Arg{{Name: "data", Kind: rpc.ArgFile, Required: true, Variadic: true, Stdin: true,
 			Help: "The data to be stored as an IPFS block."}},
-		Options: []Option{
-			{Names: []string{"cid-codec"}, Type: String, Default: "raw", Help: "Multicodec to use in returned CID"},
-			{Names: []string{"mhtype"}, Type: String, Help: "Multihash hash function"},
-			{Names: []string{"mhlen"}, Type: Int, Default: -1, Help: "Multihash hash length"},
-			{Names: []string{"pin"}, Type: Bool, Default: false, Help: "Pin added blocks recursively"},
-			{Names: []string{"allow-big-block"}, Type: Bool, Default: false, Help: "Disable block size check and allow creation of blocks bigger than 2MiB. WARNING: such blocks won't be transferable over the standard bitswap."},
-			{Names: []string{"format", "f"}, Type: String, Help: "Use legacy format for returned CID (DEPRECATED)"},
+		Options: []rpc.Option{
+			{Names: []string{"cid-codec"}, Type: rpc.String, Default: "raw", Help: "Multicodec to use in returned CID"},
+			{Names: []string{"mhtype"}, Type: rpc.String, Help: "Multihash hash function"},
+			{Names: []string{"mhlen"}, Type: rpc.Int, Default: -1, Help: "Multihash hash length"},
+			{Names: []string{"pin"}, Type: rpc.Bool, Default: false, Help: "Pin added blocks recursively"},
+			{Names: []string{"allow-big-block"}, Type: rpc.Bool, Default: false, Help: "Disable block size check and allow creation of blocks bigger than 2MiB. WARNING: such blocks won't be transferable over the standard bitswap."},
+			{Names: []string{"format", "f"}, Type: rpc.String, Help: "Use legacy format for returned CID (DEPRECATED)"},
 		},
-		Output: OutStream,
+		Output: rpc.OutStream,
 		Run:    runBlockPut,
 		Type:   func() any { return &BlockStat{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			_, err := fmt.Fprintf(t.Out, "%s\n", v.(*BlockStat).Key)
 			return err
 		},
@@ -89,13 +91,13 @@ only for backward compatibility when a legacy CIDv0 is required (--format=v0).`,
 		Synopsis: "Remove IPFS block(s) from the local datastore.",
 		Help: `'cairn block rm' is a plumbing command for removing raw ipfs blocks.
 It takes a list of CIDs to remove from the local datastore.`,
-		Args: []Arg{{Name: "cid", Kind: ArgString, Required: true, Variadic: true,
+		Args: []rpc.Arg{{Name: "cid", Kind: rpc.ArgString, Required: true, Variadic: true,
 			Help: "CIDs of block(s) to remove."}},
-		Options: []Option{
-			{Names: []string{"force", "f"}, Type: Bool, Help: "Ignore nonexistent blocks."},
-			{Names: []string{"quiet", "q"}, Type: Bool, Help: "Write minimal output."},
+		Options: []rpc.Option{
+			{Names: []string{"force", "f"}, Type: rpc.Bool, Help: "Ignore nonexistent blocks."},
+			{Names: []string{"quiet", "q"}, Type: rpc.Bool, Help: "Write minimal output."},
 		},
-		Output:   OutStream,
+		Output:   rpc.OutStream,
 		Run:      runBlockRm,
 		Type:     func() any { return &RemovedBlock{} },
 		Text:     blockRmText,
@@ -116,7 +118,7 @@ type RemovedBlock struct {
 	Error string `json:",omitempty"`
 }
 
-func runBlockStat(r *Request, e Emitter) error {
+func runBlockStat(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
@@ -132,7 +134,7 @@ func runBlockStat(r *Request, e Emitter) error {
 	return e.Emit(&BlockStat{Key: enc.Encode(c), Size: size})
 }
 
-func runBlockGet(r *Request, e Emitter) error {
+func runBlockGet(r *rpc.Request, e rpc.Emitter) error {
 	c, err := resolveRoot(r.Ctx, r.Node, r.Args[0])
 	if err != nil {
 		return err
@@ -147,7 +149,7 @@ func runBlockGet(r *Request, e Emitter) error {
 
 // blockHash returns the multihash code block put uses: --mhtype, else
 // Import.HashFunction, else sha2-256.
-func blockHash(r *Request) (uint64, error) {
+func blockHash(r *rpc.Request) (uint64, error) {
 	name := r.String("mhtype")
 	if name == "" {
 		name = "sha2-256"
@@ -201,7 +203,7 @@ func blockPrefix(code uint64, mhlen int, codec, format string) (cid.Prefix, erro
 	return p, nil
 }
 
-func runBlockPut(r *Request, e Emitter) error {
+func runBlockPut(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
@@ -257,7 +259,7 @@ func runBlockPut(r *Request, e Emitter) error {
 
 // putBlock stores one block (identity CIDs are not stored) and pins it
 // with --pin.
-func putBlock(r *Request, c cid.Cid, data []byte) error {
+func putBlock(r *rpc.Request, c cid.Cid, data []byte) error {
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, c); err != nil {
 		return err
 	}
@@ -270,7 +272,7 @@ func putBlock(r *Request, c cid.Cid, data []byte) error {
 	return r.Node.PutBlocks(r.Ctx, r.Bool("pin"), blk)
 }
 
-func runBlockRm(r *Request, e Emitter) error {
+func runBlockRm(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
@@ -299,7 +301,7 @@ func runBlockRm(r *Request, e Emitter) error {
 // blockRmState remembers failures for the final error.
 type blockRmState struct{ failed bool }
 
-func blockRmText(t *TextEnv, v any) error {
+func blockRmText(t *rpc.TextEnv, v any) error {
 	st, _ := t.State.(*blockRmState)
 	if st == nil {
 		st = &blockRmState{}
@@ -318,7 +320,7 @@ func blockRmText(t *TextEnv, v any) error {
 	return err
 }
 
-func blockRmTextDone(t *TextEnv) error {
+func blockRmTextDone(t *rpc.TextEnv) error {
 	if st, _ := t.State.(*blockRmState); st != nil && st.failed {
 		return errors.New("some blocks not removed")
 	}

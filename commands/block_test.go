@@ -15,6 +15,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/go-cid"
@@ -23,9 +24,9 @@ import (
 // --- helpers shared by the block, refs and ls tests ---
 
 // blkCall runs a command in-process and fails the test on error.
-func blkCall(t *testing.T, n *node.Node, path string, args []string, opts map[string]string, dir files.Directory) *commands.Result {
+func blkCall(t *testing.T, n *node.Node, path string, args []string, opts map[string]string, dir files.Directory) *rpc.Result {
 	t.Helper()
-	res, err := commands.Call(context.Background(), n, commands.DefaultTable, path, args, opts, dir)
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, path, args, opts, dir)
 	if err != nil {
 		t.Fatalf("%s %v: %v", path, args, err)
 	}
@@ -35,7 +36,7 @@ func blkCall(t *testing.T, n *node.Node, path string, args []string, opts map[st
 // blkCallErr runs a command that must fail and returns its error text.
 func blkCallErr(t *testing.T, n *node.Node, path string, args []string, opts map[string]string, dir files.Directory) string {
 	t.Helper()
-	_, err := commands.Call(context.Background(), n, commands.DefaultTable, path, args, opts, dir)
+	_, err := rpc.Call(context.Background(), n, commands.DefaultTable, path, args, opts, dir)
 	if err == nil {
 		t.Fatalf("%s %v: no error", path, args)
 	}
@@ -191,7 +192,7 @@ func TestBlockPut_Vectors(t *testing.T) {
 			opts[k] = val
 		}
 		name := v.Input + " " + strings.Join(v.Options, " ")
-		res, err := commands.Call(context.Background(), n, commands.DefaultTable, "block/put", nil, opts, blkParts(data))
+		res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "block/put", nil, opts, blkParts(data))
 		if v.Error != "" {
 			want := strings.TrimPrefix(v.Error, "Error: ")
 			if err == nil || err.Error() != want {
@@ -384,7 +385,7 @@ func TestBlockStat_KeyAndSize_CidBase(t *testing.T) {
 	}
 	var out bytes.Buffer
 	cmd := commands.DefaultTable.Find("block/stat")
-	if err := cmd.Text(&commands.TextEnv{Out: &out}, st); err != nil || out.String() != "Key: "+st.Key+"\nSize: 12\n" {
+	if err := cmd.Text(&rpc.TextEnv{Out: &out}, st); err != nil || out.String() != "Key: "+st.Key+"\nSize: 12\n" {
 		t.Errorf("text %q %v", out.String(), err)
 	}
 }
@@ -506,7 +507,7 @@ func TestBlockRm_Pinned_Refused(t *testing.T) {
 func TestBlockRm_Text_Renderer(t *testing.T) {
 	cmd := commands.DefaultTable.Find("block/rm")
 	var out, errOut bytes.Buffer
-	env := &commands.TextEnv{Out: &out, Err: &errOut}
+	env := &rpc.TextEnv{Out: &out, Err: &errOut}
 	for _, v := range []*commands.RemovedBlock{{Hash: "A"}, {Hash: "B", Error: "pinned: direct"}} {
 		if err := cmd.Text(env, v); err != nil {
 			t.Fatal(err)
@@ -518,10 +519,10 @@ func TestBlockRm_Text_Renderer(t *testing.T) {
 	if err := cmd.TextDone(env); err == nil || err.Error() != "some blocks not removed" {
 		t.Errorf("done: %v", err)
 	}
-	if err := cmd.Text(&commands.TextEnv{Out: &out, Err: &errOut}, &commands.RemovedBlock{Error: "boom"}); err == nil || err.Error() != "aborted: boom" {
+	if err := cmd.Text(&rpc.TextEnv{Out: &out, Err: &errOut}, &commands.RemovedBlock{Error: "boom"}); err == nil || err.Error() != "aborted: boom" {
 		t.Errorf("abort: %v", err)
 	}
-	ok := &commands.TextEnv{Out: &out, Err: &errOut}
+	ok := &rpc.TextEnv{Out: &out, Err: &errOut}
 	_ = cmd.Text(ok, &commands.RemovedBlock{Hash: "C"})
 	if err := cmd.TextDone(ok); err != nil {
 		t.Errorf("done without failures: %v", err)

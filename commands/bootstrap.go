@@ -7,23 +7,24 @@ import (
 	"fmt"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 )
 
-var bootstrapCommands = []*Command{
+var bootstrapCommands = []*rpc.Command{
 	bootstrapCmd("bootstrap", "Show or edit the list of bootstrap peers.", nil, nil, runBootstrapList),
 	bootstrapCmd("bootstrap/list", "Show peers in the bootstrap list.", nil, nil, runBootstrapList),
 	bootstrapCmd("bootstrap/add", "Add peers to the bootstrap list.",
-		[]Arg{{Name: "peer", Kind: ArgString, Variadic: true, Stdin: true, Help: "A peer to add to the bootstrap list (in the format '<multiaddr>/<peerID>')"}},
-		[]Option{{Names: []string{"default"}, Type: Bool, Help: "Add default bootstrap nodes. (Deprecated, use 'default' subcommand instead)"}},
+		[]rpc.Arg{{Name: "peer", Kind: rpc.ArgString, Variadic: true, Stdin: true, Help: "A peer to add to the bootstrap list (in the format '<multiaddr>/<peerID>')"}},
+		[]rpc.Option{{Names: []string{"default"}, Type: rpc.Bool, Help: "Add default bootstrap nodes. (Deprecated, use 'default' subcommand instead)"}},
 		runBootstrapAdd),
 	bootstrapCmd("bootstrap/add/default", "Add default peers to the bootstrap list.", nil, nil,
-		func(r *Request, e Emitter) error { return bootstrapAdd(r, e, node.DefaultBootstrap) }),
+		func(r *rpc.Request, e rpc.Emitter) error { return bootstrapAdd(r, e, node.DefaultBootstrap) }),
 	bootstrapCmd("bootstrap/rm", "Remove peers from the bootstrap list.",
-		[]Arg{{Name: "peer", Kind: ArgString, Variadic: true, Stdin: true, Help: "A peer to add to the bootstrap list (in the format '<multiaddr>/<peerID>')"}},
-		[]Option{{Names: []string{"all"}, Type: Bool, Help: "Remove all bootstrap peers. (Deprecated, use 'all' subcommand)"}},
+		[]rpc.Arg{{Name: "peer", Kind: rpc.ArgString, Variadic: true, Stdin: true, Help: "A peer to add to the bootstrap list (in the format '<multiaddr>/<peerID>')"}},
+		[]rpc.Option{{Names: []string{"all"}, Type: rpc.Bool, Help: "Remove all bootstrap peers. (Deprecated, use 'all' subcommand)"}},
 		runBootstrapRm),
 	bootstrapCmd("bootstrap/rm/all", "Remove all peers from the bootstrap list.", nil, nil, bootstrapRmAll),
 }
@@ -33,12 +34,12 @@ type BootstrapOutput struct {
 	Peers []string
 }
 
-func bootstrapCmd(path, synopsis string, args []Arg, opts []Option, run func(r *Request, e Emitter) error) *Command {
-	return &Command{Path: path, Synopsis: synopsis, Args: args, Options: opts, Output: OutSingle, Run: run,
+func bootstrapCmd(path, synopsis string, args []rpc.Arg, opts []rpc.Option, run func(r *rpc.Request, e rpc.Emitter) error) *rpc.Command {
+	return &rpc.Command{Path: path, Synopsis: synopsis, Args: args, Options: opts, Output: rpc.OutSingle, Run: run,
 		Type: func() any { return &BootstrapOutput{} }, Text: bootstrapText}
 }
 
-func bootstrapText(t *TextEnv, v any) error {
+func bootstrapText(t *rpc.TextEnv, v any) error {
 	for _, p := range v.(*BootstrapOutput).Peers {
 		if _, err := fmt.Fprintln(t.Out, p); err != nil {
 			return err
@@ -47,11 +48,11 @@ func bootstrapText(t *TextEnv, v any) error {
 	return nil
 }
 
-func runBootstrapList(r *Request, e Emitter) error {
+func runBootstrapList(r *rpc.Request, e rpc.Emitter) error {
 	return e.Emit(&BootstrapOutput{Peers: orEmpty(append([]string(nil), r.Node.Config().Bootstrap...))})
 }
 
-func runBootstrapAdd(r *Request, e Emitter) error {
+func runBootstrapAdd(r *rpc.Request, e rpc.Emitter) error {
 	if r.Bool("default") {
 		return bootstrapAdd(r, e, node.DefaultBootstrap)
 	}
@@ -84,7 +85,7 @@ func setBootstrap(doc map[string]any, list []string) error {
 	return node.SetKey(doc, "Bootstrap", arr)
 }
 
-func bootstrapAdd(r *Request, e Emitter, peers []string) error {
+func bootstrapAdd(r *rpc.Request, e rpc.Emitter, peers []string) error {
 	for _, s := range peers {
 		m, err := ma.NewMultiaddr(s)
 		if err != nil {
@@ -122,7 +123,7 @@ func bootstrapAdd(r *Request, e Emitter, peers []string) error {
 	return e.Emit(&BootstrapOutput{Peers: orEmpty(added)})
 }
 
-func runBootstrapRm(r *Request, e Emitter) error {
+func runBootstrapRm(r *rpc.Request, e rpc.Emitter) error {
 	if r.Bool("all") {
 		return bootstrapRmAll(r, e)
 	}
@@ -171,7 +172,7 @@ func runBootstrapRm(r *Request, e Emitter) error {
 	return e.Emit(&BootstrapOutput{Peers: orEmpty(removed)})
 }
 
-func bootstrapRmAll(r *Request, e Emitter) error {
+func bootstrapRmAll(r *rpc.Request, e rpc.Emitter) error {
 	var removed []string
 	err := r.Node.UpdateConfig(func(doc map[string]any) error {
 		removed = bootstrapList(doc)

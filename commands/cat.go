@@ -5,26 +5,28 @@ package commands
 import (
 	"errors"
 
+	"cairn/rpc"
+
 	"github.com/ipfs/go-cid"
 )
 
-var catCommands = []*Command{{
+var catCommands = []*rpc.Command{{
 	Path:     "cat",
 	Synopsis: "Show IPFS object data.",
 	Help:     "Displays the data contained by an IPFS or IPNS object(s) at the given path.",
-	Args: []Arg{{Name: "ipfs-path", Kind: ArgString, Required: true, Variadic: true, Stdin: true,
+	Args: []rpc.Arg{{Name: "ipfs-path", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true,
 		Help: "The path to the IPFS object(s) to be outputted."}},
-	Options: []Option{
-		{Names: []string{"offset", "o"}, Type: Int64, Help: "Byte offset to begin reading from."},
-		{Names: []string{"length", "l"}, Type: Int64, Help: "Maximum number of bytes to read."},
-		{Names: []string{"progress", "p"}, Type: Bool, Help: "Stream progress data."},
+	Options: []rpc.Option{
+		{Names: []string{"offset", "o"}, Type: rpc.Int64, Help: "Byte offset to begin reading from."},
+		{Names: []string{"length", "l"}, Type: rpc.Int64, Help: "Maximum number of bytes to read."},
+		{Names: []string{"progress", "p"}, Type: rpc.Bool, Help: "Stream progress data."},
 	},
 	BodyArgs: true,
-	Output:   OutBytes,
+	Output:   rpc.OutBytes,
 	Run:      runCat,
 }}
 
-func runCat(r *Request, e Emitter) error {
+func runCat(r *rpc.Request, e rpc.Emitter) error {
 	offset := r.Int("offset")
 	if offset < 0 {
 		return errors.New("cannot specify negative offset")

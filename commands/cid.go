@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode"
 
+	"cairn/rpc"
+
 	"github.com/ipfs/boxo/verifcid"
 	"github.com/ipfs/go-cid"
 	cidutil "github.com/ipfs/go-cidutil"
@@ -22,25 +24,25 @@ import (
 	mh "github.com/multiformats/go-multihash"
 )
 
-var cidCommands = []*Command{
+var cidCommands = []*rpc.Command{
 	{
 		Path:     "cid/format",
 		Synopsis: "Format and convert a CID in various useful ways.",
 		Help: "Format and converts <cid>'s in various useful ways.\n\n" +
 			"For a human-readable breakdown of a CID, see 'cairn cid inspect'.\n\n" +
 			"The optional format string is a printf style format string:\n" + cidutil.FormatRef,
-		Args: []Arg{{Name: "cid", Kind: ArgString, Required: true, Variadic: true, Stdin: true,
+		Args: []rpc.Arg{{Name: "cid", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true,
 			Help: "CIDs to format."}},
 		// Kubo gives these options single-letter long names: -f, -v, -b, --mc.
-		Options: []Option{
-			{Names: []string{"f"}, Type: String, Default: "%s", Help: "Printf style format string."},
-			{Names: []string{"v"}, Type: String, Help: "CID version to convert to."},
-			{Names: []string{"mc"}, Type: String, Help: "CID multicodec to convert to."},
-			{Names: []string{"b"}, Type: String, Help: "Multibase to display CID in."},
+		Options: []rpc.Option{
+			{Names: []string{"f"}, Type: rpc.String, Default: "%s", Help: "Printf style format string."},
+			{Names: []string{"v"}, Type: rpc.String, Help: "CID version to convert to."},
+			{Names: []string{"mc"}, Type: rpc.String, Help: "CID multicodec to convert to."},
+			{Names: []string{"b"}, Type: rpc.String, Help: "Multibase to display CID in."},
 		},
 		BodyArgs: true,
 		NoRepo:   true,
-		Output:   OutStream,
+		Output:   rpc.OutStream,
 		Run:      runCidFormat,
 		Type:     func() any { return &CidFormatRes{} },
 		Text:     cidFormatText,
@@ -51,12 +53,12 @@ var cidCommands = []*Command{
 		Synopsis: "Convert CIDs to Base32 CID version 1.",
 		Help: "'cairn cid base32' normalizes passed CIDs to their canonical case-insensitive encoding.\n" +
 			"Useful when processing third-party CIDs which could come with arbitrary formats.",
-		Args: []Arg{{Name: "cid", Kind: ArgString, Required: true, Variadic: true, Stdin: true,
+		Args: []rpc.Arg{{Name: "cid", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true,
 			Help: "CIDs to convert."}},
 		BodyArgs: true,
 		NoRepo:   true,
-		Output:   OutStream,
-		Run: func(r *Request, e Emitter) error {
+		Output:   rpc.OutStream,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			return emitFormatted(r, e, cidConv{format: "%s", base: mbase.Base32, toVersion: toCidV1})
 		},
 		Type:     func() any { return &CidFormatRes{} },
@@ -67,13 +69,13 @@ var cidCommands = []*Command{
 		Path:     "cid/bases",
 		Synopsis: "List available multibase encodings.",
 		Help:     "'cairn cid bases' relies on https://github.com/multiformats/go-multibase",
-		Options: []Option{
-			{Names: []string{"prefix"}, Type: Bool, Help: "also include the single letter prefixes in addition to the code"},
-			{Names: []string{"numeric"}, Type: Bool, Help: "also include numeric codes"},
+		Options: []rpc.Option{
+			{Names: []string{"prefix"}, Type: rpc.Bool, Help: "also include the single letter prefixes in addition to the code"},
+			{Names: []string{"numeric"}, Type: rpc.Bool, Help: "also include numeric codes"},
 		},
 		NoRepo: true,
-		Output: OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Output: rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			list := make([]CodeAndName, 0, len(mbase.EncodingToStr))
 			for code, name := range mbase.EncodingToStr {
 				list = append(list, CodeAndName{Code: int(code), Name: name})
@@ -90,8 +92,8 @@ var cidCommands = []*Command{
 		Help:     "'cairn cid codecs' relies on https://github.com/multiformats/go-multicodec",
 		Options:  codeListOptions,
 		NoRepo:   true,
-		Output:   OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Output:   rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			only := r.Bool("supported")
 			list := []CodeAndName{}
 			for _, code := range mc.KnownCodes() {
@@ -115,8 +117,8 @@ var cidCommands = []*Command{
 		Help:     "'cairn cid hashes' relies on https://github.com/multiformats/go-multihash",
 		Options:  codeListOptions,
 		NoRepo:   true,
-		Output:   OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Output:   rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			// --supported is accepted but ignored, as in Kubo: every
 			// hash the default allowlist accepts is listed.
 			list := []CodeAndName{}
@@ -138,10 +140,10 @@ var cidCommands = []*Command{
 			"multibase, multicodec, multihash (function, length, digest) and the\n" +
 			"equivalent CIDv0 and CIDv1 forms. For CIDv0 the multibase, multicodec and\n" +
 			"multihash are implicit. Use --enc=json for machine-readable output.",
-		Args: []Arg{{Name: "cid", Kind: ArgString, Required: true, Stdin: true,
+		Args: []rpc.Arg{{Name: "cid", Kind: rpc.ArgString, Required: true, Stdin: true,
 			Help: "CID to inspect."}},
 		NoRepo: true,
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runCidInspect,
 		Type:   func() any { return &CidInspectRes{} },
 		Text:   cidInspectText,
@@ -161,9 +163,9 @@ type CodeAndName struct {
 	Name string
 }
 
-var codeListOptions = []Option{
-	{Names: []string{"numeric", "n"}, Type: Bool, Help: "also include numeric codes"},
-	{Names: []string{"supported", "s"}, Type: Bool, Help: "list only codecs supported by cairn commands"},
+var codeListOptions = []rpc.Option{
+	{Names: []string{"numeric", "n"}, Type: rpc.Bool, Help: "also include numeric codes"},
+	{Names: []string{"supported", "s"}, Type: rpc.Bool, Help: "list only codecs supported by cairn commands"},
 }
 
 // supportedCodecs is what `cid codecs --supported` lists. Kubo computes it
@@ -190,7 +192,7 @@ type cidConv struct {
 	toVersion func(cid.Cid) (cid.Cid, error)
 }
 
-func runCidFormat(r *Request, e Emitter) error {
+func runCidFormat(r *rpc.Request, e rpc.Emitter) error {
 	format := r.String("f")
 	version := r.String("v")
 	codec := r.String("mc")
@@ -238,7 +240,7 @@ func runCidFormat(r *Request, e Emitter) error {
 // emitFormatted converts every argument. A CID that does not decode or
 // convert is reported in its entry and the rest go on; a bad format
 // string stops the command.
-func emitFormatted(r *Request, e Emitter, conv cidConv) error {
+func emitFormatted(r *rpc.Request, e rpc.Emitter, conv cidConv) error {
 	for _, s := range r.Args {
 		res := &CidFormatRes{CidStr: s}
 		out, err := formatOne(s, conv)
@@ -294,7 +296,7 @@ func toCidV1(c cid.Cid) (cid.Cid, error) { return cid.NewCidV1(c.Type(), c.Hash(
 // cidFormatState remembers whether some entry failed.
 type cidFormatState struct{ failed bool }
 
-func cidFormatText(t *TextEnv, v any) error {
+func cidFormatText(t *rpc.TextEnv, v any) error {
 	res := v.(*CidFormatRes)
 	if res.ErrorMsg != "" {
 		st, _ := t.State.(*cidFormatState)
@@ -310,7 +312,7 @@ func cidFormatText(t *TextEnv, v any) error {
 	return err
 }
 
-func cidFormatTextDone(t *TextEnv) error {
+func cidFormatTextDone(t *rpc.TextEnv) error {
 	if st, _ := t.State.(*cidFormatState); st != nil && st.failed {
 		return errors.New("errors while displaying some entries")
 	}
@@ -333,7 +335,7 @@ func sortByCode(list []CodeAndName) {
 	sort.Slice(list, func(i, j int) bool { return list[i].Code < list[j].Code })
 }
 
-func basesText(t *TextEnv, v any) error {
+func basesText(t *rpc.TextEnv, v any) error {
 	list := append([]CodeAndName(nil), *v.(*[]CodeAndName)...)
 	sortBases(list)
 	prefix := t.Req != nil && t.Req.Bool("prefix")
@@ -361,7 +363,7 @@ func basesText(t *TextEnv, v any) error {
 	return nil
 }
 
-func codeListText(t *TextEnv, v any) error {
+func codeListText(t *rpc.TextEnv, v any) error {
 	list := append([]CodeAndName(nil), *v.(*[]CodeAndName)...)
 	sortByCode(list)
 	numeric := t.Req != nil && t.Req.Bool("numeric")
@@ -411,7 +413,7 @@ type CidInspectHash struct {
 	Digest string `json:"digest"`
 }
 
-func runCidInspect(r *Request, e Emitter) error {
+func runCidInspect(r *rpc.Request, e rpc.Emitter) error {
 	s := r.Args[0]
 	c, err := cid.Decode(s)
 	if err != nil {
@@ -461,7 +463,7 @@ func runCidInspect(r *Request, e Emitter) error {
 	return e.Emit(res)
 }
 
-func cidInspectText(t *TextEnv, v any) error {
+func cidInspectText(t *rpc.TextEnv, v any) error {
 	res := v.(*CidInspectRes)
 	if res.ErrorMsg != "" {
 		return errors.New(res.ErrorMsg)

@@ -14,6 +14,7 @@ import (
 
 	"cairn/commands"
 	"cairn/internal/testutil"
+	"cairn/rpc"
 
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -40,21 +41,21 @@ var cliOptionNames = map[string]string{"-f": "f", "-v": "v", "-b": "b", "--mc": 
 // does: stdout, stderr, and the final error printed as "Error: ...".
 func runCidText(t *testing.T, path string, args []string, opts map[string]string) (stdout, stderr string, err error) {
 	t.Helper()
-	res, err := commands.Call(context.Background(), nil, commands.DefaultTable, path, args, opts, nil)
+	res, err := rpc.Call(context.Background(), nil, commands.DefaultTable, path, args, opts, nil)
 	if err != nil {
 		return "", "", err
 	}
 	cmd := commands.DefaultTable.Find(path)
-	var pairs []commands.KV
+	var pairs []rpc.KV
 	for k, v := range opts {
-		pairs = append(pairs, commands.KV{Key: k, Value: v})
+		pairs = append(pairs, rpc.KV{Key: k, Value: v})
 	}
-	typed, err := commands.DecodeOptions(commands.DefaultTable.OptionsFor(path), pairs)
+	typed, err := rpc.DecodeOptions(commands.DefaultTable.OptionsFor(path), pairs)
 	if err != nil {
 		t.Fatalf("decode options: %v", err)
 	}
 	var out, errOut bytes.Buffer
-	tenv := &commands.TextEnv{Out: &out, Err: &errOut, Req: &commands.Request{Command: cmd, Opts: typed}}
+	tenv := &rpc.TextEnv{Out: &out, Err: &errOut, Req: &rpc.Request{Command: cmd, Opts: typed}}
 	for _, v := range res.Values {
 		if err := cmd.Text(tenv, v); err != nil {
 			return out.String(), errOut.String(), err
@@ -147,7 +148,7 @@ func TestCidFormat_Run_CommandErrors(t *testing.T) {
 		{map[string]string{"f": "%x"}, "unrecognized specifier in format string: %x"},
 		{map[string]string{"f": "abc%"}, "premature end of format string"},
 	} {
-		_, err := commands.Call(context.Background(), nil, commands.DefaultTable, "cid/format", []string{v0}, tc.opts, nil)
+		_, err := rpc.Call(context.Background(), nil, commands.DefaultTable, "cid/format", []string{v0}, tc.opts, nil)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("opts %v: err %v, want %q", tc.opts, err, tc.want)
 		}
@@ -437,7 +438,7 @@ func TestCidInspect_Text_PeerIDHint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := commands.Call(context.Background(), nil, commands.DefaultTable, "cid/inspect", []string{pid.String()}, nil, nil)
+	res, err := rpc.Call(context.Background(), nil, commands.DefaultTable, "cid/inspect", []string{pid.String()}, nil, nil)
 	if err != nil || len(res.Values) != 1 {
 		t.Fatalf("err %v, %d values", err, len(res.Values))
 	}

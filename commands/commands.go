@@ -6,16 +6,18 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"cairn/rpc"
 )
 
-var commandsCommands = []*Command{
+var commandsCommands = []*rpc.Command{
 	{
 		Path:     "commands",
 		Synopsis: "List all available commands.",
-		Options:  []Option{{Names: []string{"flags", "f"}, Type: Bool, Help: "Show command flags."}},
+		Options:  []rpc.Option{{Names: []string{"flags", "f"}, Type: rpc.Bool, Help: "Show command flags."}},
 		NoRepo:   true,
-		Output:   OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Output:   rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			t := DefaultTable
 			if r.Env != nil && r.Env.Table != nil {
 				t = r.Env.Table
@@ -41,7 +43,7 @@ type OptionInfo struct {
 	Names []string
 }
 
-func cmdTree(t *Table, n *TreeNode, name string, remote bool) CommandInfo {
+func cmdTree(t *rpc.Table, n *rpc.TreeNode, name string, remote bool) CommandInfo {
 	ci := CommandInfo{Name: name, Subcommands: []CommandInfo{}, Options: []OptionInfo{}}
 	opts := t.Global
 	if n.Cmd != nil {
@@ -65,7 +67,7 @@ func cmdTree(t *Table, n *TreeNode, name string, remote bool) CommandInfo {
 	return ci
 }
 
-func commandsText(t *TextEnv, v any) error {
+func commandsText(t *rpc.TextEnv, v any) error {
 	ci := v.(*CommandInfo)
 	flags := t.Req != nil && t.Req.Bool("flags")
 	var lines []string

@@ -16,11 +16,12 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 )
 
-var configCommands = []*Command{
+var configCommands = []*rpc.Command{
 	{
 		Path:     "config",
 		Synopsis: "Get and set cairn config values.",
@@ -41,16 +42,16 @@ Set multiple values in the 'Addresses.AppendAnnounce' array:
 
   $ cairn config Addresses.AppendAnnounce --json \
       '["/dns4/a.example.com/tcp/4001", "/dns4/b.example.com/tcp/4002"]'`,
-		Args: []Arg{
-			{Name: "key", Kind: ArgString, Required: true, Help: `The key of the config entry (e.g. "Addresses.API").`},
-			{Name: "value", Kind: ArgString, Help: "The value to set the config entry to."},
+		Args: []rpc.Arg{
+			{Name: "key", Kind: rpc.ArgString, Required: true, Help: `The key of the config entry (e.g. "Addresses.API").`},
+			{Name: "value", Kind: rpc.ArgString, Help: "The value to set the config entry to."},
 		},
-		Options: []Option{
-			{Names: []string{"bool"}, Type: Bool, Help: "Set a boolean value."},
-			{Names: []string{"json"}, Type: Bool, Help: "Parse stringified JSON."},
-			{Names: []string{"expand-auto"}, Type: Bool, Help: "Expand 'auto' placeholders to their expanded values (Ipns.DelegatedPublishers; other values are shown as stored)."},
+		Options: []rpc.Option{
+			{Names: []string{"bool"}, Type: rpc.Bool, Help: "Set a boolean value."},
+			{Names: []string{"json"}, Type: rpc.Bool, Help: "Parse stringified JSON."},
+			{Names: []string{"expand-auto"}, Type: rpc.Bool, Help: "Expand 'auto' placeholders to their expanded values (Ipns.DelegatedPublishers; other values are shown as stored)."},
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runConfig,
 		Type:   func() any { return &ConfigField{} },
 		Text:   configText,
@@ -61,7 +62,7 @@ Set multiple values in the 'Addresses.AppendAnnounce' array:
 		Help: `NOTE: For security reasons, this command will omit your private key and remote services.
 If you would like to make a full backup of your config (private key included), you must copy
 the config file from your repo.`,
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runConfigShow,
 		Type:   func() any { m := map[string]any{}; return &m },
 		Text:   configShowText,
@@ -71,19 +72,19 @@ the config file from your repo.`,
 		Synopsis: "Replace the config with <file>.",
 		Help: `Make sure to back up the config file first if necessary, as this operation
 can't be undone.`,
-		Args:   []Arg{{Name: "file", Kind: ArgFile, Required: true, Help: "The file to use as the new config."}},
-		Output: OutNone,
+		Args:   []rpc.Arg{{Name: "file", Kind: rpc.ArgFile, Required: true, Help: "The file to use as the new config."}},
+		Output: rpc.OutNone,
 		Run:    runConfigReplace,
 	},
 	{
 		Path:     "config/profile/apply",
 		Synopsis: "Apply profile to config.",
 		Help:     "Available profiles:\n" + profileHelp(),
-		Args:     []Arg{{Name: "profile", Kind: ArgString, Required: true, Help: "The profile to apply to the config."}},
-		Options: []Option{
-			{Names: []string{"dry-run"}, Type: Bool, Help: "print difference between the current config and the config that would be generated"},
+		Args:     []rpc.Arg{{Name: "profile", Kind: rpc.ArgString, Required: true, Help: "The profile to apply to the config."}},
+		Options: []rpc.Option{
+			{Names: []string{"dry-run"}, Type: rpc.Bool, Help: "print difference between the current config and the config that would be generated"},
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runProfileApply,
 		Type:   func() any { return &ConfigUpdateOutput{} },
 		Text:   profileApplyText,
@@ -127,7 +128,7 @@ func matchesGlobPrefix(key string, glob []string) bool {
 	return true
 }
 
-func runConfig(r *Request, e Emitter) error {
+func runConfig(r *rpc.Request, e rpc.Emitter) error {
 	key := r.Args[0]
 	switch strings.ToLower(key) {
 	case "identity", "identity.privkey":
@@ -185,7 +186,7 @@ func setConfigKey(n *node.Node, key string, value any) error {
 	})
 }
 
-func configText(t *TextEnv, v any) error {
+func configText(t *rpc.TextEnv, v any) error {
 	if t.Req != nil && len(t.Req.Args) == 2 {
 		return nil
 	}
@@ -206,7 +207,7 @@ func humanJSON(v any) ([]byte, error) {
 	return json.MarshalIndent(v, "", "  ")
 }
 
-func runConfigShow(r *Request, e Emitter) error {
+func runConfigShow(r *rpc.Request, e rpc.Emitter) error {
 	doc, err := r.Node.ConfigDoc()
 	if err != nil {
 		return err
@@ -223,7 +224,7 @@ func scrubSecrets(doc map[string]any) map[string]any {
 	return scrubConfig(doc, pinningSelector)
 }
 
-func configShowText(t *TextEnv, v any) error {
+func configShowText(t *rpc.TextEnv, v any) error {
 	b, err := humanJSON(v)
 	if err != nil {
 		return err
@@ -252,7 +253,7 @@ func scrubConfig(m map[string]any, sel []string) map[string]any {
 	return out
 }
 
-func runConfigReplace(r *Request, e Emitter) error {
+func runConfigReplace(r *rpc.Request, e rpc.Emitter) error {
 	f, err := firstFile(r.Files)
 	if err != nil {
 		return err
@@ -345,7 +346,7 @@ func firstFile(dir files.Directory) (files.File, error) {
 	return f, nil
 }
 
-func runProfileApply(r *Request, e Emitter) error {
+func runProfileApply(r *rpc.Request, e rpc.Emitter) error {
 	name := r.Args[0]
 	if _, ok := node.Profiles[name]; !ok {
 		return fmt.Errorf("%s is not a profile", name)
@@ -371,7 +372,7 @@ func profileHelp() string {
 // profileApplyText prints the whole old config as indented JSON with the
 // changes marked in the margin, in the manner of the jsondiff output
 // Kubo prints: "<>" old value, "**" new value, ">>" removed, "<<" added.
-func profileApplyText(t *TextEnv, v any) error {
+func profileApplyText(t *rpc.TextEnv, v any) error {
 	out := v.(*ConfigUpdateOutput)
 	var b strings.Builder
 	writeDiff(&b, out.OldCfg, out.NewCfg, "")

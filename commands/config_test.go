@@ -16,11 +16,12 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 )
 
-func configValue(t *testing.T, res *commands.Result) any {
+func configValue(t *testing.T, res *rpc.Result) any {
 	t.Helper()
 	if len(res.Values) != 1 {
 		t.Fatalf("%d values", len(res.Values))
@@ -314,7 +315,7 @@ func TestConfig_HTTP_SetGetReplace(t *testing.T) {
 	wantErrorJSON(t, resp, 500, `failed to get config value: "Nope not found"`)
 
 	// replace over multipart, through the client the CLI uses.
-	c, err := commands.NewClient("/ip4/127.0.0.1/tcp/"+srv.Addr[strings.LastIndex(srv.Addr, ":")+1:], "")
+	c, err := rpc.NewClient("/ip4/127.0.0.1/tcp/"+srv.Addr[strings.LastIndex(srv.Addr, ":")+1:], "", "cairn/"+node.Version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +363,7 @@ func TestConfig_ProfileApply_DryRunAndApply(t *testing.T) {
 
 	// Text rendering marks the additions.
 	var buf bytes.Buffer
-	if err := commands.DefaultTable.Find("config/profile/apply").Text(&commands.TextEnv{Out: &buf}, out); err != nil {
+	if err := commands.DefaultTable.Find("config/profile/apply").Text(&rpc.TextEnv{Out: &buf}, out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `<< "HighWater": 40`) || !strings.HasPrefix(buf.String(), "{\n") {
@@ -553,7 +554,7 @@ func TestConfig_ImportDAGLayout(t *testing.T) {
 	}
 	mustCall(t, n, "config", []string{"Import.UnixFSDAGLayout", "zigzag"}, nil, nil)
 	dir := files.NewMapDirectory(map[string]files.Node{"f": files.NewBytesFile(data)})
-	_, err := commands.Call(context.Background(), n, commands.DefaultTable, "add", nil, nil, dir)
+	_, err := rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil, nil, dir)
 	wantErr(t, err, `Import.UnixFSDAGLayout must be "balanced" or "trickle", got "zigzag"`)
 }
 

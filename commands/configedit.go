@@ -12,9 +12,10 @@ import (
 	"path/filepath"
 
 	"cairn/node"
+	"cairn/rpc"
 )
 
-var configEditCommands = []*Command{{
+var configEditCommands = []*rpc.Command{{
 	Path:     "config/edit",
 	Synopsis: "Open the config file for editing in $EDITOR.",
 	Help: `To use 'cairn config edit', you must have the $EDITOR environment
@@ -31,14 +32,14 @@ would overwrite the edit): stop it first, or use 'cairn config <key>
 <value>', which the daemon applies.`,
 	NoRemote: true,
 	NoRepo:   true,
-	Output:   OutNone,
+	Output:   rpc.OutNone,
 	Run:      runConfigEdit,
 }}
 
 // errNoEditor is Kubo's text for a missing $EDITOR.
 var errNoEditor = errors.New("ENV variable $EDITOR not set")
 
-func runConfigEdit(r *Request, _ Emitter) error {
+func runConfigEdit(r *rpc.Request, _ rpc.Emitter) error {
 	editor := os.Getenv("EDITOR")
 	if editor == "" {
 		return errNoEditor

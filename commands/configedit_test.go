@@ -12,6 +12,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 )
 
 // initRepo makes a repo with the test profile and returns its path and
@@ -40,7 +41,7 @@ func editor(t *testing.T, body string) string {
 }
 
 func configEdit(dir string) error {
-	_, err := commands.Call(context.Background(), nil, commands.DefaultTable, "config/edit", nil, map[string]string{"config": dir}, nil)
+	_, err := rpc.Call(context.Background(), nil, commands.DefaultTable, "config/edit", nil, map[string]string{"config": dir}, nil)
 	return err
 }
 
@@ -116,7 +117,7 @@ func TestConfigEdit_RefusesWhileDaemonRuns(t *testing.T) {
 // Ensure update explains how to update a board, and that update and
 // config edit are CLI only (404 over HTTP), as in Kubo.
 func TestUpdate_ExplainsAndIsCLIOnly(t *testing.T) {
-	res, err := commands.Call(context.Background(), nil, commands.DefaultTable, "update", nil, nil, nil)
+	res, err := rpc.Call(context.Background(), nil, commands.DefaultTable, "update", nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestUpdate_ExplainsAndIsCLIOnly(t *testing.T) {
 	if !strings.Contains(string(b), "dpkg -i") || !strings.Contains(string(b), "install.sh") {
 		t.Fatalf("update says %s", b)
 	}
-	if _, err := commands.Call(context.Background(), nil, commands.DefaultTable, "update", []string{"install", "latest"}, nil, nil); err == nil {
+	if _, err := rpc.Call(context.Background(), nil, commands.DefaultTable, "update", []string{"install", "latest"}, nil, nil); err == nil {
 		t.Fatal("update with ipfs-update subcommands: no error")
 	}
 	srv := testutil.StartServer(t, testutil.MustOpenNode(t))

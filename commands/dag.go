@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	humanize "github.com/dustin/go-humanize"
 	"github.com/ipfs/boxo/path"
@@ -39,26 +40,26 @@ import (
 // maxBlockSize is the largest block peers exchange (2 MiB).
 const maxBlockSize = 2 << 20
 
-var dagCommands = []*Command{{
+var dagCommands = []*rpc.Command{{
 	Path:     "dag/put",
 	Synopsis: "Add an object to the IPLD DAG.",
 	Help: `Parses each input as --input-codec and stores it encoded as --store-codec.
 The 0.9 options --format and --input-enc are accepted as aliases.`,
-	Args: []Arg{{Name: "object data", Kind: ArgFile, Required: true, Variadic: true, Stdin: true,
+	Args: []rpc.Arg{{Name: "object data", Kind: rpc.ArgFile, Required: true, Variadic: true, Stdin: true,
 		Help: "The object to put"}},
-	Options: []Option{
-		{Names: []string{"store-codec"}, Type: String, Default: "dag-cbor", Help: "Codec that the stored object will be encoded with."},
-		{Names: []string{"input-codec"}, Type: String, Default: "dag-json", Help: "Codec that the input object is encoded in."},
-		{Names: []string{"format"}, Type: String, Help: "Deprecated (0.9): codec to store with (cbor, protobuf, raw, ...)."},
-		{Names: []string{"input-enc"}, Type: String, Help: "Deprecated (0.9): input encoding (json, cbor, raw)."},
-		{Names: []string{"pin"}, Type: Bool, Help: "Pin this object when adding."},
-		{Names: []string{"hash"}, Type: String, Default: "sha2-256", Help: "Hash function to use."},
-		{Names: []string{"allow-big-block"}, Type: Bool, Help: "Disable block size check and allow creation of blocks bigger than 2MiB."},
+	Options: []rpc.Option{
+		{Names: []string{"store-codec"}, Type: rpc.String, Default: "dag-cbor", Help: "Codec that the stored object will be encoded with."},
+		{Names: []string{"input-codec"}, Type: rpc.String, Default: "dag-json", Help: "Codec that the input object is encoded in."},
+		{Names: []string{"format"}, Type: rpc.String, Help: "Deprecated (0.9): codec to store with (cbor, protobuf, raw, ...)."},
+		{Names: []string{"input-enc"}, Type: rpc.String, Help: "Deprecated (0.9): input encoding (json, cbor, raw)."},
+		{Names: []string{"pin"}, Type: rpc.Bool, Help: "Pin this object when adding."},
+		{Names: []string{"hash"}, Type: rpc.String, Default: "sha2-256", Help: "Hash function to use."},
+		{Names: []string{"allow-big-block"}, Type: rpc.Bool, Help: "Disable block size check and allow creation of blocks bigger than 2MiB."},
 	},
-	Output: OutStream,
+	Output: rpc.OutStream,
 	Run:    runDagPut,
 	Type:   func() any { return &DagPutResult{} },
-	Text: func(t *TextEnv, v any) error {
+	Text: func(t *rpc.TextEnv, v any) error {
 		_, err := fmt.Fprintln(t.Out, v.(*DagPutResult).Cid.Cid)
 		return err
 	},
@@ -67,18 +68,18 @@ The 0.9 options --format and --input-enc are accepted as aliases.`,
 	Synopsis: "Get a DAG node from IPFS.",
 	Help: `'ipfs dag get' fetches a DAG node from IPFS and prints it out in the specified
 format.`,
-	Args: []Arg{{Name: "ref", Kind: ArgString, Required: true, Stdin: true, Help: "The object to get"}},
-	Options: []Option{
-		{Names: []string{"output-codec"}, Type: String, Default: "dag-json", Help: "Format that the object will be encoded as."},
+	Args: []rpc.Arg{{Name: "ref", Kind: rpc.ArgString, Required: true, Stdin: true, Help: "The object to get"}},
+	Options: []rpc.Option{
+		{Names: []string{"output-codec"}, Type: rpc.String, Default: "dag-json", Help: "Format that the object will be encoded as."},
 	},
-	Output: OutBytes,
+	Output: rpc.OutBytes,
 	Run:    runDagGet,
 }, {
 	Path:     "dag/resolve",
 	Synopsis: "Resolve IPLD block.",
 	Help:     "'ipfs dag resolve' fetches a DAG node from IPFS, prints its address and remaining path.",
-	Args:     []Arg{{Name: "ref", Kind: ArgString, Required: true, Stdin: true, Help: "The path to resolve"}},
-	Output:   OutSingle,
+	Args:     []rpc.Arg{{Name: "ref", Kind: rpc.ArgString, Required: true, Stdin: true, Help: "The path to resolve"}},
+	Output:   rpc.OutSingle,
 	Run:      runDagResolve,
 	Type:     func() any { return &DagResolveResult{} },
 	Text:     dagResolveText,
@@ -89,12 +90,12 @@ format.`,
 Statistics include size and number of blocks.
 
 Note: This command skips duplicate blocks in reporting both size and the number of blocks`,
-	Args: []Arg{{Name: "root", Kind: ArgString, Required: true, Variadic: true, Stdin: true,
+	Args: []rpc.Arg{{Name: "root", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true,
 		Help: "CID of a DAG root to get statistics for"}},
-	Options: []Option{
-		{Names: []string{"progress", "p"}, Type: Bool, Help: "Stream progress data. Defaults to true when stderr is a terminal."},
+	Options: []rpc.Option{
+		{Names: []string{"progress", "p"}, Type: rpc.Bool, Help: "Stream progress data. Defaults to true when stderr is a terminal."},
 	},
-	Output:   OutStream,
+	Output:   rpc.OutStream,
 	Run:      runDagStat,
 	Type:     func() any { return &DagStatResult{} },
 	Text:     dagStatText,
@@ -110,14 +111,14 @@ CAR file follows the CARv1 format: https://ipld.io/specs/transport/car/carv1/
 Use --local-only for a best-effort export from the local blockstore: blocks
 that are missing locally (and their subtrees) are skipped, so the resulting
 CAR is partial.`,
-	Args: []Arg{{Name: "root", Kind: ArgString, Required: true, Stdin: true, Help: "CID of a root to recursively export"}},
-	Options: []Option{
-		{Names: []string{"progress", "p"}, Type: Bool, Help: "Stream progress data. Defaults to true when stderr is a terminal."},
-		{Names: []string{"local-only"}, Type: Bool, Help: "Best-effort export of locally-available blocks; missing blocks (and their subtrees) are skipped. Implies --offline."},
+	Args: []rpc.Arg{{Name: "root", Kind: rpc.ArgString, Required: true, Stdin: true, Help: "CID of a root to recursively export"}},
+	Options: []rpc.Option{
+		{Names: []string{"progress", "p"}, Type: rpc.Bool, Help: "Stream progress data. Defaults to true when stderr is a terminal."},
+		{Names: []string{"local-only"}, Type: rpc.Bool, Help: "Best-effort export of locally-available blocks; missing blocks (and their subtrees) are skipped. Implies --offline."},
 	},
-	Output:      OutBytes,
+	Output:      rpc.OutBytes,
 	Run:         runDagExport,
-	ContentType: func(*Request) string { return "application/vnd.ipld.car" },
+	ContentType: func(*rpc.Request) string { return "application/vnd.ipld.car" },
 }, {
 	Path:     "dag/import",
 	Synopsis: "Import the contents of .car files",
@@ -132,18 +133,18 @@ already stored do not form a complete DAG, pinning that root fails and
 its error is reported.
 
 Maximum supported CAR version: 2`,
-	Args: []Arg{{Name: "path", Kind: ArgFile, Required: true, Variadic: true, Stdin: true, Help: "The path of a .car file."}},
-	Options: []Option{
-		{Names: []string{"pin-roots"}, Type: Bool, Help: "Pin optional roots listed in the .car headers after importing. Default: true."},
-		{Names: []string{"local-only"}, Type: Bool, Help: "Import a partial CAR (e.g. from 'dag export --local-only'). Implies --pin-roots=false."},
-		{Names: []string{"silent"}, Type: Bool, Help: "No output."},
-		{Names: []string{"stats"}, Type: Bool, Help: "Output stats."},
-		{Names: []string{"fast-provide-root"}, Type: Bool, Help: "Immediately provide root CIDs. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
-		{Names: []string{"fast-provide-dag"}, Type: Bool, Help: "Provide the full DAG after import. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
-		{Names: []string{"fast-provide-wait"}, Type: Bool, Help: "Wait for the provide to complete. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
-		{Names: []string{"allow-big-block"}, Type: Bool, Help: "Disable block size check and allow creation of blocks bigger than 2MiB. WARNING: such blocks won't be transferable over the standard bitswap."},
+	Args: []rpc.Arg{{Name: "path", Kind: rpc.ArgFile, Required: true, Variadic: true, Stdin: true, Help: "The path of a .car file."}},
+	Options: []rpc.Option{
+		{Names: []string{"pin-roots"}, Type: rpc.Bool, Help: "Pin optional roots listed in the .car headers after importing. Default: true."},
+		{Names: []string{"local-only"}, Type: rpc.Bool, Help: "Import a partial CAR (e.g. from 'dag export --local-only'). Implies --pin-roots=false."},
+		{Names: []string{"silent"}, Type: rpc.Bool, Help: "No output."},
+		{Names: []string{"stats"}, Type: rpc.Bool, Help: "Output stats."},
+		{Names: []string{"fast-provide-root"}, Type: rpc.Bool, Help: "Immediately provide root CIDs. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
+		{Names: []string{"fast-provide-dag"}, Type: rpc.Bool, Help: "Provide the full DAG after import. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
+		{Names: []string{"fast-provide-wait"}, Type: rpc.Bool, Help: "Wait for the provide to complete. Accepted for Kubo compatibility and ignored: cairn announces pinned roots from its own rate-limited queue."},
+		{Names: []string{"allow-big-block"}, Type: rpc.Bool, Help: "Disable block size check and allow creation of blocks bigger than 2MiB. WARNING: such blocks won't be transferable over the standard bitswap."},
 	},
-	Output: OutStream,
+	Output: rpc.OutStream,
 	Run:    runDagImport,
 	Type:   func() any { return &CarImportOutput{} },
 	Text:   dagImportText,
@@ -170,7 +171,7 @@ func codecByName(name string) (uint64, error) {
 var legacyStore = map[string]string{"cbor": "dag-cbor", "protobuf": "dag-pb", "json": "dag-json"}
 var legacyInput = map[string]string{"json": "dag-json", "cbor": "dag-cbor", "raw": "raw", "protobuf": "dag-pb"}
 
-func runDagPut(r *Request, e Emitter) error {
+func runDagPut(r *rpc.Request, e rpc.Emitter) error {
 	store, input := r.String("store-codec"), r.String("input-codec")
 	if f := r.String("format"); f != "" {
 		if s, ok := legacyStore[f]; ok {
@@ -262,7 +263,7 @@ func runDagPut(r *Request, e Emitter) error {
 	return nil
 }
 
-func runDagGet(r *Request, e Emitter) error {
+func runDagGet(r *rpc.Request, e rpc.Emitter) error {
 	var codec mc.Code
 	if err := codec.Set(r.String("output-codec")); err != nil {
 		return err
@@ -301,7 +302,7 @@ type DagResolveResult struct {
 	RemPath string
 }
 
-func runDagResolve(r *Request, e Emitter) error {
+func runDagResolve(r *rpc.Request, e rpc.Emitter) error {
 	c, rest, err := r.Node.ResolvePath(r.Ctx, r.Args[0])
 	if err != nil {
 		return err
@@ -312,36 +313,36 @@ func runDagResolve(r *Request, e Emitter) error {
 // cidEncoderFromPath is Kubo's encoder for dag resolve text without
 // --cid-base: the base of the CID in the argument (CIDv0: base58, no
 // upgrade).
-func cidEncoderFromPath(p string) (CidEncoder, bool) {
+func cidEncoderFromPath(p string) (rpc.CidEncoder, bool) {
 	comps := strings.SplitN(p, "/", 4)
 	maybe := comps[0]
 	if maybe == "" {
 		if len(comps) < 3 {
-			return CidEncoder{}, false
+			return rpc.CidEncoder{}, false
 		}
 		maybe = comps[2]
 	}
 	c, err := cid.Decode(maybe)
 	if err != nil {
-		return CidEncoder{}, false
+		return rpc.CidEncoder{}, false
 	}
 	if c.Version() == 0 {
-		return CidEncoder{}, true
+		return rpc.CidEncoder{}, true
 	}
 	encoding, _, err := mbase.Decode(maybe)
 	if err != nil {
-		return CidEncoder{}, false
+		return rpc.CidEncoder{}, false
 	}
-	return baseCidEncoder(encoding), true
+	return rpc.BaseCidEncoder(encoding), true
 }
 
-func dagResolveText(t *TextEnv, v any) error {
+func dagResolveText(t *rpc.TextEnv, v any) error {
 	out := v.(*DagResolveResult)
 	c, err := cid.Decode(out.Cid.Cid)
 	if err != nil {
 		return err
 	}
-	enc, ok := CidEncoder{}, false
+	enc, ok := rpc.CidEncoder{}, false
 	if t.Req.String("cid-base") == "" && len(t.Req.Args) > 0 {
 		enc, ok = cidEncoderFromPath(t.Req.Args[0])
 	}
@@ -380,7 +381,7 @@ type DagStatResult struct {
 	DagStatsArray []*DagStatEntry `json:"DagStats,omitempty"`
 }
 
-func runDagStat(r *Request, e Emitter) error {
+func runDagStat(r *rpc.Request, e rpc.Emitter) error {
 	progressive := true
 	if r.IsSet("progress") {
 		progressive = r.Bool("progress")
@@ -447,7 +448,7 @@ func runDagStat(r *Request, e Emitter) error {
 
 type dagStatState struct{ last *DagStatResult }
 
-func dagStatText(t *TextEnv, v any) error {
+func dagStatText(t *rpc.TextEnv, v any) error {
 	st, _ := t.State.(*dagStatState)
 	if st == nil {
 		st = &dagStatState{}
@@ -470,7 +471,7 @@ func dagStatText(t *TextEnv, v any) error {
 	return nil
 }
 
-func dagStatTextDone(t *TextEnv) error {
+func dagStatTextDone(t *rpc.TextEnv) error {
 	show := t.TTY
 	if t.Req.IsSet("progress") {
 		show = t.Req.Bool("progress")
@@ -504,7 +505,7 @@ func dagStatTextDone(t *TextEnv) error {
 	return err
 }
 
-func runDagExport(r *Request, e Emitter) error {
+func runDagExport(r *rpc.Request, e rpc.Emitter) error {
 	localOnly := r.Bool("local-only")
 	if localOnly && r.IsSet("offline") && !r.Bool("offline") {
 		return errors.New("--local-only implies --offline and cannot be combined with --offline=false; please drop one of them")
@@ -534,7 +535,7 @@ type CarImportOutput struct {
 	Stats *CarImportStats `json:",omitempty"`
 }
 
-func runDagImport(r *Request, e Emitter) (err error) {
+func runDagImport(r *rpc.Request, e rpc.Emitter) (err error) {
 	pin := true
 	if r.IsSet("pin-roots") {
 		pin = r.Bool("pin-roots")
@@ -589,7 +590,7 @@ func runDagImport(r *Request, e Emitter) (err error) {
 	return nil
 }
 
-func dagImportText(t *TextEnv, v any) error {
+func dagImportText(t *rpc.TextEnv, v any) error {
 	if t.Req.Bool("silent") {
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	dag "github.com/ipfs/boxo/ipld/merkledag"
@@ -58,7 +59,7 @@ func carParts(cars ...[]byte) files.Directory {
 // importCAR runs dag/import and returns its lines.
 func importCAR(t *testing.T, n *node.Node, opts map[string]string, cars ...[]byte) ([]*commands.CarImportOutput, error) {
 	t.Helper()
-	res, err := commands.Call(context.Background(), n, commands.DefaultTable, "dag/import", nil, opts, carParts(cars...))
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "dag/import", nil, opts, carParts(cars...))
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +384,7 @@ func TestDagStatExport_HugeLinkCount(t *testing.T) {
 	}
 
 	// All children missing: export fails after the root, unless local-only.
-	_, err := commands.Call(ctx, n, commands.DefaultTable, "dag/export", []string{missing.Cid().String()}, nil, nil)
+	_, err := rpc.Call(ctx, n, commands.DefaultTable, "dag/export", []string{missing.Cid().String()}, nil, nil)
 	wantErrPrefix(t, err, notFound)
 	// Over HTTP the root section is sent, then the error in the trailer;
 	// a missing root is a plain error before any output.

@@ -8,6 +8,7 @@ import (
 
 	"cairn/commands"
 	"cairn/internal/testutil"
+	"cairn/rpc"
 
 	"github.com/ipfs/go-cid"
 	mh "github.com/multiformats/go-multihash"
@@ -37,7 +38,7 @@ func TestDagImport_Online_MissingRootsAnswerAtOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	start := time.Now()
-	res, err := commands.Call(ctx, n, commands.DefaultTable, "dag/import", nil, map[string]string{"stats": "true"}, carParts(car))
+	res, err := rpc.Call(ctx, n, commands.DefaultTable, "dag/import", nil, map[string]string{"stats": "true"}, carParts(car))
 	if err != nil {
 		t.Fatalf("dag/import: %v after %v", err, time.Since(start))
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/go-cid"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
@@ -62,10 +63,10 @@ type ProvideStats struct {
 	LastReprovideBatchSize int
 }
 
-func routingCmd(path, synopsis string, args []Arg, opts []Option, run func(r *Request, e Emitter) error, text func(*TextEnv, *RoutingEvent) error) *Command {
-	return &Command{Path: path, Synopsis: synopsis, Args: args, Options: opts, Output: OutStream, Run: run,
+func routingCmd(path, synopsis string, args []rpc.Arg, opts []rpc.Option, run func(r *rpc.Request, e rpc.Emitter) error, text func(*rpc.TextEnv, *RoutingEvent) error) *rpc.Command {
+	return &rpc.Command{Path: path, Synopsis: synopsis, Args: args, Options: opts, Output: rpc.OutStream, Run: run,
 		Type: func() any { return &RoutingEvent{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			ev := v.(*RoutingEvent)
 			if t.Req != nil && t.Req.Bool("verbose") {
 				if err := verboseEvent(t.Out, ev); err != nil {
@@ -79,12 +80,12 @@ func routingCmd(path, synopsis string, args []Arg, opts []Option, run func(r *Re
 		}}
 }
 
-var verboseOpt = Option{Names: []string{"verbose", "v"}, Type: Bool, Help: "Print extra information."}
+var verboseOpt = rpc.Option{Names: []string{"verbose", "v"}, Type: rpc.Bool, Help: "Print extra information."}
 
-var dhtCommands = []*Command{
+var dhtCommands = []*rpc.Command{
 	routingCmd("dht/findpeer", "Find the multiaddresses associated with a Peer ID.",
-		[]Arg{{Name: "peerID", Kind: ArgString, Required: true, Variadic: true, Help: "The ID of the peer to search for."}},
-		[]Option{verboseOpt}, runFindPeer, func(t *TextEnv, ev *RoutingEvent) error {
+		[]rpc.Arg{{Name: "peerID", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "The ID of the peer to search for."}},
+		[]rpc.Option{verboseOpt}, runFindPeer, func(t *rpc.TextEnv, ev *RoutingEvent) error {
 			if ev.Type != routing.FinalPeer || len(ev.Responses) == 0 {
 				return nil
 			}
@@ -96,9 +97,9 @@ var dhtCommands = []*Command{
 			return nil
 		}),
 	routingCmd("dht/findprovs", "Find peers that can provide a specific value, given a key.",
-		[]Arg{{Name: "key", Kind: ArgString, Required: true, Variadic: true, Help: "The key to find providers for."}},
-		[]Option{verboseOpt, {Names: []string{"num-providers", "n"}, Type: Int, Default: int64(20), Help: "The number of providers to find."}},
-		runFindProvs, func(t *TextEnv, ev *RoutingEvent) error {
+		[]rpc.Arg{{Name: "key", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "The key to find providers for."}},
+		[]rpc.Option{verboseOpt, {Names: []string{"num-providers", "n"}, Type: rpc.Int, Default: int64(20), Help: "The number of providers to find."}},
+		runFindProvs, func(t *rpc.TextEnv, ev *RoutingEvent) error {
 			if ev.Type != routing.Provider || len(ev.Responses) == 0 {
 				return nil
 			}
@@ -106,8 +107,8 @@ var dhtCommands = []*Command{
 			return err
 		}),
 	routingCmd("dht/get", "Given a key, query the routing system for its best value.",
-		[]Arg{{Name: "key", Kind: ArgString, Required: true, Variadic: true, Help: "The key to find a value for."}},
-		[]Option{verboseOpt}, runDHTGet, func(t *TextEnv, ev *RoutingEvent) error {
+		[]rpc.Arg{{Name: "key", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "The key to find a value for."}},
+		[]rpc.Option{verboseOpt}, runDHTGet, func(t *rpc.TextEnv, ev *RoutingEvent) error {
 			if ev.Type != routing.Value {
 				return nil
 			}
@@ -119,9 +120,9 @@ var dhtCommands = []*Command{
 			return err
 		}),
 	routingCmd("dht/put", "Write a key/value pair to the routing system.",
-		[]Arg{{Name: "key", Kind: ArgString, Required: true, Help: "The key to store the value at."},
-			{Name: "value-file", Kind: ArgFile, Required: true, Help: "A path to a file containing the value to store."}},
-		[]Option{verboseOpt}, runDHTPut, func(t *TextEnv, ev *RoutingEvent) error {
+		[]rpc.Arg{{Name: "key", Kind: rpc.ArgString, Required: true, Help: "The key to store the value at."},
+			{Name: "value-file", Kind: rpc.ArgFile, Required: true, Help: "A path to a file containing the value to store."}},
+		[]rpc.Option{verboseOpt}, runDHTPut, func(t *rpc.TextEnv, ev *RoutingEvent) error {
 			if ev.Type != routing.Value {
 				return nil
 			}
@@ -129,12 +130,12 @@ var dhtCommands = []*Command{
 			return err
 		}),
 	routingCmd("dht/provide", "Announce to the network that you are providing given values.",
-		[]Arg{{Name: "key", Kind: ArgString, Required: true, Variadic: true, Stdin: true, Help: "The key[s] to send provide records for."}},
-		[]Option{verboseOpt, {Names: []string{"recursive", "r"}, Type: Bool, Help: "Recursively provide entire graph."}},
+		[]rpc.Arg{{Name: "key", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true, Help: "The key[s] to send provide records for."}},
+		[]rpc.Option{verboseOpt, {Names: []string{"recursive", "r"}, Type: rpc.Bool, Help: "Recursively provide entire graph."}},
 		runDHTProvide, nil),
 	routingCmd("dht/query", "Find the closest Peer IDs to a given Peer ID by querying the DHT.",
-		[]Arg{{Name: "peerID", Kind: ArgString, Required: true, Help: "The peerID to run the query against."}},
-		[]Option{verboseOpt}, runDHTQuery, func(t *TextEnv, ev *RoutingEvent) error {
+		[]rpc.Arg{{Name: "peerID", Kind: rpc.ArgString, Required: true, Help: "The peerID to run the query against."}},
+		[]rpc.Option{verboseOpt}, runDHTQuery, func(t *rpc.TextEnv, ev *RoutingEvent) error {
 			if ev.Type != routing.FinalPeer {
 				return nil
 			}
@@ -144,8 +145,8 @@ var dhtCommands = []*Command{
 	{
 		Path:     "stats/dht",
 		Synopsis: "Returns statistics about the node's DHT(s).",
-		Args:     []Arg{{Name: "dht", Kind: ArgString, Variadic: true, Help: "The DHT whose table should be listed (wanserver, lanserver, wan, lan). wan and lan refer to client routing tables."}},
-		Output:   OutStream,
+		Args:     []rpc.Arg{{Name: "dht", Kind: rpc.ArgString, Variadic: true, Help: "The DHT whose table should be listed (wanserver, lanserver, wan, lan). wan and lan refer to client routing tables."}},
+		Output:   rpc.OutStream,
 		Run:      runStatsDHT,
 		Type:     func() any { return &DHTStats{} },
 		Text:     statsDHTText,
@@ -153,10 +154,10 @@ var dhtCommands = []*Command{
 	{
 		Path:     "stats/provide",
 		Synopsis: "Returns statistics about the node's (re)provider system.",
-		Output:   OutSingle,
+		Output:   rpc.OutSingle,
 		Run:      runStatsProvide,
 		Type:     func() any { return &ProvideStats{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			s := v.(*ProvideStats)
 			_, err := fmt.Fprintf(t.Out, "TotalProvides:          %d\nAvgProvideDuration:     %v\nLastReprovideDuration:  %v\nLastReprovideBatchSize: %d\n",
 				s.TotalProvides, s.AvgProvideDuration, s.LastReprovideDuration, s.LastReprovideBatchSize)
@@ -190,7 +191,7 @@ func verboseEvent(w io.Writer, ev *RoutingEvent) error {
 var errNotDHT = errors.New("routing service is not a DHT")
 
 // dhtOf returns the running (dual) DHT or the error a command answers.
-func dhtOf(r *Request) (*node.Net, *dual.DHT, error) {
+func dhtOf(r *rpc.Request) (*node.Net, *dual.DHT, error) {
 	nt, err := online(r)
 	if err != nil {
 		return nil, nil, err
@@ -203,7 +204,7 @@ func dhtOf(r *Request) (*node.Net, *dual.DHT, error) {
 
 // streamEvents runs work with a context that collects routing events,
 // emitting each as it comes; work's error ends the stream (trailer).
-func streamEvents(r *Request, e Emitter, work func(ctx context.Context) error) error {
+func streamEvents(r *rpc.Request, e rpc.Emitter, work func(ctx context.Context) error) error {
 	ctx, cancel := context.WithCancel(r.Ctx)
 	defer cancel()
 	ectx, events := routing.RegisterForQueryEvents(ctx)
@@ -235,7 +236,7 @@ func streamEvents(r *Request, e Emitter, work func(ctx context.Context) error) e
 	return err
 }
 
-func runFindPeer(r *Request, e Emitter) error {
+func runFindPeer(r *rpc.Request, e rpc.Emitter) error {
 	nt, d, err := dhtOf(r)
 	if err != nil {
 		return err
@@ -278,7 +279,7 @@ func parseCids(args []string) ([]cid.Cid, error) {
 	return out, nil
 }
 
-func runFindProvs(r *Request, e Emitter) error {
+func runFindProvs(r *rpc.Request, e rpc.Emitter) error {
 	_, d, err := dhtOf(r)
 	if err != nil {
 		return err
@@ -318,7 +319,7 @@ func escapeDhtKey(s string) (string, error) {
 	return "/" + parts[1] + "/" + string(k), nil
 }
 
-func runDHTGet(r *Request, e Emitter) error {
+func runDHTGet(r *rpc.Request, e rpc.Emitter) error {
 	_, d, err := dhtOf(r)
 	if err != nil {
 		return err
@@ -340,7 +341,7 @@ func runDHTGet(r *Request, e Emitter) error {
 	})
 }
 
-func runDHTPut(r *Request, e Emitter) error {
+func runDHTPut(r *rpc.Request, e rpc.Emitter) error {
 	nt, d, err := dhtOf(r)
 	if err != nil {
 		return err
@@ -369,7 +370,7 @@ func runDHTPut(r *Request, e Emitter) error {
 	})
 }
 
-func runDHTProvide(r *Request, e Emitter) error {
+func runDHTProvide(r *rpc.Request, e rpc.Emitter) error {
 	nt, d, err := dhtOf(r)
 	if err != nil {
 		return err
@@ -417,7 +418,7 @@ func runDHTProvide(r *Request, e Emitter) error {
 	})
 }
 
-func runDHTQuery(r *Request, e Emitter) error {
+func runDHTQuery(r *rpc.Request, e rpc.Emitter) error {
 	nt, _, err := dhtOf(r)
 	if errors.Is(err, errOffline) {
 		return errNotDHT // Kubo checks for a DHT client only
@@ -449,7 +450,7 @@ func fmtTime(t time.Time) string {
 	return t.Format(time.RFC3339)
 }
 
-func runStatsDHT(r *Request, e Emitter) error {
+func runStatsDHT(r *rpc.Request, e rpc.Emitter) error {
 	nt, d, err := dhtOf(r)
 	if err != nil {
 		return err
@@ -505,7 +506,7 @@ func orEmptyPeers(p []DHTPeerInfo) []DHTPeerInfo {
 	return p
 }
 
-func statsDHTText(t *TextEnv, v any) error {
+func statsDHTText(t *rpc.TextEnv, v any) error {
 	s := v.(*DHTStats)
 	count := 0
 	for _, b := range s.Buckets {
@@ -527,7 +528,7 @@ func statsDHTText(t *TextEnv, v any) error {
 	return nil
 }
 
-func runStatsProvide(r *Request, e Emitter) error {
+func runStatsProvide(r *rpc.Request, e rpc.Emitter) error {
 	nt, _, err := dhtOf(r)
 	if err != nil {
 		return err

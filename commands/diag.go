@@ -19,17 +19,14 @@ import (
 	"cairn/rpc"
 )
 
-// ReqLogEntry is one request in the answer of diag/cmds.
-type ReqLogEntry = rpc.ReqLogEntry
-
-var diagCommands = []*Command{{
+var diagCommands = []*rpc.Command{{
 	Path:     "diag/sys",
 	Synopsis: "Print system diagnostic information.",
 	Help:     `Prints out information about your computer to aid in easier debugging.`,
-	Output:   OutSingle,
+	Output:   rpc.OutSingle,
 	Run:      runDiagSys,
 	Type:     func() any { return &map[string]any{} },
-	Text: func(t *TextEnv, v any) error {
+	Text: func(t *rpc.TextEnv, v any) error {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return err
@@ -41,24 +38,24 @@ var diagCommands = []*Command{{
 	Path:     "diag/cmds",
 	Synopsis: "List commands run on this IPFS node.",
 	Help:     "Lists running and recently run commands.",
-	Options:  []Option{{Names: []string{"verbose", "v"}, Type: Bool, Help: "Print extra information."}},
+	Options:  []rpc.Option{{Names: []string{"verbose", "v"}, Type: rpc.Bool, Help: "Print extra information."}},
 	NoLocal:  true,
-	Output:   OutSingle,
-	Run: func(r *Request, e Emitter) error {
+	Output:   rpc.OutSingle,
+	Run: func(r *rpc.Request, e rpc.Emitter) error {
 		l, err := requestLog(r)
 		if err != nil {
 			return err
 		}
 		return e.Emit(l.Report())
 	},
-	Type: func() any { return &[]*ReqLogEntry{} },
+	Type: func() any { return &[]*rpc.ReqLogEntry{} },
 	Text: diagCmdsText,
 }, {
 	Path:     "diag/cmds/clear",
 	Synopsis: "Clear inactive requests from the log.",
 	NoLocal:  true,
-	Output:   OutNone,
-	Run: func(r *Request, e Emitter) error {
+	Output:   rpc.OutNone,
+	Run: func(r *rpc.Request, e rpc.Emitter) error {
 		l, err := requestLog(r)
 		if err != nil {
 			return err
@@ -69,10 +66,10 @@ var diagCommands = []*Command{{
 }, {
 	Path:     "diag/cmds/set-time",
 	Synopsis: "Set how long to keep inactive requests in the log.",
-	Args:     []Arg{{Name: "time", Kind: ArgString, Required: true, Help: "Time to keep inactive requests in log."}},
+	Args:     []rpc.Arg{{Name: "time", Kind: rpc.ArgString, Required: true, Help: "Time to keep inactive requests in log."}},
 	NoLocal:  true,
-	Output:   OutNone,
-	Run: func(r *Request, e Emitter) error {
+	Output:   rpc.OutNone,
+	Run: func(r *rpc.Request, e rpc.Emitter) error {
 		// As Kubo: any Go duration, a negative one too (finished requests
 		// then leave the log at its next cleanup).
 		d, err := time.ParseDuration(r.Args[0])
@@ -108,31 +105,31 @@ and memory offsets of data structures.
 
 The RPC serves it only to callers API.Authorizations allows, like every
 command.`,
-	Options: []Option{
-		{Names: []string{"output", "o"}, Type: String, Help: "The path where the output .zip should be stored. Default: ./cairn-profile-[timestamp].zip"},
-		{Names: []string{"collectors"}, Type: StringList, Default: slices.Clone(profileCollectorNames),
+	Options: []rpc.Option{
+		{Names: []string{"output", "o"}, Type: rpc.String, Help: "The path where the output .zip should be stored. Default: ./cairn-profile-[timestamp].zip"},
+		{Names: []string{"collectors"}, Type: rpc.StringList, Default: slices.Clone(profileCollectorNames),
 			Help: "The list of collectors to use for collecting diagnostic data."},
-		{Names: []string{"profile-time"}, Type: String, Default: "30s", Help: "The amount of time spent profiling. If this is set to 0, then sampling profiles are skipped."},
-		{Names: []string{"mutex-profile-fraction"}, Type: Int, Default: 4, Help: "The fraction 1/n of mutex contention events that are reported in the mutex profile."},
-		{Names: []string{"block-profile-rate"}, Type: String, Default: "1ms", Help: "The duration to wait between sampling goroutine-blocking events for the blocking profile."},
+		{Names: []string{"profile-time"}, Type: rpc.String, Default: "30s", Help: "The amount of time spent profiling. If this is set to 0, then sampling profiles are skipped."},
+		{Names: []string{"mutex-profile-fraction"}, Type: rpc.Int, Default: 4, Help: "The fraction 1/n of mutex contention events that are reported in the mutex profile."},
+		{Names: []string{"block-profile-rate"}, Type: rpc.String, Default: "1ms", Help: "The duration to wait between sampling goroutine-blocking events for the blocking profile."},
 	},
 	NoLocal:      true,
-	Output:       OutBytes,
-	ContentType:  func(*Request) string { return "application/zip" },
+	Output:       rpc.OutBytes,
+	ContentType:  func(*rpc.Request) string { return "application/zip" },
 	Run:          runDiagProfile,
 	ClientOutput: profileClientOutput,
 }}
 
 // requestLog is the daemon's request log; commands run in-process have
 // none.
-func requestLog(r *Request) (*rpc.ReqLog, error) {
+func requestLog(r *rpc.Request) (*rpc.ReqLog, error) {
 	if r.Env == nil || r.Env.Requests == nil {
 		return nil, node.ErrOffline
 	}
 	return r.Env.Requests, nil
 }
 
-func runDiagSys(r *Request, e Emitter) error {
+func runDiagSys(r *rpc.Request, e rpc.Emitter) error {
 	info, err := r.Node.SysInfo()
 	if err != nil {
 		return err
@@ -144,7 +141,7 @@ func runDiagSys(r *Request, e Emitter) error {
 
 // diagCmdsText is Kubo's table: Command, Active, StartTime, RunTime (and
 // ID, Arguments, Options with --verbose).
-func diagCmdsText(t *TextEnv, v any) error {
+func diagCmdsText(t *rpc.TextEnv, v any) error {
 	verbose := t.Req != nil && t.Req.Bool("verbose")
 	tw := tabwriter.NewWriter(t.Out, 4, 4, 2, ' ', 0)
 	if verbose {
@@ -155,7 +152,7 @@ func diagCmdsText(t *TextEnv, v any) error {
 		fmt.Fprint(tw, "Arguments\tOptions\t")
 	}
 	fmt.Fprintln(tw, "Active\tStartTime\tRunTime")
-	for _, req := range *v.(*[]*ReqLogEntry) {
+	for _, req := range *v.(*[]*rpc.ReqLogEntry) {
 		if verbose {
 			fmt.Fprintf(tw, "%d\t", req.ID)
 		}
@@ -176,7 +173,7 @@ func diagCmdsText(t *TextEnv, v any) error {
 	return tw.Flush()
 }
 
-func runDiagProfile(r *Request, e Emitter) error {
+func runDiagProfile(r *rpc.Request, e rpc.Emitter) error {
 	var collectors []string
 	for _, c := range r.Strings("collectors") {
 		collectors = append(collectors, strings.Split(c, ",")...)
@@ -203,7 +200,7 @@ var profileTimeFormat = strings.ReplaceAll(time.RFC3339, ":", "_")
 
 // profileClientOutput writes the zip to --output and says where, as
 // Kubo's CLI.
-func profileClientOutput(r *Request, body io.Reader, stdout io.Writer) error {
+func profileClientOutput(r *rpc.Request, body io.Reader, stdout io.Writer) error {
 	path := r.String("output")
 	if path == "" {
 		path = "cairn-profile-" + time.Now().Format(profileTimeFormat) + ".zip"

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 )
 
 // Ensure diag/sys answers Kubo's shape, with this process's figures.
@@ -80,9 +80,9 @@ func TestDiagSys_KuboShape(t *testing.T) {
 }
 
 // diagCmds returns diag/cmds's answer.
-func diagCmds(t *testing.T, url string) []*commands.ReqLogEntry {
+func diagCmds(t *testing.T, url string) []*rpc.ReqLogEntry {
 	t.Helper()
-	var got []*commands.ReqLogEntry
+	var got []*rpc.ReqLogEntry
 	if code, body := postJSON(t, url+"/api/v0/diag/cmds?verbose=true", &got); code != 200 {
 		t.Fatalf("%d %s", code, body)
 	}
@@ -116,7 +116,7 @@ func TestDiagCmds_ActiveRecent_ClearSetTime(t *testing.T) {
 		}
 	}
 	got := diagCmds(t, srv.URL)
-	var version, self *commands.ReqLogEntry
+	var version, self *rpc.ReqLogEntry
 	for _, e := range got {
 		switch e.Command {
 		case "version":

@@ -9,12 +9,14 @@ import (
 	"sort"
 	"text/tabwriter"
 
+	"cairn/rpc"
+
 	dag "github.com/ipfs/boxo/ipld/merkledag"
 	ft "github.com/ipfs/boxo/ipld/unixfs"
 	ipld "github.com/ipfs/go-ipld-format"
 )
 
-var fileLsCommands = []*Command{{
+var fileLsCommands = []*rpc.Command{{
 	Path:     "file/ls",
 	Synopsis: "List directory contents for Unix filesystem objects. Deprecated: Use 'ipfs ls' and 'ipfs files ls' instead.",
 	Help: `Displays the contents of an IPFS or IPNS object(s) at the given path.
@@ -25,10 +27,10 @@ size is the IPFS link size.
 
 The path can be a prefixless ref; in this case, we assume it to be an
 /ipfs ref and not /ipns.`,
-	Args: []Arg{{Name: "ipfs-path", Kind: ArgString, Required: true, Variadic: true, Stdin: true,
+	Args: []rpc.Arg{{Name: "ipfs-path", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true,
 		Help: "The path to the IPFS object(s) to list links from."}},
 	BodyArgs: true,
-	Output:   OutSingle,
+	Output:   rpc.OutSingle,
 	Run:      runFileLs,
 	Type:     func() any { return &FileLsOutput{} },
 	Text:     fileLsText,
@@ -71,7 +73,7 @@ func fileLsType(nd ipld.Node) (*ft.FSNode, string, uint64, error) {
 	return nil, "", 0, dag.ErrNotProtobuf
 }
 
-func runFileLs(r *Request, e Emitter) error {
+func runFileLs(r *rpc.Request, e rpc.Emitter) error {
 	out := &FileLsOutput{Arguments: map[string]string{}, Objects: map[string]*FileLsObject{}}
 	for _, p := range r.Args {
 		nd, err := r.Node.ResolveNode(r.Ctx, p)
@@ -122,7 +124,7 @@ func runFileLs(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func fileLsText(t *TextEnv, v any) error {
+func fileLsText(t *rpc.TextEnv, v any) error {
 	out := v.(*FileLsOutput)
 	tw := tabwriter.NewWriter(t.Out, 1, 2, 1, ' ', 0)
 	var nonDirs, dirs []string

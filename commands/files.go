@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	humanize "github.com/dustin/go-humanize"
 	dag "github.com/ipfs/boxo/ipld/merkledag"
@@ -30,11 +31,11 @@ import (
 )
 
 var (
-	filesFlushOption = Option{Names: []string{"flush", "f"}, Type: Bool, Default: true,
+	filesFlushOption = rpc.Option{Names: []string{"flush", "f"}, Type: rpc.Bool, Default: true,
 		Help: "Flush target and ancestors after write."}
-	filesCidVersionOption = Option{Names: []string{"cid-version", "cid-ver"}, Type: Int,
+	filesCidVersionOption = rpc.Option{Names: []string{"cid-version", "cid-ver"}, Type: rpc.Int,
 		Help: "Cid version to use. (experimental)"}
-	filesHashOption = Option{Names: []string{"hash"}, Type: String,
+	filesHashOption = rpc.Option{Names: []string{"hash"}, Type: rpc.String,
 		Help: "Hash function to use. Will set Cid version to 1 if used. (experimental)"}
 )
 
@@ -46,7 +47,7 @@ Type: <type>
 Mode: <mode> (<mode-octal>)
 Mtime: <mtime>`
 
-var filesCommands = []*Command{
+var filesCommands = []*rpc.Command{
 	{
 		Path:     "files/chcid",
 		Synopsis: "Change the CID version or hash function of the root node of a given path.",
@@ -55,9 +56,9 @@ var filesCommands = []*Command{
 The MFS root ('/') CID format follows Import.CidVersion and
 Import.HashFunction in the config; this command only works on
 subdirectories of the MFS root.`,
-		Args:    []Arg{{Name: "path", Kind: ArgString, Help: "Path to change (must not be '/'). Default: '/'."}},
-		Options: []Option{filesFlushOption, filesCidVersionOption, filesHashOption},
-		Output:  OutNone,
+		Args:    []rpc.Arg{{Name: "path", Kind: rpc.ArgString, Help: "Path to change (must not be '/'). Default: '/'."}},
+		Options: []rpc.Option{filesFlushOption, filesCidVersionOption, filesHashOption},
+		Output:  rpc.OutNone,
 		Run:     runFilesChcid,
 	},
 	{
@@ -71,12 +72,12 @@ subdirectories of the MFS root.`,
     Type: file
     Mode: -rw-r--r-- (0644)
     ...`,
-		Args: []Arg{
-			{Name: "mode", Kind: ArgString, Required: true, Help: "Mode to apply to node (numeric notation)"},
-			{Name: "path", Kind: ArgString, Required: true, Help: "Path to apply mode"},
+		Args: []rpc.Arg{
+			{Name: "mode", Kind: rpc.ArgString, Required: true, Help: "Mode to apply to node (numeric notation)"},
+			{Name: "path", Kind: rpc.ArgString, Required: true, Help: "Path to apply mode"},
 		},
-		Options: []Option{filesFlushOption}, // Kubo's inherited option; chmod always flushes
-		Output:  OutNone,
+		Options: []rpc.Option{filesFlushOption}, // Kubo's inherited option; chmod always flushes
+		Output:  rpc.OutNone,
 		Run:     runFilesChmod,
 	},
 	{
@@ -85,40 +86,40 @@ subdirectories of the MFS root.`,
 		Help: `"files cp" adds a reference to any IPFS file or directory (/ipfs/<cid>...)
 into MFS, or copies within MFS. Only the root node is copied (lazy copy);
 when an IPFS path matches an MFS path, the IPFS path wins.`,
-		Args: []Arg{
-			{Name: "source", Kind: ArgString, Required: true, Help: "Source IPFS or MFS path to copy."},
-			{Name: "dest", Kind: ArgString, Required: true, Help: "Destination within MFS."},
+		Args: []rpc.Arg{
+			{Name: "source", Kind: rpc.ArgString, Required: true, Help: "Source IPFS or MFS path to copy."},
+			{Name: "dest", Kind: rpc.ArgString, Required: true, Help: "Destination within MFS."},
 		},
-		Options: []Option{
+		Options: []rpc.Option{
 			filesFlushOption,
-			{Names: []string{"force"}, Type: Bool, Help: "Force overwrite of existing files."},
-			{Names: []string{"parents", "p"}, Type: Bool, Help: "Make parent directories as needed."},
+			{Names: []string{"force"}, Type: rpc.Bool, Help: "Force overwrite of existing files."},
+			{Names: []string{"parents", "p"}, Type: rpc.Bool, Help: "Make parent directories as needed."},
 		},
-		Output: OutNone,
+		Output: rpc.OutNone,
 		Run:    runFilesCp,
 	},
 	{
 		Path:     "files/flush",
 		Synopsis: "Flush a given path's data to disk.",
 		Help:     "Flush a given path to the disk. This is only useful when other commands are run with '--flush=false'.",
-		Args:     []Arg{{Name: "path", Kind: ArgString, Help: "Path to flush. Default: '/'."}},
-		Options:  []Option{filesFlushOption},
-		Output:   OutSingle,
+		Args:     []rpc.Arg{{Name: "path", Kind: rpc.ArgString, Help: "Path to flush. Default: '/'."}},
+		Options:  []rpc.Option{filesFlushOption},
+		Output:   rpc.OutSingle,
 		Run:      runFilesFlush,
 		Type:     func() any { return &FilesFlushOutput{} },
-		Text:     func(t *TextEnv, v any) error { return nil },
+		Text:     func(t *rpc.TextEnv, v any) error { return nil },
 	},
 	{
 		Path:     "files/ls",
 		Synopsis: "List directories in the local mutable namespace.",
 		Help:     "List directories in the local mutable namespace.",
-		Args:     []Arg{{Name: "path", Kind: ArgString, Help: "Path to show listing for. Defaults to '/'."}},
-		Options: []Option{
+		Args:     []rpc.Arg{{Name: "path", Kind: rpc.ArgString, Help: "Path to show listing for. Defaults to '/'."}},
+		Options: []rpc.Option{
 			filesFlushOption,
-			{Names: []string{"long", "l"}, Type: Bool, Help: "Use long listing format."},
-			{Names: []string{"U"}, Type: Bool, Help: "Do not sort; list entries in directory order."},
+			{Names: []string{"long", "l"}, Type: rpc.Bool, Help: "Use long listing format."},
+			{Names: []string{"U"}, Type: rpc.Bool, Help: "Do not sort; list entries in directory order."},
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runFilesLs,
 		Type:   func() any { return &FilesLsOutput{} },
 		Text:   filesLsText,
@@ -132,25 +133,25 @@ The directory will have the same CID version and hash function of the
 parent directory unless the --cid-version and --hash options are used.
 
 NOTE: All paths must be absolute.`,
-		Args: []Arg{{Name: "path", Kind: ArgString, Required: true, Help: "Path to dir to make."}},
-		Options: []Option{
+		Args: []rpc.Arg{{Name: "path", Kind: rpc.ArgString, Required: true, Help: "Path to dir to make."}},
+		Options: []rpc.Option{
 			filesFlushOption,
-			{Names: []string{"parents", "p"}, Type: Bool, Help: "No error if existing, make parent directories as needed."},
+			{Names: []string{"parents", "p"}, Type: rpc.Bool, Help: "No error if existing, make parent directories as needed."},
 			filesCidVersionOption, filesHashOption,
 		},
-		Output: OutNone,
+		Output: rpc.OutNone,
 		Run:    runFilesMkdir,
 	},
 	{
 		Path:     "files/mv",
 		Synopsis: "Move files.",
 		Help:     "Move files around. Just like the traditional Unix mv.",
-		Args: []Arg{
-			{Name: "source", Kind: ArgString, Required: true, Help: "Source file to move."},
-			{Name: "dest", Kind: ArgString, Required: true, Help: "Destination path for file to be moved to."},
+		Args: []rpc.Arg{
+			{Name: "source", Kind: rpc.ArgString, Required: true, Help: "Source file to move."},
+			{Name: "dest", Kind: rpc.ArgString, Required: true, Help: "Destination path for file to be moved to."},
 		},
-		Options: []Option{filesFlushOption},
-		Output:  OutNone,
+		Options: []rpc.Option{filesFlushOption},
+		Output:  rpc.OutNone,
 		Run:     runFilesMv,
 	},
 	{
@@ -158,30 +159,30 @@ NOTE: All paths must be absolute.`,
 		Synopsis: "Read a file from MFS.",
 		Help: `Read a specified number of bytes from a file at a given offset. By default,
 it will read the entire file similar to the Unix cat.`,
-		Args: []Arg{{Name: "path", Kind: ArgString, Required: true, Help: "Path to file to be read."}},
-		Options: []Option{
+		Args: []rpc.Arg{{Name: "path", Kind: rpc.ArgString, Required: true, Help: "Path to file to be read."}},
+		Options: []rpc.Option{
 			filesFlushOption,
-			{Names: []string{"offset", "o"}, Type: Int64, Help: "Byte offset to begin reading from."},
-			{Names: []string{"count", "n"}, Type: Int64, Help: "Maximum number of bytes to read."},
+			{Names: []string{"offset", "o"}, Type: rpc.Int64, Help: "Byte offset to begin reading from."},
+			{Names: []string{"count", "n"}, Type: rpc.Int64, Help: "Maximum number of bytes to read."},
 		},
-		Output: OutBytes,
+		Output: rpc.OutBytes,
 		Run:    runFilesRead,
 	},
 	{
 		Path:     "files/rm",
 		Synopsis: "Remove a file from MFS.",
 		Help:     "Remove files or directories.",
-		Args:     []Arg{{Name: "path", Kind: ArgString, Required: true, Variadic: true, Help: "File to remove."}},
-		Options: []Option{
+		Args:     []rpc.Arg{{Name: "path", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "File to remove."}},
+		Options: []rpc.Option{
 			filesFlushOption,
-			{Names: []string{"recursive", "r"}, Type: Bool, Help: "Recursively remove directories."},
-			{Names: []string{"force"}, Type: Bool, Help: "Forcibly remove target at path; implies -r for directories"},
+			{Names: []string{"recursive", "r"}, Type: rpc.Bool, Help: "Recursively remove directories."},
+			{Names: []string{"force"}, Type: rpc.Bool, Help: "Forcibly remove target at path; implies -r for directories"},
 		},
 		// Kubo: one JSON string per path that failed, then the error.
-		Output: OutStream,
+		Output: rpc.OutStream,
 		Run:    runFilesRm,
 		Type:   func() any { return new(string) },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			_, err := fmt.Fprintln(t.Out, *v.(*string))
 			return err
 		},
@@ -190,16 +191,16 @@ it will read the entire file similar to the Unix cat.`,
 		Path:     "files/stat",
 		Synopsis: "Display file status.",
 		Help:     "Display file status.",
-		Args:     []Arg{{Name: "path", Kind: ArgString, Required: true, Help: "Path to node to stat."}},
-		Options: []Option{
+		Args:     []rpc.Arg{{Name: "path", Kind: rpc.ArgString, Required: true, Help: "Path to node to stat."}},
+		Options: []rpc.Option{
 			filesFlushOption,
-			{Names: []string{"format"}, Type: String, Default: defaultStatFormat,
+			{Names: []string{"format"}, Type: rpc.String, Default: defaultStatFormat,
 				Help: "Print statistics in given format. Allowed tokens: <hash> <size> <cumulsize> <type> <childs> and optional <mode> <mode-octal> <mtime> <mtime-secs> <mtime-nsecs>. Conflicts with other format options."},
-			{Names: []string{"hash"}, Type: Bool, Help: "Print only hash. Implies '--format=<hash>'. Conflicts with other format options."},
-			{Names: []string{"size"}, Type: Bool, Help: "Print only size. Implies '--format=<cumulsize>'. Conflicts with other format options."},
-			{Names: []string{"with-local"}, Type: Bool, Help: "Compute the amount of the dag that is local, and if possible the total size"},
+			{Names: []string{"hash"}, Type: rpc.Bool, Help: "Print only hash. Implies '--format=<hash>'. Conflicts with other format options."},
+			{Names: []string{"size"}, Type: rpc.Bool, Help: "Print only size. Implies '--format=<cumulsize>'. Conflicts with other format options."},
+			{Names: []string{"with-local"}, Type: rpc.Bool, Help: "Compute the amount of the dag that is local, and if possible the total size"},
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runFilesStat,
 		Type:   func() any { return &FilesStatOutput{} },
 		Text:   filesStatText,
@@ -212,13 +213,13 @@ it will read the entire file similar to the Unix cat.`,
     $ cairn files touch /foo
     # set a custom modification time.
     $ cairn files touch --mtime=1630937926 /foo`,
-		Args: []Arg{{Name: "path", Kind: ArgString, Required: true, Help: "Path of target to update."}},
-		Options: []Option{
+		Args: []rpc.Arg{{Name: "path", Kind: rpc.ArgString, Required: true, Help: "Path of target to update."}},
+		Options: []rpc.Option{
 			filesFlushOption, // Kubo's inherited option; touch always flushes
-			{Names: []string{"mtime"}, Type: Int64, Help: "Modification time in seconds before or since the Unix Epoch to apply to created UnixFS entries."},
-			{Names: []string{"mtime-nsecs"}, Type: Uint, Help: "Modification time fraction in nanoseconds"},
+			{Names: []string{"mtime"}, Type: rpc.Int64, Help: "Modification time in seconds before or since the Unix Epoch to apply to created UnixFS entries."},
+			{Names: []string{"mtime-nsecs"}, Type: rpc.Uint, Help: "Modification time fraction in nanoseconds"},
 		},
-		Output: OutNone,
+		Output: rpc.OutNone,
 		Run:    runFilesTouch,
 	},
 	{
@@ -233,21 +234,21 @@ Newly created files have the CID version and hash of the Import config
 unless --cid-version and --hash are given. Leaves are raw with CIDv1,
 unless --raw-leaves says otherwise. 'files write' builds a trickle DAG,
 so its CIDs differ from 'add'.`,
-		Args: []Arg{
-			{Name: "path", Kind: ArgString, Required: true, Help: "Path to write to."},
-			{Name: "data", Kind: ArgFile, Required: true, Stdin: true, Help: "Data to write."},
+		Args: []rpc.Arg{
+			{Name: "path", Kind: rpc.ArgString, Required: true, Help: "Path to write to."},
+			{Name: "data", Kind: rpc.ArgFile, Required: true, Stdin: true, Help: "Data to write."},
 		},
-		Options: []Option{
+		Options: []rpc.Option{
 			filesFlushOption,
-			{Names: []string{"offset", "o"}, Type: Int64, Help: "Byte offset to begin writing at."},
-			{Names: []string{"create", "e"}, Type: Bool, Help: "Create the file if it does not exist."},
-			{Names: []string{"parents", "p"}, Type: Bool, Help: "Make parent directories as needed."},
-			{Names: []string{"truncate", "t"}, Type: Bool, Help: "Truncate the file to size zero before writing."},
-			{Names: []string{"count", "n"}, Type: Int64, Help: "Maximum number of bytes to read."},
-			{Names: []string{"raw-leaves"}, Type: Bool, Help: "Use raw blocks for newly created leaf nodes. (experimental)"},
+			{Names: []string{"offset", "o"}, Type: rpc.Int64, Help: "Byte offset to begin writing at."},
+			{Names: []string{"create", "e"}, Type: rpc.Bool, Help: "Create the file if it does not exist."},
+			{Names: []string{"parents", "p"}, Type: rpc.Bool, Help: "Make parent directories as needed."},
+			{Names: []string{"truncate", "t"}, Type: rpc.Bool, Help: "Truncate the file to size zero before writing."},
+			{Names: []string{"count", "n"}, Type: rpc.Int64, Help: "Maximum number of bytes to read."},
+			{Names: []string{"raw-leaves"}, Type: rpc.Bool, Help: "Use raw blocks for newly created leaf nodes. (experimental)"},
 			filesCidVersionOption, filesHashOption,
 		},
-		Output: OutNone,
+		Output: rpc.OutNone,
 		Run:    runFilesWrite,
 	},
 }
@@ -301,7 +302,7 @@ func checkMFSPath(p string) (string, error) {
 
 // filesPrefix is Kubo's getPrefix: a builder from --cid-version and
 // --hash; without them the Import config's when useConfig, else nil.
-func filesPrefix(r *Request, useConfig bool) (cid.Builder, error) {
+func filesPrefix(r *rpc.Request, useConfig bool) (cid.Builder, error) {
 	verSet, hashSet := r.IsSet("cid-version"), r.IsSet("hash")
 	if verSet || hashSet {
 		ver := int(r.Int("cid-version"))
@@ -328,7 +329,7 @@ func filesPrefix(r *Request, useConfig bool) (cid.Builder, error) {
 	return nil, nil
 }
 
-func runFilesChcid(r *Request, _ Emitter) error {
+func runFilesChcid(r *rpc.Request, _ rpc.Emitter) error {
 	p := "/"
 	if len(r.Args) > 0 {
 		p = r.Args[0]
@@ -352,7 +353,7 @@ func runFilesChcid(r *Request, _ Emitter) error {
 	return m.Chcid(r.Ctx, p, prefix, r.Bool("flush"))
 }
 
-func runFilesCp(r *Request, _ Emitter) error {
+func runFilesCp(r *rpc.Request, _ rpc.Emitter) error {
 	src, err := checkMFSPath(r.Args[0])
 	if err != nil {
 		return err
@@ -379,7 +380,7 @@ func runFilesCp(r *Request, _ Emitter) error {
 		Flush: r.Bool("flush"), Builder: prefix})
 }
 
-func runFilesFlush(r *Request, e Emitter) error {
+func runFilesFlush(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
@@ -402,7 +403,7 @@ func runFilesFlush(r *Request, e Emitter) error {
 	return e.Emit(&FilesFlushOutput{Cid: enc.Encode(c)})
 }
 
-func runFilesLs(r *Request, e Emitter) error {
+func runFilesLs(r *rpc.Request, e rpc.Emitter) error {
 	p := "/"
 	if len(r.Args) > 0 {
 		p = r.Args[0]
@@ -426,7 +427,7 @@ func runFilesLs(r *Request, e Emitter) error {
 	return e.Emit(&FilesLsOutput{Entries: entries})
 }
 
-func filesLsText(t *TextEnv, v any) error {
+func filesLsText(t *rpc.TextEnv, v any) error {
 	out := v.(*FilesLsOutput)
 	if t.Req == nil || !t.Req.Bool("U") {
 		sort.SliceStable(out.Entries, func(i, j int) bool { return out.Entries[i].Name < out.Entries[j].Name })
@@ -445,7 +446,7 @@ func filesLsText(t *TextEnv, v any) error {
 	return nil
 }
 
-func runFilesMkdir(r *Request, _ Emitter) error {
+func runFilesMkdir(r *rpc.Request, _ rpc.Emitter) error {
 	p, err := checkMFSPath(r.Args[0])
 	if err != nil {
 		return err
@@ -462,7 +463,7 @@ func runFilesMkdir(r *Request, _ Emitter) error {
 }
 
 // runFilesChmod is Kubo's files chmod: the mode is octal.
-func runFilesChmod(r *Request, _ Emitter) error {
+func runFilesChmod(r *rpc.Request, _ rpc.Emitter) error {
 	p, err := checkMFSPath(r.Args[1])
 	if err != nil {
 		return err
@@ -480,7 +481,7 @@ func runFilesChmod(r *Request, _ Emitter) error {
 
 // runFilesTouch is Kubo's files touch: --mtime (with --mtime-nsecs), or
 // now without it.
-func runFilesTouch(r *Request, _ Emitter) error {
+func runFilesTouch(r *rpc.Request, _ rpc.Emitter) error {
 	p, err := checkMFSPath(r.Args[0])
 	if err != nil {
 		return err
@@ -496,7 +497,7 @@ func runFilesTouch(r *Request, _ Emitter) error {
 	return m.Touch(p, ts)
 }
 
-func runFilesMv(r *Request, _ Emitter) error {
+func runFilesMv(r *rpc.Request, _ rpc.Emitter) error {
 	src, err := checkMFSPath(r.Args[0])
 	if err != nil {
 		return err
@@ -512,7 +513,7 @@ func runFilesMv(r *Request, _ Emitter) error {
 	return m.Mv(r.Ctx, src, dst, r.Bool("flush"))
 }
 
-func runFilesRead(r *Request, e Emitter) error {
+func runFilesRead(r *rpc.Request, e rpc.Emitter) error {
 	p, err := checkMFSPath(r.Args[0])
 	if err != nil {
 		return err
@@ -529,7 +530,7 @@ func runFilesRead(r *Request, e Emitter) error {
 	return m.ReadFile(r.Ctx, p, r.Int("offset"), count, e)
 }
 
-func runFilesRm(r *Request, e Emitter) error {
+func runFilesRm(r *rpc.Request, e rpc.Emitter) error {
 	if !r.Bool("flush") {
 		return errors.New("files rm always flushes for safety. The --flush flag cannot be set to false for this command")
 	}
@@ -575,7 +576,7 @@ func runFilesRm(r *Request, e Emitter) error {
 	return nil
 }
 
-func statFormat(r *Request) (string, error) {
+func statFormat(r *rpc.Request) (string, error) {
 	hash, size := r.Bool("hash"), r.Bool("size")
 	format := r.String("format")
 	custom := format != defaultStatFormat
@@ -591,9 +592,9 @@ func statFormat(r *Request) (string, error) {
 	return format, nil
 }
 
-func runFilesStat(r *Request, e Emitter) error {
+func runFilesStat(r *rpc.Request, e rpc.Emitter) error {
 	if _, err := statFormat(r); err != nil {
-		return ClientError("invalid parameters: %s", err)
+		return rpc.ClientError("invalid parameters: %s", err)
 	}
 	p, err := checkMFSPath(r.Args[0])
 	if err != nil {
@@ -625,7 +626,7 @@ func runFilesStat(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func statNode(nd ipld.Node, enc CidEncoder) (*FilesStatOutput, error) {
+func statNode(nd ipld.Node, enc rpc.CidEncoder) (*FilesStatOutput, error) {
 	cumul, err := nd.Size()
 	if err != nil {
 		return nil, err
@@ -663,7 +664,7 @@ func statNode(nd ipld.Node, enc CidEncoder) (*FilesStatOutput, error) {
 	return nil, errors.New("not unixfs node (proto or raw)")
 }
 
-func filesStatText(t *TextEnv, v any) error {
+func filesStatText(t *rpc.TextEnv, v any) error {
 	out := v.(*FilesStatOutput)
 	const unset = "not set"
 	mode, modeo := unset, unset
@@ -702,7 +703,7 @@ func filesStatText(t *TextEnv, v any) error {
 	return nil
 }
 
-func runFilesWrite(r *Request, _ Emitter) error {
+func runFilesWrite(r *rpc.Request, _ rpc.Emitter) error {
 	p, err := checkMFSPath(r.Args[0])
 	if err != nil {
 		return err
@@ -741,7 +742,7 @@ func runFilesWrite(r *Request, _ Emitter) error {
 
 // toFiles is add's --to-files: after each top-level entry, a reference to
 // it is put at dst in MFS (Kubo 0.42 semantics and errors).
-func toFiles(r *Request, dst string) func(name string, nd ipld.Node) error {
+func toFiles(r *rpc.Request, dst string) func(name string, nd ipld.Node) error {
 	added := false
 	return func(name string, nd ipld.Node) error {
 		if name == "" {

@@ -16,6 +16,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/boxo/mfs"
@@ -495,7 +496,7 @@ func TestFiles_Write_Concurrent(t *testing.T) {
 			for off := 0; off < len(b); off += 64 << 10 {
 				end := min(off+64<<10, len(b))
 				opts := map[string]string{"create": "true", "parents": "true", "offset": fmt.Sprint(off)}
-				if _, err := commands.Call(ctx, n, commands.DefaultTable, "files/write", []string{paths[i]}, opts, dataArg(b[off:end])); err != nil {
+				if _, err := rpc.Call(ctx, n, commands.DefaultTable, "files/write", []string{paths[i]}, opts, dataArg(b[off:end])); err != nil {
 					errs <- fmt.Errorf("%s: %w", paths[i], err)
 					return
 				}

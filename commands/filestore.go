@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 
+	"cairn/rpc"
+
 	"github.com/ipfs/boxo/filestore"
 	"github.com/ipfs/go-cid"
 )
 
-var filestoreCommands = []*Command{
+var filestoreCommands = []*rpc.Command{
 	{
 		Path:     "filestore/ls",
 		Synopsis: "List objects in filestore.",
@@ -23,11 +25,11 @@ otherwise list all objects.
 The output is:
 
 <hash> <size> <path> <offset>`,
-		Args: []Arg{{Name: "obj", Kind: ArgString, Variadic: true, Help: "Cid of objects to list."}},
-		Options: []Option{
-			{Names: []string{"file-order"}, Type: Bool, Help: "sort the results based on the path of the backing file"},
+		Args: []rpc.Arg{{Name: "obj", Kind: rpc.ArgString, Variadic: true, Help: "Cid of objects to list."}},
+		Options: []rpc.Option{
+			{Names: []string{"file-order"}, Type: rpc.Bool, Help: "sort the results based on the path of the backing file"},
 		},
-		Output:   OutStream,
+		Output:   rpc.OutStream,
 		Run:      runFilestoreLs,
 		Type:     func() any { return &filestore.ListRes{} },
 		Text:     filestoreLsText,
@@ -58,12 +60,12 @@ remove:   link to the block will be removed from datastore
 keep:     keep link, nothing to do
 
 For ERROR entries the error will also be printed to stderr.`,
-		Args: []Arg{{Name: "obj", Kind: ArgString, Variadic: true, Help: "Cid of objects to verify."}},
-		Options: []Option{
-			{Names: []string{"file-order"}, Type: Bool, Help: "verify the objects based on the order of the backing file"},
-			{Names: []string{"remove-bad-blocks"}, Type: Bool, Help: "remove bad blocks. WARNING: This may remove pinned data. You should run 'ipfs pin verify' after running this command and correct any issues."},
+		Args: []rpc.Arg{{Name: "obj", Kind: rpc.ArgString, Variadic: true, Help: "Cid of objects to verify."}},
+		Options: []rpc.Option{
+			{Names: []string{"file-order"}, Type: rpc.Bool, Help: "verify the objects based on the order of the backing file"},
+			{Names: []string{"remove-bad-blocks"}, Type: rpc.Bool, Help: "remove bad blocks. WARNING: This may remove pinned data. You should run 'ipfs pin verify' after running this command and correct any issues."},
 		},
-		Output: OutStream,
+		Output: rpc.OutStream,
 		Run:    runFilestoreVerify,
 		Type:   func() any { return &filestore.ListRes{} },
 		Text:   filestoreVerifyText,
@@ -71,7 +73,7 @@ For ERROR entries the error will also be printed to stderr.`,
 	{
 		Path:     "filestore/dups",
 		Synopsis: "List blocks that are both in the filestore and standard block storage.",
-		Output:   OutStream,
+		Output:   rpc.OutStream,
 		Run:      runFilestoreDups,
 		Type:     func() any { return &RefWrapper{} },
 		Text:     refsText,
@@ -88,15 +90,15 @@ ranges from the URL again. Needs Experimental.UrlstoreEnabled.
 The file is added using raw-leaves and CIDv1 but otherwise using the
 default settings for 'add'. (Deprecated by Kubo in favour of
 'add --nocopy --cid-version=1 URL'.)`,
-		Args: []Arg{{Name: "url", Kind: ArgString, Required: true, Help: "URL to add to IPFS"}},
-		Options: []Option{
-			{Names: []string{"trickle", "t"}, Type: Bool, Help: "Use trickle-dag format for dag generation."},
-			{Names: []string{"pin"}, Type: Bool, Default: true, Help: "Pin this object when adding."},
+		Args: []rpc.Arg{{Name: "url", Kind: rpc.ArgString, Required: true, Help: "URL to add to IPFS"}},
+		Options: []rpc.Option{
+			{Names: []string{"trickle", "t"}, Type: rpc.Bool, Help: "Use trickle-dag format for dag generation."},
+			{Names: []string{"pin"}, Type: rpc.Bool, Default: true, Help: "Pin this object when adding."},
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runUrlstoreAdd,
 		Type:   func() any { return &BlockStat{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			_, err := fmt.Fprintln(t.Out, v.(*BlockStat).Key)
 			return err
 		},
@@ -105,7 +107,7 @@ default settings for 'add'. (Deprecated by Kubo in favour of
 
 // filestoreList emits the entries of the given CIDs (always verified, as
 // Kubo does for listed arguments), or of every reference.
-func filestoreList(r *Request, e Emitter, verify, remove bool) error {
+func filestoreList(r *rpc.Request, e rpc.Emitter, verify, remove bool) error {
 	fs, err := r.Node.Filestore()
 	if err != nil {
 		return err
@@ -158,15 +160,15 @@ func filestoreList(r *Request, e Emitter, verify, remove bool) error {
 	}
 }
 
-func runFilestoreLs(r *Request, e Emitter) error { return filestoreList(r, e, false, false) }
-func runFilestoreVerify(r *Request, e Emitter) error {
+func runFilestoreLs(r *rpc.Request, e rpc.Emitter) error { return filestoreList(r, e, false, false) }
+func runFilestoreVerify(r *rpc.Request, e rpc.Emitter) error {
 	return filestoreList(r, e, true, r.Bool("remove-bad-blocks"))
 }
 
 // filestoreState remembers whether an entry carried an error.
 type filestoreState struct{ failed bool }
 
-func filestoreLsText(t *TextEnv, v any) error {
+func filestoreLsText(t *rpc.TextEnv, v any) error {
 	res := v.(*filestore.ListRes)
 	if res.ErrorMsg != "" {
 		t.State = &filestoreState{failed: true}
@@ -177,14 +179,14 @@ func filestoreLsText(t *TextEnv, v any) error {
 	return nil
 }
 
-func filestoreTextDone(t *TextEnv) error {
+func filestoreTextDone(t *rpc.TextEnv) error {
 	if st, _ := t.State.(*filestoreState); st != nil && st.failed {
 		return errors.New("errors while displaying some entries")
 	}
 	return nil
 }
 
-func filestoreVerifyText(t *TextEnv, v any) error {
+func filestoreVerifyText(t *rpc.TextEnv, v any) error {
 	res := v.(*filestore.ListRes)
 	if res.Status == filestore.StatusOtherError {
 		fmt.Fprintf(t.Err, "%s\n", res.ErrorMsg)
@@ -202,7 +204,7 @@ func filestoreVerifyText(t *TextEnv, v any) error {
 }
 
 // textEncoder is the request's CID encoder for text output.
-func textEncoder(t *TextEnv) func(cid.Cid) string {
+func textEncoder(t *rpc.TextEnv) func(cid.Cid) string {
 	if t.Req != nil {
 		if enc, err := t.Req.CidEncoder(); err == nil {
 			return enc.Encode
@@ -211,7 +213,7 @@ func textEncoder(t *TextEnv) func(cid.Cid) string {
 	return cid.Cid.String
 }
 
-func runFilestoreDups(r *Request, e Emitter) error {
+func runFilestoreDups(r *rpc.Request, e rpc.Emitter) error {
 	if _, err := r.Node.Filestore(); err != nil {
 		return err
 	}
@@ -222,13 +224,13 @@ func runFilestoreDups(r *Request, e Emitter) error {
 	err = r.Node.FilestoreDups(r.Ctx, func(c cid.Cid) error {
 		return e.Emit(&RefWrapper{Ref: enc.Encode(c)})
 	})
-	if err != nil && !errors.Is(err, errClientGone) {
+	if err != nil && !errors.Is(err, rpc.ErrClientGone) {
 		return e.Emit(&RefWrapper{Err: err.Error()})
 	}
 	return err
 }
 
-func runUrlstoreAdd(r *Request, e Emitter) error {
+func runUrlstoreAdd(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err

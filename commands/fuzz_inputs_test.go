@@ -13,6 +13,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 	"cairn/storage"
 
 	"github.com/ipfs/boxo/files"
@@ -33,7 +34,7 @@ import (
 func fuzzNode(f *testing.F) (*node.Node, func(t *testing.T, err error, pinsBefore int)) {
 	n := testutil.MustOpenNode(f)
 	canary := bytes.Repeat([]byte("canary "), 40000) // several blocks
-	res, err := commands.Call(context.Background(), n, commands.DefaultTable, "add", nil, nil,
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil, nil,
 		files.NewMapDirectory(map[string]files.Node{"canary": files.NewBytesFile(canary)}))
 	if err != nil {
 		f.Fatal(err)
@@ -53,7 +54,7 @@ func fuzzNode(f *testing.F) (*node.Node, func(t *testing.T, err error, pinsBefor
 		if err != nil && (strings.Contains(err.Error(), "panic") || err.Error() == "") {
 			t.Fatalf("unclear error: %q", err)
 		}
-		if got, err := commands.Call(context.Background(), n, commands.DefaultTable, "cat", []string{root}, nil, nil); err != nil || !bytes.Equal(got.Bytes, canary) {
+		if got, err := rpc.Call(context.Background(), n, commands.DefaultTable, "cat", []string{root}, nil, nil); err != nil || !bytes.Equal(got.Bytes, canary) {
 			t.Fatalf("canary unreadable or changed: %v", err)
 		}
 		if ok, err := n.IsPinnedRecursive(context.Background(), c); !ok || err != nil {
@@ -74,13 +75,13 @@ func oneFile(name string, data []byte) files.Directory {
 // FuzzCARImport feeds arbitrary bytes to dag/import (pinning roots).
 func FuzzCARImport(f *testing.F) {
 	n, check := fuzzNode(f)
-	res, err := commands.Call(context.Background(), n, commands.DefaultTable, "add", nil, map[string]string{"pin": "false"},
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil, map[string]string{"pin": "false"},
 		oneFile("x", []byte("a small file for a CAR")))
 	if err != nil {
 		f.Fatal(err)
 	}
 	root := res.Values[len(res.Values)-1].(*node.AddEvent).Hash
-	exp, err := commands.Call(context.Background(), n, commands.DefaultTable, "dag/export", []string{root}, nil, nil)
+	exp, err := rpc.Call(context.Background(), n, commands.DefaultTable, "dag/export", []string{root}, nil, nil)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func FuzzCARImport(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before := pinCount(t, n)
-		_, err := commands.Call(context.Background(), n, commands.DefaultTable, "dag/import", nil,
+		_, err := rpc.Call(context.Background(), n, commands.DefaultTable, "dag/import", nil,
 			map[string]string{"pin-roots": "true"}, oneFile("in.car", data))
 		check(t, err, before)
 	})
@@ -114,7 +115,7 @@ func FuzzTarAdd(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before := pinCount(t, n)
-		_, err := commands.Call(context.Background(), n, commands.DefaultTable, "tar/add", nil, nil, oneFile("in.tar", data))
+		_, err := rpc.Call(context.Background(), n, commands.DefaultTable, "tar/add", nil, nil, oneFile("in.tar", data))
 		check(t, err, before)
 	})
 }
@@ -134,7 +135,7 @@ func FuzzDagPut(f *testing.F) {
 			codec = "dag-cbor"
 		}
 		before := pinCount(t, n)
-		_, err := commands.Call(context.Background(), n, commands.DefaultTable, "dag/put", nil,
+		_, err := rpc.Call(context.Background(), n, commands.DefaultTable, "dag/put", nil,
 			map[string]string{"input-codec": codec, "store-codec": codec, "pin": "true"}, oneFile("in", data))
 		check(t, err, before)
 	})
@@ -173,7 +174,7 @@ func FuzzConfigReplace(f *testing.F) {
 			t.Fatal(err)
 		}
 		pins := pinCount(t, n)
-		_, err = commands.Call(context.Background(), n, commands.DefaultTable, "config/replace", nil, nil, oneFile("config", data))
+		_, err = rpc.Call(context.Background(), n, commands.DefaultTable, "config/replace", nil, nil, oneFile("config", data))
 		check(t, err, pins)
 		after, derr := n.ConfigDoc()
 		if derr != nil {
@@ -192,7 +193,7 @@ func FuzzConfigReplace(f *testing.F) {
 				delete(id, "PrivKey")
 			}
 			b, _ = json.Marshal(back)
-			if _, err := commands.Call(context.Background(), n, commands.DefaultTable, "config/replace", nil, nil, oneFile("config", b)); err != nil {
+			if _, err := rpc.Call(context.Background(), n, commands.DefaultTable, "config/replace", nil, nil, oneFile("config", b)); err != nil {
 				t.Fatalf("restoring the config: %v", err)
 			}
 		}
@@ -213,7 +214,7 @@ func FuzzMultipartAddStored(f *testing.F) {
 			return
 		}
 		before := pinCount(t, n)
-		_, err = commands.Call(context.Background(), n, commands.DefaultTable, "add", nil,
+		_, err = rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil,
 			map[string]string{"wrap-with-directory": boolStr(len(body)%3 == 0)}, dir)
 		check(t, err, before)
 	})

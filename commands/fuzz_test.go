@@ -10,6 +10,7 @@ import (
 
 	"cairn/commands"
 	"cairn/internal/testutil"
+	"cairn/rpc"
 	"cairn/storage"
 
 	"github.com/ipfs/boxo/files"
@@ -34,19 +35,19 @@ func FuzzDecodeArgs(f *testing.F) {
 		if err != nil {
 			return
 		}
-		var pairs []commands.KV
+		var pairs []rpc.KV
 		var args []string
 		for k, vs := range vals {
 			for _, v := range vs {
-				pairs = append(pairs, commands.KV{Key: k, Value: v})
+				pairs = append(pairs, rpc.KV{Key: k, Value: v})
 				if k == "arg" {
 					args = append(args, v)
 				}
 			}
 		}
-		opts, err := commands.DecodeOptions(commands.DefaultTable.OptionsFor(cmd.Path), pairs)
+		opts, err := rpc.DecodeOptions(commands.DefaultTable.OptionsFor(cmd.Path), pairs)
 		if err != nil {
-			if _, ok := err.(*commands.ParseError); !ok {
+			if _, ok := err.(*rpc.ParseError); !ok {
 				t.Fatalf("non-parse error %T: %v", err, err)
 			}
 			return
@@ -58,9 +59,9 @@ func FuzzDecodeArgs(f *testing.F) {
 				}
 			}
 		}
-		lines := commands.SplitBodyLines([]byte(query))
-		if _, err := commands.BindArgs(cmd, args, lines, len(query)%2 == 0); err != nil {
-			if _, ok := err.(*commands.ParseError); !ok {
+		lines := rpc.SplitBodyLines([]byte(query))
+		if _, err := rpc.BindArgs(cmd, args, lines, len(query)%2 == 0); err != nil {
+			if _, ok := err.(*rpc.ParseError); !ok {
 				t.Fatalf("non-parse error %T: %v", err, err)
 			}
 		}
@@ -81,7 +82,7 @@ func FuzzMultipartAdd(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_, err = commands.Call(context.Background(), n, commands.DefaultTable, "add", nil,
+		_, err = rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil,
 			map[string]string{"only-hash": "true", "wrap-with-directory": boolStr(len(body)%3 == 0)}, dir)
 		if err != nil && strings.Contains(err.Error(), "panic") {
 			t.Fatal(err)

@@ -16,14 +16,15 @@ import (
 	"time"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/klauspost/compress/gzip"
 	"golang.org/x/sys/unix"
 )
 
-var getCommands = []*Command{{
+var getCommands = []*rpc.Command{{
 	Path:         "get",
-	ClientOutput: func(r *Request, body io.Reader, stdout io.Writer) error { return GetOutput(r, body, stdout) },
+	ClientOutput: func(r *rpc.Request, body io.Reader, stdout io.Writer) error { return GetOutput(r, body, stdout) },
 	Synopsis:     "Download IPFS objects.",
 	Help: `Stores to disk the data contained an IPFS object at the given path.
 
@@ -34,18 +35,18 @@ To output a TAR archive instead of unpacked files, use '--archive' or '-a'.
 
 To compress the output with GZIP compression, use '--compress' or '-C'. You
 may also specify the level of compression by specifying '-l=<1-9>'.`,
-	Args: []Arg{{Name: "ipfs-path", Kind: ArgString, Required: true, Stdin: true,
+	Args: []rpc.Arg{{Name: "ipfs-path", Kind: rpc.ArgString, Required: true, Stdin: true,
 		Help: "The path to the IPFS object(s) to be outputted."}},
-	Options: []Option{
-		{Names: []string{"output", "o"}, Type: String, Help: "The path where the output should be stored."},
-		{Names: []string{"archive", "a"}, Type: Bool, Help: "Output a TAR archive."},
-		{Names: []string{"compress", "C"}, Type: Bool, Help: "Compress the output with GZIP compression."},
-		{Names: []string{"compression-level", "l"}, Type: Int, Help: "The level of compression (1-9)."},
-		{Names: []string{"progress", "p"}, Type: Bool, Help: "Stream progress data. Defaults to true when stderr is a terminal."},
+	Options: []rpc.Option{
+		{Names: []string{"output", "o"}, Type: rpc.String, Help: "The path where the output should be stored."},
+		{Names: []string{"archive", "a"}, Type: rpc.Bool, Help: "Output a TAR archive."},
+		{Names: []string{"compress", "C"}, Type: rpc.Bool, Help: "Compress the output with GZIP compression."},
+		{Names: []string{"compression-level", "l"}, Type: rpc.Int, Help: "The level of compression (1-9)."},
+		{Names: []string{"progress", "p"}, Type: rpc.Bool, Help: "Stream progress data. Defaults to true when stderr is a terminal."},
 	},
-	Output: OutBytes,
+	Output: rpc.OutBytes,
 	Run:    runGet,
-	ContentType: func(r *Request) string {
+	ContentType: func(r *rpc.Request) string {
 		if r.Bool("compress") {
 			return "application/gzip"
 		}
@@ -58,7 +59,7 @@ var errCompressionLevel = errors.New("compression level must be between 1 and 9"
 
 // getCompression returns the gzip level the request asks for, or
 // gzip.NoCompression without --compress.
-func getCompression(r *Request) (int, error) {
+func getCompression(r *rpc.Request) (int, error) {
 	if !r.Bool("compress") {
 		return gzip.NoCompression, nil
 	}
@@ -81,7 +82,7 @@ func getEntryName(arg string) string {
 	return path.Base(path.Clean(arg))
 }
 
-func runGet(r *Request, e Emitter) error {
+func runGet(r *rpc.Request, e rpc.Emitter) error {
 	level, err := getCompression(r)
 	if err != nil {
 		return err
@@ -145,7 +146,7 @@ func runGet(r *Request, e Emitter) error {
 // the stream as <output>[.tar][.gz] ("Saving archive to X"), otherwise it
 // extracts the tar into <output> ("Saving file(s) to X"). <output>
 // defaults to the last component of the argument.
-func GetOutput(r *Request, body io.Reader, stdout io.Writer) error {
+func GetOutput(r *rpc.Request, body io.Reader, stdout io.Writer) error {
 	level, err := getCompression(r)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 
 	"cairn/commands"
 	"cairn/internal/testutil"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/boxo/ipld/merkledag"
@@ -388,7 +389,7 @@ func TestGet_HTTP_MissingBlock_Trailer(t *testing.T) {
 	if err := n.Blocks.DeleteBlock(ctx, leaves[len(leaves)-1].Cid); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := commands.Call(ctx, n, commands.DefaultTable, "get", []string{c}, nil, nil); err == nil {
+	if _, err := rpc.Call(ctx, n, commands.DefaultTable, "get", []string{c}, nil, nil); err == nil {
 		t.Fatal("in-process get succeeded with a missing block")
 	}
 	resp := rpcPost(t, srv, "get", url.Values{"arg": {c}}, nil, "")
@@ -403,8 +404,8 @@ func TestGet_HTTP_MissingBlock_Trailer(t *testing.T) {
 
 // ---- GetOutput (CLI side) ----
 
-func getReq(arg string, opts map[string]any) *commands.Request {
-	return &commands.Request{Args: []string{arg}, Opts: opts}
+func getReq(arg string, opts map[string]any) *rpc.Request {
+	return &rpc.Request{Args: []string{arg}, Opts: opts}
 }
 
 func TestGetOutput_Extract_Dir(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/go-cid"
 )
@@ -44,7 +45,7 @@ func validatePinName(name string) error {
 }
 
 // encodeCid is a helper for commands that print one CID.
-func encodeCid(r *Request, c cid.Cid) (string, error) {
+func encodeCid(r *rpc.Request, c cid.Cid) (string, error) {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return "", err
@@ -71,7 +72,7 @@ func resolveRoot(ctx context.Context, n *node.Node, s string) (cid.Cid, error) {
 }
 
 // online returns the node's network layer, or Kubo's offline error.
-func online(r *Request) (*node.Net, error) {
+func online(r *rpc.Request) (*node.Net, error) {
 	if r.Node == nil || r.Node.Net == nil {
 		return nil, errOffline
 	}
@@ -80,7 +81,7 @@ func online(r *Request) (*node.Net, error) {
 
 // onlineSwarm is online for the swarm commands Kubo runs through its core
 // API (peers, addrs, connect, disconnect), which says it in other words.
-func onlineSwarm(r *Request) (*node.Net, error) {
+func onlineSwarm(r *rpc.Request) (*node.Net, error) {
 	nt, err := online(r)
 	if err != nil {
 		return nil, node.ErrOfflineAction
@@ -91,10 +92,10 @@ func onlineSwarm(r *Request) (*node.Net, error) {
 // onlineStat is online for the statistics commands (stats/bw,
 // bitswap/stat, stats/bitswap): offline they answer a client error (400,
 // Code 1), as Kubo does.
-func onlineStat(r *Request) (*node.Net, error) {
+func onlineStat(r *rpc.Request) (*node.Net, error) {
 	nt, err := online(r)
 	if err != nil {
-		return nil, ClientError("unable to run offline: %s", err)
+		return nil, rpc.ClientError("unable to run offline: %s", err)
 	}
 	return nt, nil
 }
@@ -103,7 +104,7 @@ var errExpectedFile = errors.New("expected a file argument")
 
 // firstFilePart returns the first file part of the request and its name
 // (Kubo's GetFileArg).
-func firstFilePart(r *Request) (string, io.ReadCloser, error) {
+func firstFilePart(r *rpc.Request) (string, io.ReadCloser, error) {
 	if r.Files == nil {
 		return "", nil, errExpectedFile
 	}
@@ -131,18 +132,18 @@ func notImplemented(path string) error {
 
 // streamIf is an OutputFor: a stream when the bool option is set, else a
 // single value (ls --stream, pin ls --stream, pin add --progress).
-func streamIf(opt string) func(*Request) OutputKind {
-	return func(r *Request) OutputKind {
+func streamIf(opt string) func(*rpc.Request) rpc.OutputKind {
+	return func(r *rpc.Request) rpc.OutputKind {
 		if r.Bool(opt) {
-			return OutStream
+			return rpc.OutStream
 		}
-		return OutSingle
+		return rpc.OutSingle
 	}
 }
 
 // repoDir is the repo a command without an open node (NoRepo) works on:
 // the --config/--repo-dir global option, else $CAIRN_PATH or ~/.cairn.
-func repoDir(r *Request) string {
+func repoDir(r *rpc.Request) string {
 	if dir := r.String("config"); dir != "" {
 		return dir
 	}

@@ -12,14 +12,15 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 )
 
 // mustCall runs a command in-process and fails the test on error.
-func mustCall(t *testing.T, n *node.Node, path string, args []string, opts map[string]string, dir files.Directory) *commands.Result {
+func mustCall(t *testing.T, n *node.Node, path string, args []string, opts map[string]string, dir files.Directory) *rpc.Result {
 	t.Helper()
-	res, err := commands.Call(context.Background(), n, commands.DefaultTable, path, args, opts, dir)
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, path, args, opts, dir)
 	if err != nil {
 		t.Fatalf("%s %v: %v", path, args, err)
 	}
@@ -29,7 +30,7 @@ func mustCall(t *testing.T, n *node.Node, path string, args []string, opts map[s
 // callErr runs a command in-process and returns its error (nil fails).
 func callErr(t *testing.T, n *node.Node, path string, args []string, opts map[string]string, dir files.Directory) error {
 	t.Helper()
-	_, err := commands.Call(context.Background(), n, commands.DefaultTable, path, args, opts, dir)
+	_, err := rpc.Call(context.Background(), n, commands.DefaultTable, path, args, opts, dir)
 	if err == nil {
 		t.Fatalf("%s %v %v: expected an error", path, args, opts)
 	}

@@ -12,13 +12,14 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	mbase "github.com/multiformats/go-multibase"
 )
 
-var idCommands = []*Command{{
+var idCommands = []*rpc.Command{{
 	Path:     "id",
 	Synopsis: "Show IPFS node id info.",
 	Help: `Prints out information about the specified peer.
@@ -35,13 +36,13 @@ If no peer is specified, prints out information for local peers.
 EXAMPLE:
 
     cairn id Qmece2RkXhsKe5CRooNisBTh4SK119KrXXGmoK6V3kb8aH -f="<addrs>\n"`,
-	Args: []Arg{{Name: "peerid", Kind: ArgString, Help: "Peer.ID of node to look up."}},
-	Options: []Option{
-		{Names: []string{"format", "f"}, Type: String, Help: "Optional output format."},
-		{Names: []string{"peerid-base"}, Type: String, Default: "b58mh",
+	Args: []rpc.Arg{{Name: "peerid", Kind: rpc.ArgString, Help: "Peer.ID of node to look up."}},
+	Options: []rpc.Option{
+		{Names: []string{"format", "f"}, Type: rpc.String, Help: "Optional output format."},
+		{Names: []string{"peerid-base"}, Type: rpc.String, Default: "b58mh",
 			Help: "Encoding used for peer IDs: Can either be a multibase encoded CID or a base58btc encoded multihash. Takes {b58mh|base36|k|base32|b...}."},
 	},
-	Output: OutSingle,
+	Output: rpc.OutSingle,
 	Run:    runID,
 	Type:   func() any { return &IDOutput{} },
 	Text:   idText,
@@ -76,7 +77,7 @@ func peerIDFormatter(name string) (func(peer.ID) (string, error), error) {
 	}, nil
 }
 
-func runID(r *Request, e Emitter) error {
+func runID(r *rpc.Request, e rpc.Emitter) error {
 	format, err := peerIDFormatter(r.String("peerid-base"))
 	if err != nil {
 		return err
@@ -173,7 +174,7 @@ func peerInfo(nt *node.Net, p peer.ID, format func(peer.ID) (string, error)) IDO
 	return out
 }
 
-func idText(t *TextEnv, v any) error {
+func idText(t *rpc.TextEnv, v any) error {
 	out := v.(*IDOutput)
 	if t.Req == nil || !t.Req.IsSet("format") {
 		b, err := json.MarshalIndent(out, "", "\t")

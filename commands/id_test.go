@@ -11,13 +11,14 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	mbase "github.com/multiformats/go-multibase"
 )
 
-func idOut(t *testing.T, res *commands.Result) *commands.IDOutput {
+func idOut(t *testing.T, res *rpc.Result) *commands.IDOutput {
 	t.Helper()
 	if len(res.Values) != 1 {
 		t.Fatalf("%d values", len(res.Values))
@@ -143,8 +144,8 @@ func TestID_Text_Formats(t *testing.T) {
 	// The CLI renderer on a decoded value.
 	var buf bytes.Buffer
 	cmd := commands.DefaultTable.Find("id")
-	req := &commands.Request{Opts: map[string]any{"format": "<pubkey>"}}
-	if err := cmd.Text(&commands.TextEnv{Out: &buf, Req: req}, out); err != nil {
+	req := &rpc.Request{Opts: map[string]any{"format": "<pubkey>"}}
+	if err := cmd.Text(&rpc.TextEnv{Out: &buf, Req: req}, out); err != nil {
 		t.Fatal(err)
 	}
 	if buf.String() != out.PublicKey {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -24,24 +25,24 @@ type IpnsPubsubCancel struct {
 }
 
 // ipnsPubsubOf returns the node's IPNS-over-pubsub router or Kubo's error.
-func ipnsPubsubOf(r *Request) (*node.IpnsPubsub, error) {
+func ipnsPubsubOf(r *rpc.Request) (*node.IpnsPubsub, error) {
 	if r.Node == nil || r.Node.Net == nil || r.Node.Net.IpnsPubsub == nil {
-		return nil, ClientError("%s", node.ErrIpnsPubsubDisabled)
+		return nil, rpc.ClientError("%s", node.ErrIpnsPubsubDisabled)
 	}
 	return r.Node.Net.IpnsPubsub, nil
 }
 
-var ipnsPubsubCommands = []*Command{
+var ipnsPubsubCommands = []*rpc.Command{
 	{
 		Path:     "name/pubsub/state",
 		Synopsis: "Query the state of IPNS pubsub.",
-		Output:   OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Output:   rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			_, err := ipnsPubsubOf(r)
 			return e.Emit(&IpnsPubsubState{Enabled: err == nil})
 		},
 		Type: func() any { return &IpnsPubsubState{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			state := "disabled"
 			if v.(*IpnsPubsubState).Enabled {
 				state = "enabled"
@@ -50,8 +51,8 @@ var ipnsPubsubCommands = []*Command{
 			return err
 		},
 	},
-	stringsCmd("name/pubsub/subs", "Show current name subscriptions.", nil, []Option{ipnsBaseOption},
-		func(r *Request, e Emitter) error {
+	stringsCmd("name/pubsub/subs", "Show current name subscriptions.", nil, []rpc.Option{ipnsBaseOption},
+		func(r *rpc.Request, e rpc.Emitter) error {
 			enc, err := keyEncoderOf(r)
 			if err != nil {
 				return err
@@ -69,16 +70,16 @@ var ipnsPubsubCommands = []*Command{
 	{
 		Path:     "name/pubsub/cancel",
 		Synopsis: "Cancel a name subscription.",
-		Args:     []Arg{{Name: "name", Kind: ArgString, Required: true, Help: "Name to cancel the subscription for."}},
-		Output:   OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Args:     []rpc.Arg{{Name: "name", Kind: rpc.ArgString, Required: true, Help: "Name to cancel the subscription for."}},
+		Output:   rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			ps, err := ipnsPubsubOf(r)
 			if err != nil {
 				return err
 			}
 			id, err := peer.Decode(strings.TrimPrefix(r.Args[0], "/ipns/"))
 			if err != nil {
-				return ClientError("not a valid IPNS name: %s", err)
+				return rpc.ClientError("not a valid IPNS name: %s", err)
 			}
 			ok, err := ps.Cancel(id)
 			if err != nil {
@@ -87,7 +88,7 @@ var ipnsPubsubCommands = []*Command{
 			return e.Emit(&IpnsPubsubCancel{Canceled: ok})
 		},
 		Type: func() any { return &IpnsPubsubCancel{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			state := "no subscription"
 			if v.(*IpnsPubsubCancel).Canceled {
 				state = "canceled"

@@ -11,6 +11,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/boxo/ipns"
@@ -143,7 +144,7 @@ func TestIpnsPubsub_PublishResolveSubsCancel(t *testing.T) {
 		name string
 		node *node.Node
 	}{{"A", a}, {"C", ns[2]}} {
-		if _, err := commands.Call(context.Background(), n.node, commands.DefaultTable, "name/pubsub/cancel", []string{name}, nil, nil); err != nil {
+		if _, err := rpc.Call(context.Background(), n.node, commands.DefaultTable, "name/pubsub/cancel", []string{name}, nil, nil); err != nil {
 			t.Fatalf("cancel on %s: %v", n.name, err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"text/tabwriter"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/ipns"
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -51,7 +52,7 @@ const (
 )
 
 // ipnsBaseOption is Kubo's ipns-base: how key IDs and IPNS names print.
-var ipnsBaseOption = Option{Names: []string{"ipns-base"}, Type: String, Default: "base36",
+var ipnsBaseOption = rpc.Option{Names: []string{"ipns-base"}, Type: rpc.String, Default: "base36",
 	Help: "Encoding used for keys: Can either be a multibase encoded CID or a base58btc encoded multihash. Takes {b58mh|base36|k|base32|b...}."}
 
 // keyEncoder formats peer IDs: b58mh (or v0) as base58 multihashes, any
@@ -60,7 +61,7 @@ type keyEncoder struct {
 	base *mbase.Encoder // nil: base58 multihash
 }
 
-func keyEncoderOf(r *Request) (keyEncoder, error) {
+func keyEncoderOf(r *rpc.Request) (keyEncoder, error) {
 	label := r.String("ipns-base")
 	switch label {
 	case "b58mh", "v0":
@@ -85,20 +86,20 @@ func (e keyEncoder) FormatID(id peer.ID) string {
 	return s
 }
 
-var keyTypeOption = Option{Names: []string{"type", "t"}, Type: String, Default: "ed25519", Help: "type of the key to create: rsa, ed25519"}
-var keySizeOption = Option{Names: []string{"size", "s"}, Type: Int, Help: "size of the key to generate"}
+var keyTypeOption = rpc.Option{Names: []string{"type", "t"}, Type: rpc.String, Default: "ed25519", Help: "type of the key to create: rsa, ed25519"}
+var keySizeOption = rpc.Option{Names: []string{"size", "s"}, Type: rpc.Int, Help: "size of the key to generate"}
 
-var keyListCmd = &Command{
+var keyListCmd = &rpc.Command{
 	Path:     "key/ls",
 	Synopsis: "List all local keypairs.",
-	Options:  []Option{{Names: []string{"l"}, Type: Bool, Help: "Show extra information about keys."}, ipnsBaseOption},
-	Output:   OutSingle,
+	Options:  []rpc.Option{{Names: []string{"l"}, Type: rpc.Bool, Help: "Show extra information about keys."}, ipnsBaseOption},
+	Output:   rpc.OutSingle,
 	Run:      runKeyList,
 	Type:     func() any { return &KeyOutputList{} },
 	Text:     keyListText,
 }
 
-var keyCommands = []*Command{{
+var keyCommands = []*rpc.Command{{
 	Path:     "key/gen",
 	Synopsis: "Create a new keypair",
 	Help: `'cairn key gen' generates a new keypair for usage with IPNS and 'cairn name
@@ -109,9 +110,9 @@ publish'.
 
 RSA keys must have at least 2048 bits. Keys are stored in the repo's
 keystore directory, readable by the node's user only.`,
-	Args:    []Arg{{Name: "name", Kind: ArgString, Required: true, Help: "name of key to create"}},
-	Options: []Option{keyTypeOption, keySizeOption, ipnsBaseOption},
-	Output:  OutSingle,
+	Args:    []rpc.Arg{{Name: "name", Kind: rpc.ArgString, Required: true, Help: "name of key to create"}},
+	Options: []rpc.Option{keyTypeOption, keySizeOption, ipnsBaseOption},
+	Output:  rpc.OutSingle,
 	Run:     runKeyGen,
 	Type:    func() any { return &KeyOutput{} },
 	Text:    keyIDText,
@@ -121,28 +122,28 @@ keystore directory, readable by the node's user only.`,
 		Path:     "key/list",
 		Synopsis: "Deprecated: use 'cairn key ls' instead.",
 		Options:  keyListCmd.Options,
-		Output:   OutSingle,
+		Output:   rpc.OutSingle,
 		Run:      runKeyList,
 		Type:     keyListCmd.Type,
 		Text:     keyListText,
 	}, {
 		Path:     "key/rename",
 		Synopsis: "Rename a keypair.",
-		Args: []Arg{
-			{Name: "name", Kind: ArgString, Required: true, Help: "name of key to rename"},
-			{Name: "newName", Kind: ArgString, Required: true, Help: "new name of the key"},
+		Args: []rpc.Arg{
+			{Name: "name", Kind: rpc.ArgString, Required: true, Help: "name of key to rename"},
+			{Name: "newName", Kind: rpc.ArgString, Required: true, Help: "new name of the key"},
 		},
-		Options: []Option{{Names: []string{"force", "f"}, Type: Bool, Help: "Allow to overwrite an existing key."}, ipnsBaseOption},
-		Output:  OutSingle,
+		Options: []rpc.Option{{Names: []string{"force", "f"}, Type: rpc.Bool, Help: "Allow to overwrite an existing key."}, ipnsBaseOption},
+		Output:  rpc.OutSingle,
 		Run:     runKeyRename,
 		Type:    func() any { return &KeyRenameOutput{} },
 		Text:    keyRenameText,
 	}, {
 		Path:     "key/rm",
 		Synopsis: "Remove a keypair.",
-		Args:     []Arg{{Name: "name", Kind: ArgString, Required: true, Variadic: true, Stdin: true, Help: "names of keys to remove"}},
-		Options:  []Option{{Names: []string{"l"}, Type: Bool, Help: "Show extra information about keys."}, ipnsBaseOption},
-		Output:   OutSingle,
+		Args:     []rpc.Arg{{Name: "name", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true, Help: "names of keys to remove"}},
+		Options:  []rpc.Option{{Names: []string{"l"}, Type: rpc.Bool, Help: "Show extra information about keys."}, ipnsBaseOption},
+		Output:   rpc.OutSingle,
 		Run:      runKeyRm,
 		Type:     func() any { return &KeyOutputList{} },
 		Text:     keyListText,
@@ -159,16 +160,16 @@ The PEM format allows for key generation outside of the IPFS node:
 
   $ openssl genpkey -algorithm ED25519 > ed25519.pem
   $ cairn key import test-openssl -f pem-pkcs8-cleartext ed25519.pem`,
-		Args: []Arg{
-			{Name: "name", Kind: ArgString, Required: true, Help: "name to associate with key in keychain"},
-			{Name: "key", Kind: ArgFile, Required: true, Help: "key provided by generate or export"},
+		Args: []rpc.Arg{
+			{Name: "name", Kind: rpc.ArgString, Required: true, Help: "name to associate with key in keychain"},
+			{Name: "key", Kind: rpc.ArgFile, Required: true, Help: "key provided by generate or export"},
 		},
-		Options: []Option{
+		Options: []rpc.Option{
 			ipnsBaseOption,
-			{Names: []string{"format", "f"}, Type: String, Default: keyFormatLibp2p, Help: "The format of the private key to import, libp2p-protobuf-cleartext or pem-pkcs8-cleartext."},
-			{Names: []string{"allow-any-key-type"}, Type: Bool, Default: false, Help: "Allow importing any key type."},
+			{Names: []string{"format", "f"}, Type: rpc.String, Default: keyFormatLibp2p, Help: "The format of the private key to import, libp2p-protobuf-cleartext or pem-pkcs8-cleartext."},
+			{Names: []string{"allow-any-key-type"}, Type: rpc.Bool, Default: false, Help: "Allow importing any key type."},
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runKeyImport,
 		Type:   func() any { return &KeyOutput{} },
 		Text:   keyIDText,
@@ -190,14 +191,14 @@ elsewhere. For example, using openssl to get a PEM with public key:
 
 This command runs only in the CLI (never over the HTTP RPC); it reads the
 keystore directly, so it works while the daemon runs.`,
-		Args: []Arg{{Name: "name", Kind: ArgString, Required: true, Stdin: true, Help: "name of key to export"}},
-		Options: []Option{
-			{Names: []string{"output", "o"}, Type: String, Help: "The path where the output should be stored."},
-			{Names: []string{"format", "f"}, Type: String, Default: keyFormatLibp2p, Help: "The format of the exported private key, libp2p-protobuf-cleartext or pem-pkcs8-cleartext."},
+		Args: []rpc.Arg{{Name: "name", Kind: rpc.ArgString, Required: true, Stdin: true, Help: "name of key to export"}},
+		Options: []rpc.Option{
+			{Names: []string{"output", "o"}, Type: rpc.String, Help: "The path where the output should be stored."},
+			{Names: []string{"format", "f"}, Type: rpc.String, Default: keyFormatLibp2p, Help: "The format of the exported private key, libp2p-protobuf-cleartext or pem-pkcs8-cleartext."},
 		},
 		NoRemote:     true,
 		NoRepo:       true,
-		Output:       OutBytes,
+		Output:       rpc.OutBytes,
 		Run:          runKeyExport,
 		ClientOutput: keyExportOutput,
 	}, {
@@ -206,12 +207,12 @@ keystore directly, so it works while the daemon runs.`,
 		Help: `Generates a new identity and saves it to the config file.
 Your existing identity key will be backed up in the Keystore.
 The daemon must not be running when calling this command.`,
-		Options: []Option{
-			{Names: []string{"oldkey", "o"}, Type: String, Help: "Keystore name to use for backing up your existing identity"},
+		Options: []rpc.Option{
+			{Names: []string{"oldkey", "o"}, Type: rpc.String, Help: "Keystore name to use for backing up your existing identity"},
 			keyTypeOption, keySizeOption,
 		},
 		NoRemote: true,
-		Output:   OutNone,
+		Output:   rpc.OutNone,
 		Run:      runKeyRotate,
 	}, {
 		Path:     "key/sign",
@@ -219,12 +220,12 @@ The daemon must not be running when calling this command.`,
 		Help: `Sign arbitrary bytes, such as to prove ownership of a Peer ID or an IPNS Name.
 To avoid signature reuse, the signed payload is always prefixed with
 "libp2p-key signed message:".`,
-		Args: []Arg{{Name: "data", Kind: ArgFile, Required: true, Stdin: true, Help: "The data to sign."}},
-		Options: []Option{
-			{Names: []string{"key", "k"}, Type: String, Help: "The name of the key to use for signing."},
+		Args: []rpc.Arg{{Name: "data", Kind: rpc.ArgFile, Required: true, Stdin: true, Help: "The data to sign."}},
+		Options: []rpc.Option{
+			{Names: []string{"key", "k"}, Type: rpc.String, Help: "The name of the key to use for signing."},
 			ipnsBaseOption,
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runKeySign,
 		Type:   func() any { return &KeySignOutput{} },
 	}, {
@@ -232,13 +233,13 @@ To avoid signature reuse, the signed payload is always prefixed with
 		Synopsis: "Verify that the given data and signature match.",
 		Help: `Verify if the given data and signatures match. To avoid the signature reuse,
 the signed payload is always prefixed with "libp2p-key signed message:".`,
-		Args: []Arg{{Name: "data", Kind: ArgFile, Required: true, Stdin: true, Help: "The data to verify against the given signature."}},
-		Options: []Option{
-			{Names: []string{"key", "k"}, Type: String, Help: "The name of the key to use for verifying."},
-			{Names: []string{"signature", "s"}, Type: String, Help: "Multibase-encoded signature to verify."},
+		Args: []rpc.Arg{{Name: "data", Kind: rpc.ArgFile, Required: true, Stdin: true, Help: "The data to verify against the given signature."}},
+		Options: []rpc.Option{
+			{Names: []string{"key", "k"}, Type: rpc.String, Help: "The name of the key to use for verifying."},
+			{Names: []string{"signature", "s"}, Type: rpc.String, Help: "Multibase-encoded signature to verify."},
 			ipnsBaseOption,
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runKeyVerify,
 		Type:   func() any { return &KeyVerifyOutput{} },
 	}}
@@ -259,7 +260,7 @@ type KeyVerifyOutput struct {
 const signedPrefix = "libp2p-key signed message:"
 
 // readDataArg reads key/sign's and key/verify's data (at most 1 MiB).
-func readDataArg(r *Request) ([]byte, error) {
+func readDataArg(r *rpc.Request) ([]byte, error) {
 	_, f, err := firstFilePart(r)
 	if err != nil {
 		return nil, err
@@ -275,7 +276,7 @@ func readDataArg(r *Request) ([]byte, error) {
 	return append([]byte(signedPrefix), data...), nil
 }
 
-func runKeySign(r *Request, e Emitter) error {
+func runKeySign(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := keyEncoderOf(r)
 	if err != nil {
 		return err
@@ -307,7 +308,7 @@ func runKeySign(r *Request, e Emitter) error {
 	return e.Emit(&KeySignOutput{Key: KeyOutput{Name: name, Id: enc.FormatID(id)}, Signature: s})
 }
 
-func runKeyVerify(r *Request, e Emitter) error {
+func runKeyVerify(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := keyEncoderOf(r)
 	if err != nil {
 		return err
@@ -345,7 +346,7 @@ func runKeyVerify(r *Request, e Emitter) error {
 	return e.Emit(&KeyVerifyOutput{Key: KeyOutput{Name: name, Id: enc.FormatID(id)}, SignatureValid: valid})
 }
 
-func runKeyGen(r *Request, e Emitter) error {
+func runKeyGen(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := keyEncoderOf(r)
 	if err != nil {
 		return err
@@ -357,7 +358,7 @@ func runKeyGen(r *Request, e Emitter) error {
 	return e.Emit(&KeyOutput{Name: k.Name, Id: enc.FormatID(k.ID)})
 }
 
-func runKeyList(r *Request, e Emitter) error {
+func runKeyList(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := keyEncoderOf(r)
 	if err != nil {
 		return fmt.Errorf("cannot get key encoder: %w", err)
@@ -377,7 +378,7 @@ func keyList(enc keyEncoder, keys []node.Key) *KeyOutputList {
 	return out
 }
 
-func runKeyRename(r *Request, e Emitter) error {
+func runKeyRename(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := keyEncoderOf(r)
 	if err != nil {
 		return err
@@ -389,7 +390,7 @@ func runKeyRename(r *Request, e Emitter) error {
 	return e.Emit(&KeyRenameOutput{Was: r.Args[0], Now: r.Args[1], Id: enc.FormatID(k.ID), Overwrite: over})
 }
 
-func runKeyRm(r *Request, e Emitter) error {
+func runKeyRm(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := keyEncoderOf(r)
 	if err != nil {
 		return err
@@ -408,7 +409,7 @@ func runKeyRm(r *Request, e Emitter) error {
 // maxKeyFile bounds a key file to import: an RSA 8192 key in PEM is under 7 kB.
 const maxKeyFile = 64 << 10
 
-func runKeyImport(r *Request, e Emitter) error {
+func runKeyImport(r *rpc.Request, e rpc.Emitter) error {
 	name := r.Args[0]
 	if name == node.SelfKey {
 		return errors.New("cannot import key with name 'self'")
@@ -485,7 +486,7 @@ func decodeKeyFile(data []byte, format string) (crypto.PrivKey, error) {
 	return nil, fmt.Errorf("unrecognized import format: %s", format)
 }
 
-func runKeyExport(r *Request, e Emitter) error {
+func runKeyExport(r *rpc.Request, e rpc.Emitter) error {
 	name := r.Args[0]
 	if name == node.SelfKey {
 		return fmt.Errorf("cannot export key with name 'self'")
@@ -526,7 +527,7 @@ func runKeyExport(r *Request, e Emitter) error {
 
 // keyExportOutput writes the exported key to --output (default
 // ./<name>.key or .pem), created 0600.
-func keyExportOutput(r *Request, body io.Reader, _ io.Writer) error {
+func keyExportOutput(r *rpc.Request, body io.Reader, _ io.Writer) error {
 	data, err := io.ReadAll(body)
 	if err != nil {
 		return err
@@ -550,7 +551,7 @@ func keyExportOutput(r *Request, body io.Reader, _ io.Writer) error {
 	return f.Close()
 }
 
-func runKeyRotate(r *Request, _ Emitter) error {
+func runKeyRotate(r *rpc.Request, _ rpc.Emitter) error {
 	old := r.String("oldkey")
 	if old == "" {
 		return fmt.Errorf("keystore name for backing up old key must be provided")
@@ -561,12 +562,12 @@ func runKeyRotate(r *Request, _ Emitter) error {
 	return r.Node.RotateIdentity(old, r.String("type"), int(r.Int("size")))
 }
 
-func keyIDText(t *TextEnv, v any) error {
+func keyIDText(t *rpc.TextEnv, v any) error {
 	_, err := fmt.Fprintln(t.Out, v.(*KeyOutput).Id)
 	return err
 }
 
-func keyListText(t *TextEnv, v any) error {
+func keyListText(t *rpc.TextEnv, v any) error {
 	withID := t.Req != nil && t.Req.Bool("l")
 	tw := tabwriter.NewWriter(t.Out, 1, 2, 1, ' ', 0)
 	for _, k := range v.(*KeyOutputList).Keys {
@@ -579,7 +580,7 @@ func keyListText(t *TextEnv, v any) error {
 	return tw.Flush()
 }
 
-func keyRenameText(t *TextEnv, v any) error {
+func keyRenameText(t *rpc.TextEnv, v any) error {
 	o := v.(*KeyRenameOutput)
 	with := ""
 	if o.Overwrite {

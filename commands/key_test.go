@@ -14,6 +14,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -164,7 +165,7 @@ func TestKey_ImportExport(t *testing.T) {
 	gen := keyGen(t, n, "orig", map[string]string{"ipns-base": "b58mh"})
 	for _, format := range []string{"libp2p-protobuf-cleartext", "pem-pkcs8-cleartext"} {
 		// Export runs without the node (NoRepo): it reads the keystore directory.
-		res, err := commands.Call(t.Context(), nil, commands.DefaultTable, "key/export", []string{"orig"}, map[string]string{"config": n.Repo, "format": format}, nil)
+		res, err := rpc.Call(t.Context(), nil, commands.DefaultTable, "key/export", []string{"orig"}, map[string]string{"config": n.Repo, "format": format}, nil)
 		if err != nil {
 			t.Fatalf("export %s: %v", format, err)
 		}
@@ -178,10 +179,10 @@ func TestKey_ImportExport(t *testing.T) {
 			t.Errorf("import %s: %+v, want id %s", format, got, gen.Id)
 		}
 	}
-	if _, err := commands.Call(t.Context(), nil, commands.DefaultTable, "key/export", []string{"self"}, map[string]string{"config": n.Repo}, nil); err == nil || err.Error() != "cannot export key with name 'self'" {
+	if _, err := rpc.Call(t.Context(), nil, commands.DefaultTable, "key/export", []string{"self"}, map[string]string{"config": n.Repo}, nil); err == nil || err.Error() != "cannot export key with name 'self'" {
 		t.Errorf("export self: %v", err)
 	}
-	if _, err := commands.Call(t.Context(), nil, commands.DefaultTable, "key/export", []string{"none"}, map[string]string{"config": n.Repo}, nil); err == nil || err.Error() != "key with name 'none' doesn't exist" {
+	if _, err := rpc.Call(t.Context(), nil, commands.DefaultTable, "key/export", []string{"none"}, map[string]string{"config": n.Repo}, nil); err == nil || err.Error() != "key with name 'none' doesn't exist" {
 		t.Errorf("export none: %v", err)
 	}
 	// Bad input: clear errors, nothing stored.

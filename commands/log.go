@@ -13,6 +13,8 @@ import (
 	"sort"
 	"sync/atomic"
 
+	"cairn/rpc"
+
 	logging "github.com/ipfs/go-log/v2"
 )
 
@@ -33,7 +35,7 @@ type LogLevelOutput struct {
 	Message string            `json:",omitempty"`
 }
 
-var logCommands = []*Command{{
+var logCommands = []*rpc.Command{{
 	Path:     "log/level",
 	Synopsis: "Change or get the logging level.",
 	Help: `Get or change the logging level of one or all logging subsystems.
@@ -49,12 +51,12 @@ var logCommands = []*Command{{
 info, warn, error, dpanic, panic, fatal. GOLOG_LOG_LEVEL (e.g.
 "error,bitswap=debug") and GOLOG_LOG_FMT (color, nocolor, json) set them
 at start.`,
-	Args: []Arg{
-		{Name: "subsystem", Kind: ArgString, Help: "The subsystem logging identifier. Use 'all' or '*' to get or set the log level of all subsystems including the default. If not specified, only show the default log level."},
-		{Name: "level", Kind: ArgString, Help: "The log level, with 'debug' as the most verbose and 'fatal' the least verbose. Use 'default' to set to the current default level. One of: debug, info, warn, error, dpanic, panic, fatal, default"},
+	Args: []rpc.Arg{
+		{Name: "subsystem", Kind: rpc.ArgString, Help: "The subsystem logging identifier. Use 'all' or '*' to get or set the log level of all subsystems including the default. If not specified, only show the default log level."},
+		{Name: "level", Kind: rpc.ArgString, Help: "The log level, with 'debug' as the most verbose and 'fatal' the least verbose. Use 'default' to set to the current default level. One of: debug, info, warn, error, dpanic, panic, fatal, default"},
 	},
 	NoLocal: true,
-	Output:  OutSingle,
+	Output:  rpc.OutSingle,
 	Run:     runLogLevel,
 	Type:    func() any { return &LogLevelOutput{} },
 	Text:    logLevelText,
@@ -62,8 +64,8 @@ at start.`,
 	Path:     "log/ls",
 	Synopsis: "List the logging subsystems.",
 	Help:     "'cairn log ls' lists the logging subsystems of a running daemon.",
-	Output:   OutSingle,
-	Run: func(r *Request, e Emitter) error {
+	Output:   rpc.OutSingle,
+	Run: func(r *rpc.Request, e rpc.Emitter) error {
 		subs := logging.GetSubsystems()
 		sort.Strings(subs)
 		return e.Emit(&StringsOutput{Strings: subs})
@@ -84,12 +86,12 @@ This will only return 'info' logs from bitswap and skip 'debug'.
 
 A reader that falls more than 1024 messages (or 1 MiB) behind is dropped:
 it gets what was queued, then the stream ends with an error saying so.`,
-	Options: []Option{{Names: []string{"log-level"}, Type: String, Default: "", Help: "Log level to listen to."}},
-	Output:  OutBytes,
+	Options: []rpc.Option{{Names: []string{"log-level"}, Type: rpc.String, Default: "", Help: "Log level to listen to."}},
+	Output:  rpc.OutBytes,
 	Run:     runLogTail,
 }}
 
-func runLogLevel(r *Request, e Emitter) error {
+func runLogLevel(r *rpc.Request, e rpc.Emitter) error {
 	var subsystem, level string
 	if len(r.Args) > 0 {
 		subsystem = r.Args[0]
@@ -129,7 +131,7 @@ func runLogLevel(r *Request, e Emitter) error {
 
 // logLevelText prints the message of a change, or "name: level" lines
 // (the level alone when the CLI asked for one subsystem), as Kubo's CLI.
-func logLevelText(t *TextEnv, v any) error {
+func logLevelText(t *rpc.TextEnv, v any) error {
 	out := v.(*LogLevelOutput)
 	if out.Message != "" {
 		_, err := fmt.Fprint(t.Out, out.Message)
@@ -163,7 +165,7 @@ const (
 // errTailDropped ends the stream of a reader that fell behind.
 var errTailDropped = fmt.Errorf("log tail: the reader fell behind (%d messages or %d KiB queued) and was dropped", tailQueue, tailBytes>>10)
 
-func runLogTail(r *Request, e Emitter) error {
+func runLogTail(r *rpc.Request, e rpc.Emitter) error {
 	var opts []logging.PipeReaderOption
 	if s := r.String("log-level"); s != "" {
 		lvl, err := logging.Parse(s)
@@ -272,7 +274,7 @@ func (t *tail) stop() {
 // the client at once (the HTTP one).
 type flusher interface{ Flush() error }
 
-func flush(e Emitter) error {
+func flush(e rpc.Emitter) error {
 	if f, ok := e.(flusher); ok {
 		return f.Flush()
 	}

@@ -12,9 +12,10 @@ import (
 	"time"
 
 	"cairn/node"
+	"cairn/rpc"
 )
 
-var lsCommands = []*Command{{
+var lsCommands = []*rpc.Command{{
 	Path:     "ls",
 	Synopsis: "List directory contents for Unix filesystem objects.",
 	Help: `Displays the contents of an IPFS or IPNS object(s) at the given path, with
@@ -32,19 +33,19 @@ content was imported with 'cairn add --preserve-mode' and '--preserve-mtime'.
 Without preserved metadata, both mode and mtime display '-'.
 
 The JSON output contains type information.`,
-	Args: []Arg{{Name: "ipfs-path", Kind: ArgString, Required: true, Variadic: true, Stdin: true,
+	Args: []rpc.Arg{{Name: "ipfs-path", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true,
 		Help: "The path to the IPFS object(s) to list links from."}},
-	Options: []Option{
-		{Names: []string{"headers", "v"}, Type: Bool, Help: "Print table headers (Hash, Size, Name)."},
-		{Names: []string{"resolve-type"}, Type: Bool, Default: true, Help: "Resolve linked objects to find out their types."},
-		{Names: []string{"size"}, Type: Bool, Default: true, Help: "Resolve linked objects to find out their file size."},
-		{Names: []string{"stream", "s"}, Type: Bool, Help: "Enable experimental streaming of directory entries as they are traversed."},
-		{Names: []string{"long", "l"}, Type: Bool, Help: "Use a long listing format, showing file mode and modification time."},
+	Options: []rpc.Option{
+		{Names: []string{"headers", "v"}, Type: rpc.Bool, Help: "Print table headers (Hash, Size, Name)."},
+		{Names: []string{"resolve-type"}, Type: rpc.Bool, Default: true, Help: "Resolve linked objects to find out their types."},
+		{Names: []string{"size"}, Type: rpc.Bool, Default: true, Help: "Resolve linked objects to find out their file size."},
+		{Names: []string{"stream", "s"}, Type: rpc.Bool, Help: "Enable experimental streaming of directory entries as they are traversed."},
+		{Names: []string{"long", "l"}, Type: rpc.Bool, Help: "Use a long listing format, showing file mode and modification time."},
 	},
 	BodyArgs: true,
 	// One value; with --stream one value per entry (Kubo then adds
 	// X-Chunked-Output, which this table cannot yet vary per request).
-	Output:    OutSingle,
+	Output:    rpc.OutSingle,
 	OutputFor: streamIf("stream"),
 	Run:       runLs,
 	Type:      func() any { return &LsOutput{} },
@@ -73,7 +74,7 @@ type LsOutput struct {
 	Objects []LsObject
 }
 
-func runLs(r *Request, e Emitter) error {
+func runLs(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
@@ -118,7 +119,7 @@ func runLs(r *Request, e Emitter) error {
 type lsState struct{ lastHash string }
 
 // lsText prints Kubo's tabular listing (tab-aligned within each value).
-func lsText(t *TextEnv, v any) error {
+func lsText(t *rpc.TextEnv, v any) error {
 	st, _ := t.State.(*lsState)
 	if st == nil {
 		st = &lsState{}

@@ -15,6 +15,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	ft "github.com/ipfs/boxo/ipld/unixfs"
@@ -225,7 +226,7 @@ func TestLs_Errors(t *testing.T) {
 func lsRender(t *testing.T, args []string, opts map[string]any, vals ...*commands.LsOutput) string {
 	t.Helper()
 	var out bytes.Buffer
-	env := &commands.TextEnv{Out: &out, Err: &out, Req: &commands.Request{Args: args, Opts: opts}}
+	env := &rpc.TextEnv{Out: &out, Err: &out, Req: &rpc.Request{Args: args, Opts: opts}}
 	for _, v := range vals {
 		if err := commands.DefaultTable.Find("ls").Text(env, v); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"cairn/node"
+	"cairn/rpc"
 )
 
 // MountsOutput is Kubo's config.Mounts as mount answers it.
@@ -16,7 +17,7 @@ type MountsOutput struct {
 	IPFS, IPNS, MFS string
 }
 
-var mountCommands = []*Command{{
+var mountCommands = []*rpc.Command{{
 	Path:     "mount",
 	Synopsis: "Mounts IPFS to the filesystem (read-only).",
 	Help: `Mount IPFS at a read-only mountpoint on the OS (default: /ipfs, /ipns).
@@ -35,23 +36,23 @@ Mounts.FuseAllowOther lets other users read them. FUSE needs /dev/fuse and,
 for a user other than root, fusermount (package fuse3). /ipns names are
 symlinks into /ipfs, resolved as 'cairn name resolve' does. The daemon
 unmounts them when it stops. cairn mounts no MFS (--mfs-path is refused).`,
-	Options: []Option{
-		{Names: []string{"ipfs-path", "f"}, Type: String, Help: "The path where IPFS should be mounted."},
-		{Names: []string{"ipns-path", "n"}, Type: String, Help: "The path where IPNS should be mounted."},
-		{Names: []string{"mfs-path", "m"}, Type: String, Help: "The path where MFS should be mounted (not supported by cairn)."},
+	Options: []rpc.Option{
+		{Names: []string{"ipfs-path", "f"}, Type: rpc.String, Help: "The path where IPFS should be mounted."},
+		{Names: []string{"ipns-path", "n"}, Type: rpc.String, Help: "The path where IPNS should be mounted."},
+		{Names: []string{"mfs-path", "m"}, Type: rpc.String, Help: "The path where MFS should be mounted (not supported by cairn)."},
 	},
 	NoLocal: true,
-	Output:  OutSingle,
+	Output:  rpc.OutSingle,
 	Run:     runMount,
 	Type:    func() any { return &MountsOutput{} },
-	Text: func(t *TextEnv, v any) error {
+	Text: func(t *rpc.TextEnv, v any) error {
 		m := v.(*MountsOutput)
 		_, err := fmt.Fprintf(t.Out, "IPFS mounted at: %s\nIPNS mounted at: %s\n", m.IPFS, m.IPNS)
 		return err
 	},
 }}
 
-func runMount(r *Request, e Emitter) error {
+func runMount(r *rpc.Request, e rpc.Emitter) error {
 	if r.Env == nil || r.Env.Mount == nil || r.Node.Net == nil {
 		return node.ErrOffline
 	}
@@ -71,7 +72,7 @@ func runMount(r *Request, e Emitter) error {
 // MountPoints are where r mounts /ipfs and /ipns: the options named
 // ipfsOpt and ipnsOpt when given (mount's ipfs-path, the daemon's
 // mount-ipfs), else Mounts.IPFS and Mounts.IPNS.
-func MountPoints(r *Request, ipfsOpt, ipnsOpt string) (ipfs, ipns string, err error) {
+func MountPoints(r *rpc.Request, ipfsOpt, ipnsOpt string) (ipfs, ipns string, err error) {
 	cfg, err := r.Node.MountsConfig()
 	if err != nil {
 		return "", "", err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/namesys"
 	"github.com/ipfs/boxo/path"
@@ -22,7 +23,7 @@ type IpnsEntry struct {
 	Value string
 }
 
-var nameCommands = []*Command{{
+var nameCommands = []*rpc.Command{{
 	Path:     "name/publish",
 	Synopsis: "Publish IPNS names.",
 	Help: `IPNS is a PKI namespace, where names are the hashes of public keys, and
@@ -56,20 +57,20 @@ Publish without the DHT (HTTP delegated publishers only):
 The --ttl option specifies the time duration for caching IPNS records.
 The --sequence option sets a custom sequence number for the IPNS record; it
 must be greater than the current record's.`,
-	Args: []Arg{{Name: "ipfs-path", Kind: ArgString, Required: true, Stdin: true, Help: "ipfs path of the object to be published."}},
-	Options: []Option{
-		{Names: []string{"key", "k"}, Type: String, Default: "self", Help: "Name of the key to be used or a valid PeerID, as listed by 'cairn key list -l'."},
-		{Names: []string{"resolve"}, Type: Bool, Default: true, Help: "Check if the given path can be resolved before publishing."},
-		{Names: []string{"lifetime", "t"}, Type: String, Default: node.DefaultRecordLifetime.String(), Help: `Time duration the signed record will be valid for. Accepts durations such as "300s", "1.5h" or "7d2h45m"`},
-		{Names: []string{"ttl"}, Type: String, Default: node.DefaultRecordTTL.String(), Help: "Time duration hint, akin to --lifetime, indicating how long to cache this record before checking for updates."},
-		{Names: []string{"quieter", "Q"}, Type: Bool, Help: "Write only final IPNS Name encoded as CIDv1 (for use in /ipns content paths)."},
-		{Names: []string{"v1compat"}, Type: Bool, Default: true, Help: "Produce a backward-compatible IPNS Record by including fields for both V1 and V2 signatures."},
-		{Names: []string{"allow-offline"}, Type: Bool, Help: "Allow publishing when offline - publishes to local datastore without requiring network connectivity."},
-		{Names: []string{"allow-delegated"}, Type: Bool, Help: "Allow publishing without DHT connectivity - uses local datastore and HTTP delegated publishers only."},
-		{Names: []string{"sequence"}, Type: Uint64, Help: "Set a custom sequence number for the IPNS record (must be higher than current)."},
+	Args: []rpc.Arg{{Name: "ipfs-path", Kind: rpc.ArgString, Required: true, Stdin: true, Help: "ipfs path of the object to be published."}},
+	Options: []rpc.Option{
+		{Names: []string{"key", "k"}, Type: rpc.String, Default: "self", Help: "Name of the key to be used or a valid PeerID, as listed by 'cairn key list -l'."},
+		{Names: []string{"resolve"}, Type: rpc.Bool, Default: true, Help: "Check if the given path can be resolved before publishing."},
+		{Names: []string{"lifetime", "t"}, Type: rpc.String, Default: node.DefaultRecordLifetime.String(), Help: `Time duration the signed record will be valid for. Accepts durations such as "300s", "1.5h" or "7d2h45m"`},
+		{Names: []string{"ttl"}, Type: rpc.String, Default: node.DefaultRecordTTL.String(), Help: "Time duration hint, akin to --lifetime, indicating how long to cache this record before checking for updates."},
+		{Names: []string{"quieter", "Q"}, Type: rpc.Bool, Help: "Write only final IPNS Name encoded as CIDv1 (for use in /ipns content paths)."},
+		{Names: []string{"v1compat"}, Type: rpc.Bool, Default: true, Help: "Produce a backward-compatible IPNS Record by including fields for both V1 and V2 signatures."},
+		{Names: []string{"allow-offline"}, Type: rpc.Bool, Help: "Allow publishing when offline - publishes to local datastore without requiring network connectivity."},
+		{Names: []string{"allow-delegated"}, Type: rpc.Bool, Help: "Allow publishing without DHT connectivity - uses local datastore and HTTP delegated publishers only."},
+		{Names: []string{"sequence"}, Type: rpc.Uint64, Help: "Set a custom sequence number for the IPNS record (must be higher than current)."},
 		ipnsBaseOption,
 	},
-	Output: OutSingle,
+	Output: rpc.OutSingle,
 	Run:    runNamePublish,
 	Type:   func() any { return &IpnsEntry{} },
 	Text:   namePublishText,
@@ -90,13 +91,13 @@ Resolve the value of a DNSLink:
 
   > cairn name resolve example.org
   /ipfs/QmatmE9msSfkKxoffpHwNLNKgwZG8eT9Bud6YoPab52vpy`,
-	Args: []Arg{{Name: "name", Kind: ArgString, Stdin: true, Help: "The IPNS name to resolve. Defaults to your node's peerID."}},
-	Options: []Option{
-		{Names: []string{"recursive", "r"}, Type: Bool, Default: true, Help: "Resolve until the result is not an IPNS name."},
-		{Names: []string{"nocache", "n"}, Type: Bool, Help: "Do not use cached entries."},
-		{Names: []string{"dht-record-count", "dhtrc"}, Type: Uint, Default: uint(namesys.DefaultResolverDhtRecordCount), Help: "Number of records to request for DHT resolution."},
-		{Names: []string{"dht-timeout", "dhtt"}, Type: String, Default: namesys.DefaultResolverDhtTimeout.String(), Help: "Max time to collect values during DHT resolution e.g. \"30s\". Pass 0 for no timeout."},
-		{Names: []string{"stream", "s"}, Type: Bool, Help: "Stream entries as they are found."},
+	Args: []rpc.Arg{{Name: "name", Kind: rpc.ArgString, Stdin: true, Help: "The IPNS name to resolve. Defaults to your node's peerID."}},
+	Options: []rpc.Option{
+		{Names: []string{"recursive", "r"}, Type: rpc.Bool, Default: true, Help: "Resolve until the result is not an IPNS name."},
+		{Names: []string{"nocache", "n"}, Type: rpc.Bool, Help: "Do not use cached entries."},
+		{Names: []string{"dht-record-count", "dhtrc"}, Type: rpc.Uint, Default: uint(namesys.DefaultResolverDhtRecordCount), Help: "Number of records to request for DHT resolution."},
+		{Names: []string{"dht-timeout", "dhtt"}, Type: rpc.String, Default: namesys.DefaultResolverDhtTimeout.String(), Help: "Max time to collect values during DHT resolution e.g. \"30s\". Pass 0 for no timeout."},
+		{Names: []string{"stream", "s"}, Type: rpc.Bool, Help: "Stream entries as they are found."},
 	},
 	OutputFor: streamIf("stream"),
 	Run:       runNameResolve,
@@ -122,16 +123,16 @@ The resolver will give:
 
 Lookups use DNS.Resolvers from the config (DNS-over-HTTPS per domain
 suffix), else the system resolver.`,
-	Args:    []Arg{{Name: "domain-name", Kind: ArgString, Required: true, Stdin: true, Help: "The domain-name name to resolve."}},
-	Options: []Option{{Names: []string{"recursive", "r"}, Type: Bool, Default: true, Help: "Resolve until the result is not a DNS link."}},
-	Output:  OutSingle,
+	Args:    []rpc.Arg{{Name: "domain-name", Kind: rpc.ArgString, Required: true, Stdin: true, Help: "The domain-name name to resolve."}},
+	Options: []rpc.Option{{Names: []string{"recursive", "r"}, Type: rpc.Bool, Default: true, Help: "Resolve until the result is not a DNS link."}},
+	Output:  rpc.OutSingle,
 	Run:     runDNS,
 	Type:    func() any { return &ResolvedPath{} },
 	Text:    resolvedPathText,
 }}
 
 // parseDuration is an option's Go duration, with the option named in the error.
-func parseDuration(r *Request, opt string) (time.Duration, error) {
+func parseDuration(r *rpc.Request, opt string) (time.Duration, error) {
 	d, err := time.ParseDuration(r.String(opt))
 	if err != nil {
 		return 0, fmt.Errorf("error parsing %s option: %s", opt, err)
@@ -139,7 +140,7 @@ func parseDuration(r *Request, opt string) (time.Duration, error) {
 	return d, nil
 }
 
-func runNamePublish(r *Request, e Emitter) error {
+func runNamePublish(r *rpc.Request, e rpc.Emitter) error {
 	o := node.PublishOptions{
 		Key:            r.String("key"),
 		V1Compat:       r.Bool("v1compat"),
@@ -191,7 +192,7 @@ func pathOrCidPath(s string) (path.Path, error) {
 	return nil, err
 }
 
-func namePublishText(t *TextEnv, v any) error {
+func namePublishText(t *rpc.TextEnv, v any) error {
 	ie := v.(*IpnsEntry)
 	var err error
 	if t.Req != nil && t.Req.Bool("quieter") {
@@ -204,7 +205,7 @@ func namePublishText(t *TextEnv, v any) error {
 
 // nameResolveOptions reads the options resolve and name/resolve share
 // (only name/resolve has nocache).
-func nameResolveOptions(r *Request, noCache bool) (node.ResolveOptions, error) {
+func nameResolveOptions(r *rpc.Request, noCache bool) (node.ResolveOptions, error) {
 	o := node.ResolveOptions{NoCache: noCache}
 	if !r.Bool("recursive") {
 		o.Depth = 1
@@ -225,7 +226,7 @@ func nameResolveOptions(r *Request, noCache bool) (node.ResolveOptions, error) {
 	return o, nil
 }
 
-func runNameResolve(r *Request, e Emitter) error {
+func runNameResolve(r *rpc.Request, e rpc.Emitter) error {
 	name := r.Node.PeerID.String()
 	if len(r.Args) > 0 {
 		name = r.Args[0]
@@ -246,7 +247,7 @@ func runNameResolve(r *Request, e Emitter) error {
 	return e.Emit(&ResolvedPath{Path: p.String()})
 }
 
-func runDNS(r *Request, e Emitter) error {
+func runDNS(r *rpc.Request, e rpc.Emitter) error {
 	p, err := r.Node.DNSLink(r.Ctx, strings.TrimPrefix(r.Args[0], "/ipns/"), r.Bool("recursive"))
 	if err != nil {
 		return err

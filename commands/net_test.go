@@ -18,6 +18,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/libp2p/go-libp2p"
@@ -30,11 +31,11 @@ import (
 )
 
 // call runs a command in-process with a deadline.
-func callT(t *testing.T, n *node.Node, timeout time.Duration, path string, args []string, opts map[string]string, dir files.Directory) (*commands.Result, error) {
+func callT(t *testing.T, n *node.Node, timeout time.Duration, path string, args []string, opts map[string]string, dir files.Directory) (*rpc.Result, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	return commands.Call(ctx, n, commands.DefaultTable, path, args, opts, dir)
+	return rpc.Call(ctx, n, commands.DefaultTable, path, args, opts, dir)
 }
 
 // waitFor polls cond every 50ms until it holds or d passes.
@@ -313,7 +314,7 @@ func TestNet_BadInput_Errors(t *testing.T) {
 // Ensure the bootstrap commands edit the config list (no network needed).
 func TestBootstrap_AddRm_EditsConfig(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	peers := func(res *commands.Result) []string { return res.Values[0].(*commands.BootstrapOutput).Peers }
+	peers := func(res *rpc.Result) []string { return res.Values[0].(*commands.BootstrapOutput).Peers }
 	if got := peers(mustCall(t, n, "bootstrap", nil, nil, nil)); len(got) != 0 {
 		t.Fatalf("test profile bootstrap list: %q", got)
 	}
@@ -397,7 +398,7 @@ func TestNet_TwoNodes_AddrsBWAndDHTValues(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
 	defer cancel()
-	res, _ := commands.Call(ctx, a, commands.DefaultTable, "stats/bw", nil, map[string]string{"poll": "true", "interval": "500ms"}, nil)
+	res, _ := rpc.Call(ctx, a, commands.DefaultTable, "stats/bw", nil, map[string]string{"poll": "true", "interval": "500ms"}, nil)
 	if res == nil || len(res.Values) < 3 {
 		t.Fatalf("stats/bw --poll: %v values", res)
 	}
@@ -544,7 +545,7 @@ func TestNet_Text_KuboFormats(t *testing.T) {
 		t.Helper()
 		cmd := commands.DefaultTable.Find(path)
 		var out bytes.Buffer
-		env := &commands.TextEnv{Out: &out, Err: io.Discard, Req: &commands.Request{Opts: opts}}
+		env := &rpc.TextEnv{Out: &out, Err: io.Discard, Req: &rpc.Request{Opts: opts}}
 		for _, v := range vs {
 			if err := cmd.Text(env, v); err != nil {
 				t.Fatalf("%s text: %v", path, err)

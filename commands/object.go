@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	humanize "github.com/dustin/go-humanize"
 	dag "github.com/ipfs/boxo/ipld/merkledag"
@@ -36,35 +37,35 @@ const objectBigDataLimit = 32 << 20
 
 var errDataEncoding = errors.New("unknown data field encoding")
 
-var allowBigBlockOpt = Option{Names: []string{"allow-big-block"}, Type: Bool, Default: false,
+var allowBigBlockOpt = rpc.Option{Names: []string{"allow-big-block"}, Type: rpc.Bool, Default: false,
 	Help: "Disable block size check and allow creation of blocks bigger than 2MiB. WARNING: such blocks won't be transferable over the standard bitswap."}
 
-func objectKeyArg(help string) []Arg {
-	return []Arg{{Name: "key", Kind: ArgString, Required: true, Stdin: true, Help: help}}
+func objectKeyArg(help string) []rpc.Arg {
+	return []rpc.Arg{{Name: "key", Kind: rpc.ArgString, Required: true, Stdin: true, Help: help}}
 }
 
-func objectHashText(t *TextEnv, v any) error {
+func objectHashText(t *rpc.TextEnv, v any) error {
 	_, err := fmt.Fprintln(t.Out, v.(*ObjectResult).Hash)
 	return err
 }
 
-var objectCommands = []*Command{{
+var objectCommands = []*rpc.Command{{
 	Path:     "object/data",
 	Synopsis: "Deprecated way to read the raw bytes of a dag-pb object: use 'dag get' instead.",
 	Help: `'ipfs object data' is a deprecated plumbing command for retrieving the raw
 bytes stored in a dag-pb node. It outputs to stdout, and <key> is a base58
 encoded multihash. Provided for legacy reasons. Use 'ipfs dag get' instead.`,
 	Args:   objectKeyArg("Key of the object to retrieve, in base58-encoded multihash format."),
-	Output: OutBytes,
+	Output: rpc.OutBytes,
 	Run:    runObjectData,
 }, {
 	Path:     "object/links",
 	Synopsis: "Deprecated way to output links in the specified dag-pb object: use 'dag get' instead.",
 	Args:     objectKeyArg("Key of the dag-pb object to retrieve, in base58-encoded multihash format."),
-	Options: []Option{
-		{Names: []string{"headers", "v"}, Type: Bool, Help: "Print table headers (Hash, Size, Name)."},
+	Options: []rpc.Option{
+		{Names: []string{"headers", "v"}, Type: rpc.Bool, Help: "Print table headers (Hash, Size, Name)."},
 	},
-	Output: OutSingle,
+	Output: rpc.OutSingle,
 	Run:    runObjectLinks,
 	Type:   func() any { return &ObjectResult{} },
 	Text:   objectLinksText,
@@ -72,20 +73,20 @@ encoded multihash. Provided for legacy reasons. Use 'ipfs dag get' instead.`,
 	Path:     "object/get",
 	Synopsis: "Deprecated way to get and serialize the dag-pb node. Use 'dag get' instead",
 	Args:     objectKeyArg("Key of the dag-pb object to retrieve, in base58-encoded multihash format."),
-	Options: []Option{
-		{Names: []string{"data-encoding"}, Type: String, Default: "text", Help: `Encoding type of the data field, either "text" or "base64".`},
+	Options: []rpc.Option{
+		{Names: []string{"data-encoding"}, Type: rpc.String, Default: "text", Help: `Encoding type of the data field, either "text" or "base64".`},
 	},
-	Output: OutSingle,
+	Output: rpc.OutSingle,
 	Run:    runObjectGet,
 	Type:   func() any { return &ObjectNode{} },
 }, {
 	Path:     "object/stat",
 	Synopsis: "Deprecated way to read stats for the dag-pb node. Use 'files stat' instead.",
 	Args:     objectKeyArg("Key of the object to retrieve, in base58-encoded multihash format."),
-	Options: []Option{
-		{Names: []string{"human"}, Type: Bool, Help: "Print sizes in human readable format (e.g., 1K 234M 2G)"},
+	Options: []rpc.Option{
+		{Names: []string{"human"}, Type: rpc.Bool, Help: "Print sizes in human readable format (e.g., 1K 234M 2G)"},
 	},
-	Output: OutSingle,
+	Output: rpc.OutSingle,
 	Run:    runObjectStat,
 	Type:   func() any { return &ObjectStat{} },
 	Text:   objectStatText,
@@ -94,17 +95,17 @@ encoded multihash. Provided for legacy reasons. Use 'ipfs dag get' instead.`,
 	Synopsis: "Deprecated way to store input as a DAG object. Use 'dag put' instead.",
 	Help: `'ipfs object put' is a plumbing command for storing dag-pb nodes.
 It reads from stdin, and the output is a base58 encoded multihash.`,
-	Args: []Arg{{Name: "data", Kind: ArgFile, Required: true, Stdin: true, Help: "Data to be stored as a dag-pb object."}},
-	Options: []Option{
-		{Names: []string{"inputenc"}, Type: String, Default: "json", Help: `Encoding type of input data. One of: {"protobuf", "json"}.`},
-		{Names: []string{"datafieldenc"}, Type: String, Default: "text", Help: `Encoding type of the data field, either "text" or "base64".`},
-		{Names: []string{"pin"}, Type: Bool, Help: "Pin this object when adding."},
-		{Names: []string{"quiet", "q"}, Type: Bool, Help: "Write minimal output."},
+	Args: []rpc.Arg{{Name: "data", Kind: rpc.ArgFile, Required: true, Stdin: true, Help: "Data to be stored as a dag-pb object."}},
+	Options: []rpc.Option{
+		{Names: []string{"inputenc"}, Type: rpc.String, Default: "json", Help: `Encoding type of input data. One of: {"protobuf", "json"}.`},
+		{Names: []string{"datafieldenc"}, Type: rpc.String, Default: "text", Help: `Encoding type of the data field, either "text" or "base64".`},
+		{Names: []string{"pin"}, Type: rpc.Bool, Help: "Pin this object when adding."},
+		{Names: []string{"quiet", "q"}, Type: rpc.Bool, Help: "Write minimal output."},
 	},
-	Output: OutSingle,
+	Output: rpc.OutSingle,
 	Run:    runObjectPut,
 	Type:   func() any { return &ObjectResult{} },
-	Text: func(t *TextEnv, v any) error {
+	Text: func(t *rpc.TextEnv, v any) error {
 		h := v.(*ObjectResult).Hash
 		if !t.Req.Bool("quiet") {
 			h = "added " + h
@@ -122,8 +123,8 @@ node.
 
 Available templates:
 	* unixfs-dir`,
-	Args:   []Arg{{Name: "template", Kind: ArgString, Help: "Template to use. Optional."}},
-	Output: OutSingle,
+	Args:   []rpc.Arg{{Name: "template", Kind: rpc.ArgString, Help: "Template to use. Optional."}},
+	Output: rpc.OutSingle,
 	Run:    runObjectNew,
 	Type:   func() any { return &ObjectResult{} },
 	Text:   objectHashText,
@@ -132,14 +133,14 @@ Available templates:
 	Synopsis: "Display the diff between two IPFS objects.",
 	Help: `'ipfs object diff' is a command used to show the differences between
 two IPFS objects.`,
-	Args: []Arg{
-		{Name: "obj_a", Kind: ArgString, Required: true, Help: "Object to diff against."},
-		{Name: "obj_b", Kind: ArgString, Required: true, Help: "Object to diff."},
+	Args: []rpc.Arg{
+		{Name: "obj_a", Kind: rpc.ArgString, Required: true, Help: "Object to diff against."},
+		{Name: "obj_b", Kind: rpc.ArgString, Required: true, Help: "Object to diff."},
 	},
-	Options: []Option{
-		{Names: []string{"verbose", "v"}, Type: Bool, Help: "Print extra information."},
+	Options: []rpc.Option{
+		{Names: []string{"verbose", "v"}, Type: rpc.Bool, Help: "Print extra information."},
 	},
-	Output: OutSingle,
+	Output: rpc.OutSingle,
 	Run:    runObjectDiff,
 	Type:   func() any { return &ObjectChanges{} },
 	Text:   objectDiffText,
@@ -151,32 +152,32 @@ two IPFS objects.`,
 This command operates at the dag-pb level and only supports adding links
 to small, flat UnixFS directories (not HAMTShard). Use 'files' commands
 for anything else.`,
-	Args: []Arg{
-		{Name: "root", Kind: ArgString, Required: true, Help: "The hash of the node to modify."},
-		{Name: "name", Kind: ArgString, Required: true, Help: "Name of link to create."},
-		{Name: "ref", Kind: ArgString, Required: true, Help: "IPFS object to add link to."},
+	Args: []rpc.Arg{
+		{Name: "root", Kind: rpc.ArgString, Required: true, Help: "The hash of the node to modify."},
+		{Name: "name", Kind: rpc.ArgString, Required: true, Help: "Name of link to create."},
+		{Name: "ref", Kind: rpc.ArgString, Required: true, Help: "IPFS object to add link to."},
 	},
-	Options: []Option{
-		{Names: []string{"create", "p"}, Type: Bool, Help: "Create intermediary nodes."},
-		{Names: []string{"allow-non-unixfs"}, Type: Bool, Help: "Skip UnixFS validation, allowing links on non-directory nodes."},
+	Options: []rpc.Option{
+		{Names: []string{"create", "p"}, Type: rpc.Bool, Help: "Create intermediary nodes."},
+		{Names: []string{"allow-non-unixfs"}, Type: rpc.Bool, Help: "Skip UnixFS validation, allowing links on non-directory nodes."},
 		allowBigBlockOpt,
 	},
-	Output: OutSingle,
+	Output: rpc.OutSingle,
 	Run:    runObjectAddLink,
 	Type:   func() any { return &ObjectResult{} },
 	Text:   objectHashText,
 }, {
 	Path:     "object/patch/rm-link",
 	Synopsis: "Deprecated way to remove a link from dag-pb object.",
-	Args: []Arg{
-		{Name: "root", Kind: ArgString, Required: true, Help: "The hash of the node to modify."},
-		{Name: "name", Kind: ArgString, Required: true, Help: "Name of the link to remove."},
+	Args: []rpc.Arg{
+		{Name: "root", Kind: rpc.ArgString, Required: true, Help: "The hash of the node to modify."},
+		{Name: "name", Kind: rpc.ArgString, Required: true, Help: "Name of the link to remove."},
 	},
-	Options: []Option{
-		{Names: []string{"allow-non-unixfs"}, Type: Bool, Help: "Skip UnixFS validation, allowing link removal on non-directory nodes."},
+	Options: []rpc.Option{
+		{Names: []string{"allow-non-unixfs"}, Type: rpc.Bool, Help: "Skip UnixFS validation, allowing link removal on non-directory nodes."},
 		allowBigBlockOpt,
 	},
-	Output: OutSingle,
+	Output: rpc.OutSingle,
 	Run:    runObjectRmLink,
 	Type:   func() any { return &ObjectResult{} },
 	Text:   objectHashText,
@@ -187,26 +188,26 @@ for anything else.`,
 
 NOTE: This does not append data to a file - it modifies the actual raw
 data within a dag-pb object.`,
-	Args: []Arg{
-		{Name: "root", Kind: ArgString, Required: true, Help: "The hash of the node to modify."},
-		{Name: "data", Kind: ArgFile, Required: true, Stdin: true, Help: "Data to append."},
+	Args: []rpc.Arg{
+		{Name: "root", Kind: rpc.ArgString, Required: true, Help: "The hash of the node to modify."},
+		{Name: "data", Kind: rpc.ArgFile, Required: true, Stdin: true, Help: "Data to append."},
 	},
-	Options: []Option{allowBigBlockOpt},
-	Output:  OutSingle,
-	Run:     func(r *Request, e Emitter) error { return runObjectPatchData(r, e, true) },
+	Options: []rpc.Option{allowBigBlockOpt},
+	Output:  rpc.OutSingle,
+	Run:     func(r *rpc.Request, e rpc.Emitter) error { return runObjectPatchData(r, e, true) },
 	Type:    func() any { return &ObjectResult{} },
 	Text:    objectHashText,
 }, {
 	Path:     "object/patch/set-data",
 	Synopsis: "Deprecated way to set the data field of dag-pb object.",
 	Help:     "Set the data of an IPFS object from stdin or with the contents of a file.",
-	Args: []Arg{
-		{Name: "root", Kind: ArgString, Required: true, Help: "The hash of the node to modify."},
-		{Name: "data", Kind: ArgFile, Required: true, Stdin: true, Help: "The data to set the object to."},
+	Args: []rpc.Arg{
+		{Name: "root", Kind: rpc.ArgString, Required: true, Help: "The hash of the node to modify."},
+		{Name: "data", Kind: rpc.ArgFile, Required: true, Stdin: true, Help: "The data to set the object to."},
 	},
-	Options: []Option{allowBigBlockOpt},
-	Output:  OutSingle,
-	Run:     func(r *Request, e Emitter) error { return runObjectPatchData(r, e, false) },
+	Options: []rpc.Option{allowBigBlockOpt},
+	Output:  rpc.OutSingle,
+	Run:     func(r *rpc.Request, e rpc.Emitter) error { return runObjectPatchData(r, e, false) },
 	Type:    func() any { return &ObjectResult{} },
 	Text:    objectHashText,
 }}
@@ -256,7 +257,7 @@ type ObjectChanges struct {
 
 // lowLevelCidEncoder is Kubo's encoder of the object commands: a
 // --cid-base does not upgrade CIDv0 by itself.
-func lowLevelCidEncoder(r *Request) (CidEncoder, error) {
+func lowLevelCidEncoder(r *rpc.Request) (rpc.CidEncoder, error) {
 	e, err := r.CidEncoder()
 	if err != nil {
 		return e, err
@@ -268,7 +269,7 @@ func lowLevelCidEncoder(r *Request) (CidEncoder, error) {
 }
 
 // protoNodeAt resolves p and returns its dag-pb node.
-func protoNodeAt(r *Request, p string) (*dag.ProtoNode, error) {
+func protoNodeAt(r *rpc.Request, p string) (*dag.ProtoNode, error) {
 	nd, err := r.Node.ResolveNode(r.Ctx, p)
 	if err != nil {
 		return nil, err
@@ -280,7 +281,7 @@ func protoNodeAt(r *Request, p string) (*dag.ProtoNode, error) {
 	return pb, nil
 }
 
-func runObjectData(r *Request, e Emitter) error {
+func runObjectData(r *rpc.Request, e rpc.Emitter) error {
 	pb, err := protoNodeAt(r, r.Args[0])
 	if err != nil {
 		return err
@@ -289,7 +290,7 @@ func runObjectData(r *Request, e Emitter) error {
 	return err
 }
 
-func runObjectLinks(r *Request, e Emitter) error {
+func runObjectLinks(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := lowLevelCidEncoder(r)
 	if err != nil {
 		return err
@@ -309,7 +310,7 @@ func runObjectLinks(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func objectLinksText(t *TextEnv, v any) error {
+func objectLinksText(t *rpc.TextEnv, v any) error {
 	out := v.(*ObjectResult)
 	tw := tabwriter.NewWriter(t.Out, 1, 2, 1, ' ', 0)
 	if t.Req.Bool("headers") {
@@ -331,7 +332,7 @@ func encodeObjectData(data []byte, encoding string) (string, error) {
 	return "", errDataEncoding
 }
 
-func runObjectGet(r *Request, e Emitter) error {
+func runObjectGet(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := lowLevelCidEncoder(r)
 	if err != nil {
 		return err
@@ -351,7 +352,7 @@ func runObjectGet(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func runObjectStat(r *Request, e Emitter) error {
+func runObjectStat(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := lowLevelCidEncoder(r)
 	if err != nil {
 		return err
@@ -374,7 +375,7 @@ func runObjectStat(r *Request, e Emitter) error {
 	})
 }
 
-func objectStatText(t *TextEnv, v any) error {
+func objectStatText(t *rpc.TextEnv, v any) error {
 	out := v.(*ObjectStat)
 	tw := tabwriter.NewWriter(t.Out, 0, 0, 1, ' ', 0)
 	fw := func(s string, n int) { fmt.Fprintf(tw, "%s:\t%d\n", s, n) }
@@ -419,7 +420,7 @@ func objectFromFields(nd *ObjectNode, dataEnc string) (*dag.ProtoNode, error) {
 	return pb, nil
 }
 
-func runObjectPut(r *Request, e Emitter) error {
+func runObjectPut(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := lowLevelCidEncoder(r)
 	if err != nil {
 		return err
@@ -466,7 +467,7 @@ func runObjectPut(r *Request, e Emitter) error {
 	return e.Emit(&ObjectResult{Hash: enc.Encode(pb.Cid())})
 }
 
-func runObjectNew(r *Request, e Emitter) error {
+func runObjectNew(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := lowLevelCidEncoder(r)
 	if err != nil {
 		return err
@@ -490,7 +491,7 @@ func runObjectNew(r *Request, e Emitter) error {
 	return e.Emit(&ObjectResult{Hash: enc.Encode(nd.Cid())})
 }
 
-func runObjectDiff(r *Request, e Emitter) error {
+func runObjectDiff(r *rpc.Request, e rpc.Emitter) error {
 	a, err := r.Node.ResolveNode(r.Ctx, r.Args[0])
 	if err != nil {
 		return err
@@ -517,7 +518,7 @@ func runObjectDiff(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func objectDiffText(t *TextEnv, v any) error {
+func objectDiffText(t *rpc.TextEnv, v any) error {
 	enc, err := t.Req.CidEncoder()
 	if err != nil {
 		return err
@@ -583,7 +584,7 @@ func checkPatchTarget(pb *dag.ProtoNode, adding bool) error {
 // size measured is the node's cumulative size (its block plus the sizes
 // its links declare), so linking a file over 2 MiB is refused too. It
 // runs before anything is stored.
-func checkNodeSize(r *Request, nd *dag.ProtoNode) error {
+func checkNodeSize(r *rpc.Request, nd *dag.ProtoNode) error {
 	size, err := nd.Size()
 	if err != nil {
 		return err
@@ -596,7 +597,7 @@ func checkNodeSize(r *Request, nd *dag.ProtoNode) error {
 
 // editAndStore applies edit to a dagutils editor over base, checks the
 // new root's size, then stores what the edit made.
-func editAndStore(r *Request, base *dag.ProtoNode, edit func(ed *dagutils.Editor) error) (cid.Cid, error) {
+func editAndStore(r *rpc.Request, base *dag.ProtoNode, edit func(ed *dagutils.Editor) error) (cid.Cid, error) {
 	ed := dagutils.NewDagEditor(base, r.Node.DAG)
 	if err := edit(ed); err != nil {
 		return cid.Undef, err
@@ -616,7 +617,7 @@ func editAndStore(r *Request, base *dag.ProtoNode, edit func(ed *dagutils.Editor
 	return root, err
 }
 
-func runObjectAddLink(r *Request, e Emitter) error {
+func runObjectAddLink(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
@@ -651,7 +652,7 @@ func runObjectAddLink(r *Request, e Emitter) error {
 	return e.Emit(&ObjectResult{Hash: enc.Encode(root)})
 }
 
-func runObjectRmLink(r *Request, e Emitter) error {
+func runObjectRmLink(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
@@ -674,7 +675,7 @@ func runObjectRmLink(r *Request, e Emitter) error {
 	return e.Emit(&ObjectResult{Hash: enc.Encode(root)})
 }
 
-func runObjectPatchData(r *Request, e Emitter, appendData bool) error {
+func runObjectPatchData(r *rpc.Request, e rpc.Emitter, appendData bool) error {
 	pb, err := protoNodeAt(r, r.Args[0])
 	if err != nil {
 		return err

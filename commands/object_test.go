@@ -11,6 +11,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/go-cid"
@@ -20,16 +21,16 @@ import (
 func objText(t *testing.T, path string, args []string, opts map[string]string, vals []any) (string, error) {
 	t.Helper()
 	cmd := commands.DefaultTable.Find(path)
-	var pairs []commands.KV
+	var pairs []rpc.KV
 	for k, v := range opts {
-		pairs = append(pairs, commands.KV{Key: k, Value: v})
+		pairs = append(pairs, rpc.KV{Key: k, Value: v})
 	}
-	typed, err := commands.DecodeOptions(commands.DefaultTable.OptionsFor(path), pairs)
+	typed, err := rpc.DecodeOptions(commands.DefaultTable.OptionsFor(path), pairs)
 	if err != nil {
 		t.Fatalf("decode options: %v", err)
 	}
 	var out, errOut bytes.Buffer
-	env := &commands.TextEnv{Out: &out, Err: &errOut, Req: &commands.Request{Command: cmd, Opts: typed, Args: args}}
+	env := &rpc.TextEnv{Out: &out, Err: &errOut, Req: &rpc.Request{Command: cmd, Opts: typed, Args: args}}
 	for _, v := range vals {
 		if err := cmd.Text(env, v); err != nil {
 			return out.String(), err
@@ -227,14 +228,14 @@ func TestObjectPatch_Sharness_UnixFSChecks(t *testing.T) {
 	emptyFile := addTree(t, n, nil, map[string]files.Node{"e": files.NewBytesFile(nil)})
 	emptyHAMT := dagPut(`{"Data":{"/":{"bytes":"CAUoIjCAAg"}},"Links":[]}`)
 	addLink := func(opts map[string]string, args ...string) (string, error) {
-		res, err := commands.Call(context.Background(), n, commands.DefaultTable, "object/patch/add-link", args, opts, nil)
+		res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "object/patch/add-link", args, opts, nil)
 		if err != nil {
 			return "", err
 		}
 		return res.Values[0].(*commands.ObjectResult).Hash, nil
 	}
 	rmLink := func(opts map[string]string, args ...string) (string, error) {
-		res, err := commands.Call(context.Background(), n, commands.DefaultTable, "object/patch/rm-link", args, opts, nil)
+		res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "object/patch/rm-link", args, opts, nil)
 		if err != nil {
 			return "", err
 		}

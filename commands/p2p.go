@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/protocol"
 	ma "github.com/multiformats/go-multiaddr"
@@ -52,38 +53,38 @@ type P2PForegroundOutput struct {
 	Address  string
 }
 
-var p2pCustomOpt = Option{Names: []string{"allow-custom-protocol"}, Type: Bool, Help: "Don't require /x/ prefix"}
+var p2pCustomOpt = rpc.Option{Names: []string{"allow-custom-protocol"}, Type: rpc.Bool, Help: "Don't require /x/ prefix"}
 
 var (
-	p2pProtocolArg = Arg{Name: "protocol", Kind: ArgString, Required: true, Help: "Protocol name."}
-	p2pTargetArg   = Arg{Name: "target-address", Kind: ArgString, Required: true, Help: "Target endpoint."}
+	p2pProtocolArg = rpc.Arg{Name: "protocol", Kind: rpc.ArgString, Required: true, Help: "Protocol name."}
+	p2pTargetArg   = rpc.Arg{Name: "target-address", Kind: rpc.ArgString, Required: true, Help: "Target endpoint."}
 )
 
 // p2pForegroundOpt is listen's and forward's --foreground; what is
 // "listener" or "forwarder".
-func p2pForegroundOpt(what string) Option {
-	return Option{Names: []string{"foreground", "f"}, Type: Bool, Help: "Run in foreground; " + what + " is removed when command exits"}
+func p2pForegroundOpt(what string) rpc.Option {
+	return rpc.Option{Names: []string{"foreground", "f"}, Type: rpc.Bool, Help: "Run in foreground; " + what + " is removed when command exits"}
 }
 
 func newP2PForegroundOutput() any { return &P2PForegroundOutput{} }
 
-var p2pHeadersOpt = Option{Names: []string{"headers", "v"}, Type: Bool, Help: "Print table headers."}
+var p2pHeadersOpt = rpc.Option{Names: []string{"headers", "v"}, Type: rpc.Bool, Help: "Print table headers."}
 
-var p2pCommands = []*Command{
+var p2pCommands = []*rpc.Command{
 	{
 		Path:     "p2p/listen",
 		Synopsis: "Create libp2p service.",
 		Help:     "Forward the streams of <protocol> from any peer to <target-address> (a TCP multiaddr such as /ip4/127.0.0.1/tcp/3000).",
-		Args:     []Arg{p2pProtocolArg, p2pTargetArg},
-		Options: []Option{
+		Args:     []rpc.Arg{p2pProtocolArg, p2pTargetArg},
+		Options: []rpc.Option{
 			p2pCustomOpt,
-			{Names: []string{"report-peer-id", "r"}, Type: Bool, Help: "Send remote base58 peerid to target when a new connection is established"},
+			{Names: []string{"report-peer-id", "r"}, Type: rpc.Bool, Help: "Send remote base58 peerid to target when a new connection is established"},
 			p2pForegroundOpt("listener"),
 		},
-		Output: OutStream,
+		Output: rpc.OutStream,
 		Run:    runP2PListen,
 		Type:   newP2PForegroundOutput,
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			return p2pForegroundText(t, v, "Listening on %s, forwarding to %s, waiting for interrupt...\n", "Received interrupt, removing listener for %s\n")
 		},
 	},
@@ -91,28 +92,28 @@ var p2pCommands = []*Command{
 		Path:     "p2p/forward",
 		Synopsis: "Forward connections to libp2p service.",
 		Help:     "Forward connections made to <listen-address> (a local TCP multiaddr) to <target-address> (/p2p/<peer>) over streams of <protocol>.",
-		Args:     []Arg{p2pProtocolArg, {Name: "listen-address", Kind: ArgString, Required: true, Help: "Listening endpoint."}, p2pTargetArg},
-		Options:  []Option{p2pCustomOpt, p2pForegroundOpt("forwarder")},
-		Output:   OutStream,
+		Args:     []rpc.Arg{p2pProtocolArg, {Name: "listen-address", Kind: rpc.ArgString, Required: true, Help: "Listening endpoint."}, p2pTargetArg},
+		Options:  []rpc.Option{p2pCustomOpt, p2pForegroundOpt("forwarder")},
+		Output:   rpc.OutStream,
 		Run:      runP2PForward,
 		Type:     newP2PForegroundOutput,
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			return p2pForegroundText(t, v, "Forwarding %s to %s, waiting for interrupt...\n", "Received interrupt, removing forwarder for %s\n")
 		},
 	},
 	{
 		Path:     "p2p/close",
 		Synopsis: "Stop listening for new connections to forward.",
-		Options: []Option{
-			{Names: []string{"all", "a"}, Type: Bool, Help: "Close all listeners."},
-			{Names: []string{"protocol", "p"}, Type: String, Help: "Match protocol name"},
-			{Names: []string{"listen-address", "l"}, Type: String, Help: "Match listen address"},
-			{Names: []string{"target-address", "t"}, Type: String, Help: "Match target address"},
+		Options: []rpc.Option{
+			{Names: []string{"all", "a"}, Type: rpc.Bool, Help: "Close all listeners."},
+			{Names: []string{"protocol", "p"}, Type: rpc.String, Help: "Match protocol name"},
+			{Names: []string{"listen-address", "l"}, Type: rpc.String, Help: "Match listen address"},
+			{Names: []string{"target-address", "t"}, Type: rpc.String, Help: "Match target address"},
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runP2PClose,
 		Type:   func() any { var n int; return &n },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			_, err := fmt.Fprintf(t.Out, "Closed %d stream(s)\n", *v.(*int))
 			return err
 		},
@@ -120,9 +121,9 @@ var p2pCommands = []*Command{
 	{
 		Path:     "p2p/ls",
 		Synopsis: "List active p2p listeners.",
-		Options:  []Option{p2pHeadersOpt},
-		Output:   OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Options:  []rpc.Option{p2pHeadersOpt},
+		Output:   rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			p, err := r.Node.P2P()
 			if err != nil {
 				return err
@@ -134,7 +135,7 @@ var p2pCommands = []*Command{
 			return e.Emit(out)
 		},
 		Type: func() any { return &P2PLsOutput{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			var rows [][]string
 			for _, l := range v.(*P2PLsOutput).Listeners {
 				rows = append(rows, []string{l.Protocol, l.ListenAddress, l.TargetAddress})
@@ -145,9 +146,9 @@ var p2pCommands = []*Command{
 	{
 		Path:     "p2p/stream/ls",
 		Synopsis: "List active p2p streams.",
-		Options:  []Option{p2pHeadersOpt},
-		Output:   OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Options:  []rpc.Option{p2pHeadersOpt},
+		Output:   rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			p, err := r.Node.P2P()
 			if err != nil {
 				return err
@@ -160,7 +161,7 @@ var p2pCommands = []*Command{
 			return e.Emit(out)
 		},
 		Type: func() any { return &P2PStreamsOutput{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			var rows [][]string
 			for _, s := range v.(*P2PStreamsOutput).Streams {
 				rows = append(rows, []string{s.HandlerID, s.Protocol, s.OriginAddress, s.TargetAddress})
@@ -171,10 +172,10 @@ var p2pCommands = []*Command{
 	{
 		Path:     "p2p/stream/close",
 		Synopsis: "Close active p2p stream.",
-		Args:     []Arg{{Name: "id", Kind: ArgString, Help: "Stream identifier"}},
-		Options:  []Option{{Names: []string{"all", "a"}, Type: Bool, Help: "Close all streams."}},
-		Output:   OutNone,
-		Run: func(r *Request, e Emitter) error {
+		Args:     []rpc.Arg{{Name: "id", Kind: rpc.ArgString, Help: "Stream identifier"}},
+		Options:  []rpc.Option{{Names: []string{"all", "a"}, Type: rpc.Bool, Help: "Close all streams."}},
+		Output:   rpc.OutNone,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			p, err := r.Node.P2P()
 			if err != nil {
 				return err
@@ -196,14 +197,14 @@ var p2pCommands = []*Command{
 }
 
 // p2pProtocol checks a protocol argument against the /x/ rule.
-func p2pProtocol(r *Request) (protocol.ID, error) {
+func p2pProtocol(r *rpc.Request) (protocol.ID, error) {
 	if err := node.CheckP2PProtocol(r.Args[0], r.Bool("allow-custom-protocol")); err != nil {
 		return "", err
 	}
 	return protocol.ID(r.Args[0]), nil
 }
 
-func runP2PListen(r *Request, e Emitter) error {
+func runP2PListen(r *rpc.Request, e rpc.Emitter) error {
 	p, err := r.Node.P2P()
 	if err != nil {
 		return err
@@ -226,7 +227,7 @@ func runP2PListen(r *Request, e Emitter) error {
 	return p2pForeground(r, e, p, h, r.Args[1])
 }
 
-func runP2PForward(r *Request, e Emitter) error {
+func runP2PForward(r *rpc.Request, e rpc.Emitter) error {
 	p, err := r.Node.P2P()
 	if err != nil {
 		return err
@@ -252,7 +253,7 @@ func runP2PForward(r *Request, e Emitter) error {
 
 // p2pForeground waits, with --foreground, until the listener is closed
 // (saying so) or the client goes (closing it), as Kubo does.
-func p2pForeground(r *Request, e Emitter, p *node.P2P, h *node.P2PHandle, addr string) error {
+func p2pForeground(r *rpc.Request, e rpc.Emitter, p *node.P2P, h *node.P2PHandle, addr string) error {
 	if !r.Bool("foreground") {
 		return nil
 	}
@@ -270,7 +271,7 @@ func p2pForeground(r *Request, e Emitter, p *node.P2P, h *node.P2PHandle, addr s
 	}
 }
 
-func p2pForegroundText(t *TextEnv, v any, active, closing string) error {
+func p2pForegroundText(t *rpc.TextEnv, v any, active, closing string) error {
 	o := v.(*P2PForegroundOutput)
 	var err error
 	switch o.Status {
@@ -283,7 +284,7 @@ func p2pForegroundText(t *TextEnv, v any, active, closing string) error {
 }
 
 // p2pTable prints rows in columns, under the header with --headers.
-func p2pTable(t *TextEnv, header []string, rows [][]string) error {
+func p2pTable(t *rpc.TextEnv, header []string, rows [][]string) error {
 	tw := tabwriter.NewWriter(t.Out, 1, 2, 1, ' ', 0)
 	line := func(cols []string) {
 		for i, c := range cols {
@@ -303,7 +304,7 @@ func p2pTable(t *TextEnv, header []string, rows [][]string) error {
 	return tw.Flush()
 }
 
-func runP2PClose(r *Request, e Emitter) error {
+func runP2PClose(r *rpc.Request, e rpc.Emitter) error {
 	p, err := r.Node.P2P()
 	if err != nil {
 		return err

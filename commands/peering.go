@@ -7,6 +7,8 @@ package commands
 import (
 	"fmt"
 
+	"cairn/rpc"
+
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 )
@@ -22,20 +24,20 @@ type PeeringPeers struct {
 	Peers []peer.AddrInfo
 }
 
-func peeringResultCmd(path, synopsis, verb string, arg Arg, run func(r *Request, e Emitter) error) *Command {
-	return &Command{Path: path, Synopsis: synopsis, Args: []Arg{arg}, Output: OutStream, Run: run,
+func peeringResultCmd(path, synopsis, verb string, arg rpc.Arg, run func(r *rpc.Request, e rpc.Emitter) error) *rpc.Command {
+	return &rpc.Command{Path: path, Synopsis: synopsis, Args: []rpc.Arg{arg}, Output: rpc.OutStream, Run: run,
 		Type: func() any { return &PeeringResult{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			p := v.(*PeeringResult)
 			_, err := fmt.Fprintf(t.Out, "%s %s %s\n", verb, p.ID, p.Status)
 			return err
 		}}
 }
 
-var peeringCommands = []*Command{
+var peeringCommands = []*rpc.Command{
 	peeringResultCmd("swarm/peering/add", "Add peers into the peering subsystem.", "add",
-		Arg{Name: "address", Kind: ArgString, Required: true, Variadic: true, Help: "address of peer to add into the peering subsystem"},
-		func(r *Request, e Emitter) error {
+		rpc.Arg{Name: "address", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "address of peer to add into the peering subsystem"},
+		func(r *rpc.Request, e rpc.Emitter) error {
 			addrs := make([]ma.Multiaddr, len(r.Args))
 			for i, s := range r.Args {
 				m, err := ma.NewMultiaddr(s)
@@ -63,8 +65,8 @@ var peeringCommands = []*Command{
 	{
 		Path:     "swarm/peering/ls",
 		Synopsis: "List peers registered in the peering subsystem.",
-		Output:   OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Output:   rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			nt, err := online(r)
 			if err != nil {
 				return err
@@ -72,7 +74,7 @@ var peeringCommands = []*Command{
 			return e.Emit(&PeeringPeers{Peers: nt.Peering.ListPeers()})
 		},
 		Type: func() any { return &PeeringPeers{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			for _, ai := range v.(*PeeringPeers).Peers {
 				fmt.Fprintf(t.Out, "%s\n", ai.ID)
 				for _, a := range ai.Addrs {
@@ -85,8 +87,8 @@ var peeringCommands = []*Command{
 		},
 	},
 	peeringResultCmd("swarm/peering/rm", "Remove a peer from the peering subsystem.", "remove",
-		Arg{Name: "ID", Kind: ArgString, Required: true, Variadic: true, Help: "ID of peer to remove from the peering subsystem"},
-		func(r *Request, e Emitter) error {
+		rpc.Arg{Name: "ID", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "ID of peer to remove from the peering subsystem"},
+		func(r *rpc.Request, e rpc.Emitter) error {
 			nt, err := online(r)
 			if err != nil {
 				return err

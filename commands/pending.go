@@ -5,6 +5,8 @@
 
 package commands
 
+import "cairn/rpc"
+
 // SeedCommands lists every command of the RPC reference, in its order.
 var SeedCommands = []string{
 	"add", "cat", "get", "ls", "file/ls", "tar/add", "tar/cat", "urlstore/add", "refs", "refs/local",
@@ -40,26 +42,26 @@ var noRemote = map[string]bool{
 }
 
 // pendingCommands returns stubs for the seed commands missing from fams.
-func pendingCommands(fams [][]*Command) []*Command {
+func pendingCommands(fams [][]*rpc.Command) []*rpc.Command {
 	have := map[string]bool{}
 	for _, f := range fams {
 		for _, c := range f {
 			have[c.Path] = true
 		}
 	}
-	var out []*Command
+	var out []*rpc.Command
 	for _, p := range SeedCommands {
 		if have[p] {
 			continue
 		}
 		path := p
-		out = append(out, &Command{
+		out = append(out, &rpc.Command{
 			Path:     path,
 			Synopsis: "Not implemented yet in cairn.",
 			Pending:  true,
 			NoRemote: noRemote[path],
-			Output:   OutSingle,
-			Run:      func(*Request, Emitter) error { return notImplemented(path) },
+			Output:   rpc.OutSingle,
+			Run:      func(*rpc.Request, rpc.Emitter) error { return notImplemented(path) },
 		})
 	}
 	return out

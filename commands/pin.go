@@ -13,24 +13,25 @@ import (
 	"time"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/go-cid"
 )
 
-var pinCommands = []*Command{
+var pinCommands = []*rpc.Command{
 	{
 		Path:     "pin/add",
 		Synopsis: "Pin objects to local storage.",
 		Help:     "Stores an IPFS object(s) from a given path locally to disk. The DAG must be stored locally (there is no network fetch yet).",
-		Args: []Arg{{Name: "ipfs-path", Kind: ArgString, Required: true, Variadic: true, Stdin: true,
+		Args: []rpc.Arg{{Name: "ipfs-path", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true,
 			Help: "Path to object(s) to be pinned."}},
-		Options: []Option{
-			{Names: []string{"recursive", "r"}, Type: Bool, Default: true, Help: "Recursively pin the object linked to by the specified object(s)."},
-			{Names: []string{"name", "n"}, Type: String, Help: "An optional name for created pin(s)."},
-			{Names: []string{"progress"}, Type: Bool, Help: "Show progress."},
+		Options: []rpc.Option{
+			{Names: []string{"recursive", "r"}, Type: rpc.Bool, Default: true, Help: "Recursively pin the object linked to by the specified object(s)."},
+			{Names: []string{"name", "n"}, Type: rpc.String, Help: "An optional name for created pin(s)."},
+			{Names: []string{"progress"}, Type: rpc.Bool, Help: "Show progress."},
 		},
 		BodyArgs:  true,
-		Output:    OutSingle,
+		Output:    rpc.OutSingle,
 		OutputFor: streamIf("progress"),
 		Run:       runPinAdd,
 		Type:      func() any { return &PinOutput{} },
@@ -39,17 +40,17 @@ var pinCommands = []*Command{
 	{
 		Path:     "pin/ls",
 		Synopsis: "List objects pinned to local storage.",
-		Args: []Arg{{Name: "ipfs-path", Kind: ArgString, Variadic: true, Stdin: true,
+		Args: []rpc.Arg{{Name: "ipfs-path", Kind: rpc.ArgString, Variadic: true, Stdin: true,
 			Help: "Path to object(s) to be listed."}},
-		Options: []Option{
-			{Names: []string{"type", "t"}, Type: String, Default: "all", Help: `The type of pinned keys to list. Can be "direct", "indirect", "recursive", or "all".`},
-			{Names: []string{"quiet", "q"}, Type: Bool, Help: "Write just hashes of objects."},
-			{Names: []string{"stream", "s"}, Type: Bool, Help: "Enable streaming of pins as they are discovered."},
-			{Names: []string{"name", "n"}, Type: String, Help: "Limit returned pins to ones with names that contain the value provided (case-sensitive, partial match). Implies --names=true."},
-			{Names: []string{"names"}, Type: Bool, Help: "Include pin names in the output (slower, disabled by default)."},
+		Options: []rpc.Option{
+			{Names: []string{"type", "t"}, Type: rpc.String, Default: "all", Help: `The type of pinned keys to list. Can be "direct", "indirect", "recursive", or "all".`},
+			{Names: []string{"quiet", "q"}, Type: rpc.Bool, Help: "Write just hashes of objects."},
+			{Names: []string{"stream", "s"}, Type: rpc.Bool, Help: "Enable streaming of pins as they are discovered."},
+			{Names: []string{"name", "n"}, Type: rpc.String, Help: "Limit returned pins to ones with names that contain the value provided (case-sensitive, partial match). Implies --names=true."},
+			{Names: []string{"names"}, Type: rpc.Bool, Help: "Include pin names in the output (slower, disabled by default)."},
 		},
 		BodyArgs:  true,
-		Output:    OutSingle,
+		Output:    rpc.OutSingle,
 		OutputFor: streamIf("stream"),
 		Run:       runPinLs,
 		Type: func() any {
@@ -60,16 +61,16 @@ var pinCommands = []*Command{
 	{
 		Path:     "pin/rm",
 		Synopsis: "Remove object from pin-list.",
-		Args: []Arg{{Name: "ipfs-path", Kind: ArgString, Required: true, Variadic: true, Stdin: true,
+		Args: []rpc.Arg{{Name: "ipfs-path", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true,
 			Help: "Path to object(s) to be unpinned."}},
-		Options: []Option{
-			{Names: []string{"recursive", "r"}, Type: Bool, Default: true, Help: "Recursively unpin the object linked to by the specified object(s)."},
+		Options: []rpc.Option{
+			{Names: []string{"recursive", "r"}, Type: rpc.Bool, Default: true, Help: "Recursively unpin the object linked to by the specified object(s)."},
 		},
 		BodyArgs: true,
-		Output:   OutSingle,
+		Output:   rpc.OutSingle,
 		Run:      runPinRm,
 		Type:     func() any { return &PinOutput{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			for _, p := range v.(*PinOutput).Pins {
 				fmt.Fprintf(t.Out, "unpinned %s\n", p)
 			}
@@ -80,15 +81,15 @@ var pinCommands = []*Command{
 		Path:     "pin/update",
 		Synopsis: "Update a recursive pin.",
 		Help:     "Efficiently pins a new object based on differences from an existing one and, by default, removes the old pin.",
-		Args: []Arg{
-			{Name: "from-path", Kind: ArgString, Required: true, Help: "Path to old object."},
-			{Name: "to-path", Kind: ArgString, Required: true, Help: "Path to a new object to be pinned."},
+		Args: []rpc.Arg{
+			{Name: "from-path", Kind: rpc.ArgString, Required: true, Help: "Path to old object."},
+			{Name: "to-path", Kind: rpc.ArgString, Required: true, Help: "Path to a new object to be pinned."},
 		},
-		Options: []Option{{Names: []string{"unpin"}, Type: Bool, Default: true, Help: "Remove the old pin."}},
-		Output:  OutSingle,
+		Options: []rpc.Option{{Names: []string{"unpin"}, Type: rpc.Bool, Default: true, Help: "Remove the old pin."}},
+		Output:  rpc.OutSingle,
 		Run:     runPinUpdate,
 		Type:    func() any { return &PinOutput{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			p := v.(*PinOutput).Pins
 			if len(p) == 2 {
 				fmt.Fprintf(t.Out, "updated %s to %s\n", p[0], p[1])
@@ -99,11 +100,11 @@ var pinCommands = []*Command{
 	{
 		Path:     "pin/verify",
 		Synopsis: "Verify that recursive pins are complete.",
-		Options: []Option{
-			{Names: []string{"verbose"}, Type: Bool, Help: "Also write the hashes of non-broken pins."},
-			{Names: []string{"quiet", "q"}, Type: Bool, Help: "Write just hashes of broken pins."},
+		Options: []rpc.Option{
+			{Names: []string{"verbose"}, Type: rpc.Bool, Help: "Also write the hashes of non-broken pins."},
+			{Names: []string{"quiet", "q"}, Type: rpc.Bool, Help: "Write just hashes of broken pins."},
 		},
-		Output: OutStream,
+		Output: rpc.OutStream,
 		Run:    runPinVerify,
 		Type:   func() any { return &PinVerifyRes{} },
 		Text:   pinVerifyText,
@@ -146,7 +147,7 @@ type BadNode struct {
 	Err string
 }
 
-func resolveAll(r *Request) ([]cid.Cid, error) {
+func resolveAll(r *rpc.Request) ([]cid.Cid, error) {
 	var out []cid.Cid
 	for _, a := range r.Args {
 		c, err := resolveRoot(r.Ctx, r.Node, a)
@@ -158,7 +159,7 @@ func resolveAll(r *Request) ([]cid.Cid, error) {
 	return out, nil
 }
 
-func runPinAdd(r *Request, e Emitter) error {
+func runPinAdd(r *rpc.Request, e rpc.Emitter) error {
 	cs, err := resolveAll(r)
 	if err != nil {
 		return err
@@ -219,7 +220,7 @@ func runPinAdd(r *Request, e Emitter) error {
 	}
 }
 
-func pinAddText(t *TextEnv, v any) error {
+func pinAddText(t *rpc.TextEnv, v any) error {
 	o := v.(*PinOutput)
 	if o.Pins == nil {
 		if t.TTY {
@@ -242,7 +243,7 @@ func pinAddText(t *TextEnv, v any) error {
 
 var pinTypes = map[string]bool{"direct": true, "indirect": true, "recursive": true, "all": true}
 
-func runPinLs(r *Request, e Emitter) error {
+func runPinLs(r *rpc.Request, e rpc.Emitter) error {
 	typ := r.String("type")
 	if !pinTypes[typ] {
 		return fmt.Errorf("invalid type '%s', must be one of {direct, indirect, recursive, all}", typ)
@@ -321,7 +322,7 @@ func runPinLs(r *Request, e Emitter) error {
 	return e.Emit(&PinLsOutput{Keys: keys})
 }
 
-func pinName(r *Request, c cid.Cid) string {
+func pinName(r *rpc.Request, c cid.Cid) string {
 	pins, err := r.Node.Pins(r.Ctx, "")
 	if err != nil {
 		return ""
@@ -334,7 +335,7 @@ func pinName(r *Request, c cid.Cid) string {
 	return ""
 }
 
-func pinLsText(t *TextEnv, v any) error {
+func pinLsText(t *rpc.TextEnv, v any) error {
 	o := v.(*PinLsOutput)
 	quiet := t.Req != nil && t.Req.Bool("quiet")
 	names := t.Req != nil && (t.Req.Bool("names") || t.Req.String("name") != "")
@@ -365,7 +366,7 @@ func pinLsText(t *TextEnv, v any) error {
 	return nil
 }
 
-func runPinRm(r *Request, e Emitter) error {
+func runPinRm(r *rpc.Request, e rpc.Emitter) error {
 	cs, err := resolveAll(r)
 	if err != nil {
 		return err
@@ -384,7 +385,7 @@ func runPinRm(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func runPinUpdate(r *Request, e Emitter) error {
+func runPinUpdate(r *rpc.Request, e rpc.Emitter) error {
 	from, err := resolveRoot(r.Ctx, r.Node, r.Args[0])
 	if err != nil {
 		return err
@@ -403,7 +404,7 @@ func runPinUpdate(r *Request, e Emitter) error {
 	return e.Emit(&PinOutput{Pins: []string{enc.Encode(from), enc.Encode(to)}})
 }
 
-func runPinVerify(r *Request, e Emitter) error {
+func runPinVerify(r *rpc.Request, e rpc.Emitter) error {
 	pins, err := r.Node.Pins(r.Ctx, node.PinRecursiveType)
 	if err != nil {
 		return err
@@ -431,7 +432,7 @@ func runPinVerify(r *Request, e Emitter) error {
 	return nil
 }
 
-func pinVerifyText(t *TextEnv, v any) error {
+func pinVerifyText(t *rpc.TextEnv, v any) error {
 	o := v.(*PinVerifyRes)
 	if t.Req != nil && t.Req.Bool("quiet") {
 		if !o.Ok {

@@ -11,6 +11,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 )
@@ -20,7 +21,7 @@ func addDir(t *testing.T, n *node.Node) (root, file string) {
 	dir := files.NewMapDirectory(map[string]files.Node{"d": files.NewMapDirectory(map[string]files.Node{
 		"a.txt": files.NewBytesFile([]byte("aaa")),
 	})})
-	res, err := commands.Call(context.Background(), n, commands.DefaultTable, "add", nil, map[string]string{"pin": "false"}, dir)
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil, map[string]string{"pin": "false"}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,18 +8,20 @@ import (
 	"fmt"
 	"time"
 
+	"cairn/rpc"
+
 	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/libp2p/go-libp2p/p2p/protocol/ping"
 )
 
-var pingCommands = []*Command{
+var pingCommands = []*rpc.Command{
 	{
 		Path:     "ping",
 		Synopsis: "Send echo request packets to IPFS hosts.",
 		Help:     "'cairn ping' is a tool to test sending data to other nodes. It finds nodes\nvia the routing system, sends pings, waits for pongs, and prints out round-\ntrip latency information.",
-		Args:     []Arg{{Name: "peer ID", Kind: ArgString, Required: true, Help: "ID of peer to be pinged."}},
-		Options:  []Option{{Names: []string{"count", "n"}, Type: Int, Default: int64(10), Help: "Number of ping messages to send."}},
-		Output:   OutStream,
+		Args:     []rpc.Arg{{Name: "peer ID", Kind: rpc.ArgString, Required: true, Help: "ID of peer to be pinged."}},
+		Options:  []rpc.Option{{Names: []string{"count", "n"}, Type: rpc.Int, Default: int64(10), Help: "Number of ping messages to send."}},
+		Output:   rpc.OutStream,
 		Run:      runPing,
 		Type:     func() any { return &PingResult{} },
 		Text:     pingText,
@@ -35,7 +37,7 @@ type PingResult struct {
 
 const pingTimeout = 10 * time.Second
 
-func runPing(r *Request, e Emitter) error {
+func runPing(r *rpc.Request, e rpc.Emitter) error {
 	nt, err := online(r)
 	if err != nil {
 		return err
@@ -106,7 +108,7 @@ func runPing(r *Request, e Emitter) error {
 	return e.Emit(&PingResult{Success: true, Text: fmt.Sprintf("Average latency: %.2fms", avg)})
 }
 
-func pingText(t *TextEnv, v any) error {
+func pingText(t *rpc.TextEnv, v any) error {
 	p := v.(*PingResult)
 	var err error
 	switch {

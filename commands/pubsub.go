@@ -14,6 +14,7 @@ import (
 	"io"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	mbase "github.com/multiformats/go-multibase"
@@ -63,14 +64,14 @@ func decodeTopic(s string) (string, error) {
 }
 
 // pubsubOf returns the node's pubsub service or Kubo's error.
-func pubsubOf(r *Request) (*node.PubSub, error) {
+func pubsubOf(r *rpc.Request) (*node.PubSub, error) {
 	if r.Node == nil || r.Node.Net == nil || r.Node.Net.PubSub == nil {
 		return nil, node.ErrPubsubDisabled
 	}
 	return r.Node.Net.PubSub, nil
 }
 
-func decodedStringsText(t *TextEnv, v any) error {
+func decodedStringsText(t *rpc.TextEnv, v any) error {
 	for _, s := range v.(*StringsOutput).Strings {
 		_, data, err := mbase.Decode(s)
 		if err != nil {
@@ -95,12 +96,12 @@ func escNonPrint(s string) string {
 	return s
 }
 
-var pubsubCommands = []*Command{
+var pubsubCommands = []*rpc.Command{
 	{
 		Path:     "pubsub/ls",
 		Synopsis: "List subscribed topics by name.",
-		Output:   OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Output:   rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			ps, err := pubsubOf(r)
 			if err != nil {
 				return err
@@ -117,10 +118,10 @@ var pubsubCommands = []*Command{
 	{
 		Path:       "pubsub/peers",
 		Synopsis:   "List peers we are currently pubsubbing with.",
-		Args:       []Arg{{Name: "topic", Kind: ArgString, Help: "Topic to list connected peers of."}},
+		Args:       []rpc.Arg{{Name: "topic", Kind: rpc.ArgString, Help: "Topic to list connected peers of."}},
 		EncodeArgs: encodeTopics,
-		Output:     OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Output:     rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			ps, err := pubsubOf(r)
 			if err != nil {
 				return err
@@ -144,25 +145,25 @@ var pubsubCommands = []*Command{
 	{
 		Path:     "pubsub/pub",
 		Synopsis: "Publish data to a given pubsub topic.",
-		Args: []Arg{
-			{Name: "topic", Kind: ArgString, Required: true, Help: "Topic to publish to (multibase encoded when sent over HTTP RPC)."},
-			{Name: "payload", Kind: ArgString, Variadic: true, Help: "Payloads to publish, one message each (0.9's form; Kubo 0.42 reads the data argument)."},
-			{Name: "data", Kind: ArgFile, Stdin: true, Help: "The data to be published."},
+		Args: []rpc.Arg{
+			{Name: "topic", Kind: rpc.ArgString, Required: true, Help: "Topic to publish to (multibase encoded when sent over HTTP RPC)."},
+			{Name: "payload", Kind: rpc.ArgString, Variadic: true, Help: "Payloads to publish, one message each (0.9's form; Kubo 0.42 reads the data argument)."},
+			{Name: "data", Kind: rpc.ArgFile, Stdin: true, Help: "The data to be published."},
 		},
 		EncodeArgs: encodeTopics,
-		Output:     OutNone,
+		Output:     rpc.OutNone,
 		Run:        runPubsubPub,
 	},
 	{
 		Path:       "pubsub/sub",
 		Synopsis:   "Subscribe to messages on a given topic.",
-		Args:       []Arg{{Name: "topic", Kind: ArgString, Required: true, Help: "Name of topic to subscribe to (multibase encoded when sent over HTTP RPC)."}},
-		Options:    []Option{{Names: []string{"discover"}, Type: Bool, Help: "Deprecated option to instruct pubsub to discovery peers for the topic. Discovery is now built into pubsub."}},
+		Args:       []rpc.Arg{{Name: "topic", Kind: rpc.ArgString, Required: true, Help: "Name of topic to subscribe to (multibase encoded when sent over HTTP RPC)."}},
+		Options:    []rpc.Option{{Names: []string{"discover"}, Type: rpc.Bool, Help: "Deprecated option to instruct pubsub to discovery peers for the topic. Discovery is now built into pubsub."}},
 		EncodeArgs: encodeTopics,
-		Output:     OutStream,
+		Output:     rpc.OutStream,
 		Run:        runPubsubSub,
 		Type:       func() any { return &PubsubMessage{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			_, data, err := mbase.Decode(v.(*PubsubMessage).Data)
 			if err != nil {
 				return err
@@ -174,9 +175,9 @@ var pubsubCommands = []*Command{
 	{
 		Path:     "pubsub/reset",
 		Synopsis: "Reset pubsub validator state.",
-		Options:  []Option{{Names: []string{"peer", "p"}, Type: String, Help: "Only reset state for this peer ID"}},
-		Output:   OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Options:  []rpc.Option{{Names: []string{"peer", "p"}, Type: rpc.String, Help: "Only reset state for this peer ID"}},
+		Output:   rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			ps, err := pubsubOf(r)
 			if err != nil {
 				return err
@@ -190,7 +191,7 @@ var pubsubCommands = []*Command{
 			return e.Emit(&PubsubResetResult{Deleted: int64(ps.ResetSeqnos(id))})
 		},
 		Type: func() any { return &PubsubResetResult{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			res := v.(*PubsubResetResult)
 			if p := t.Req.String("peer"); p != "" {
 				if res.Deleted == 0 {
@@ -206,7 +207,7 @@ var pubsubCommands = []*Command{
 	},
 }
 
-func runPubsubPub(r *Request, e Emitter) error {
+func runPubsubPub(r *rpc.Request, e rpc.Emitter) error {
 	ps, err := pubsubOf(r)
 	if err != nil {
 		return err
@@ -236,7 +237,7 @@ func runPubsubPub(r *Request, e Emitter) error {
 	return ps.Publish(r.Ctx, topic, data)
 }
 
-func runPubsubSub(r *Request, e Emitter) error {
+func runPubsubSub(r *rpc.Request, e rpc.Emitter) error {
 	ps, err := pubsubOf(r)
 	if err != nil {
 		return err
@@ -250,7 +251,7 @@ func runPubsubSub(r *Request, e Emitter) error {
 		return err
 	}
 	defer sub.Close()
-	if err := StartStream(e); err != nil {
+	if err := rpc.StartStream(e); err != nil {
 		return err
 	}
 	for {

@@ -6,6 +6,8 @@ package commands
 import (
 	"fmt"
 	"strings"
+
+	"cairn/rpc"
 )
 
 // READMETable renders every command as a markdown table row with its
@@ -14,7 +16,7 @@ func READMETable() string {
 	var b strings.Builder
 	b.WriteString("| command | status | notes |\n|---|---|---|\n")
 	seen := map[string]bool{}
-	row := func(c *Command) {
+	row := func(c *rpc.Command) {
 		status := "implemented"
 		note := c.Synopsis
 		if c.Pending {

@@ -10,13 +10,14 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/go-cid"
 	ipld "github.com/ipfs/go-ipld-format"
 	mh "github.com/multiformats/go-multihash"
 )
 
-var refsCommands = []*Command{
+var refsCommands = []*rpc.Command{
 	{
 		Path:     "refs",
 		Synopsis: "List links (references) from an object.",
@@ -26,17 +27,17 @@ with the following format:
   <link base58 hash>
 
 List all references recursively by using the flag '-r'.`,
-		Args: []Arg{{Name: "ipfs-path", Kind: ArgString, Required: true, Variadic: true, Stdin: true,
+		Args: []rpc.Arg{{Name: "ipfs-path", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true,
 			Help: "Path to the object(s) to list refs from."}},
-		Options: []Option{
-			{Names: []string{"format"}, Type: String, Default: "<dst>", Help: "Emit edges with given format. Available tokens: <src> <dst> <linkname>."},
-			{Names: []string{"edges", "e"}, Type: Bool, Help: "Emit edge format: `<from> -> <to>`."},
-			{Names: []string{"unique", "u"}, Type: Bool, Help: "Omit duplicate refs from output."},
-			{Names: []string{"recursive", "r"}, Type: Bool, Help: "Recursively list links of child nodes."},
-			{Names: []string{"max-depth"}, Type: Int, Default: -1, Help: "Only for recursive refs, limits fetch and listing to the given depth"},
+		Options: []rpc.Option{
+			{Names: []string{"format"}, Type: rpc.String, Default: "<dst>", Help: "Emit edges with given format. Available tokens: <src> <dst> <linkname>."},
+			{Names: []string{"edges", "e"}, Type: rpc.Bool, Help: "Emit edge format: `<from> -> <to>`."},
+			{Names: []string{"unique", "u"}, Type: rpc.Bool, Help: "Omit duplicate refs from output."},
+			{Names: []string{"recursive", "r"}, Type: rpc.Bool, Help: "Recursively list links of child nodes."},
+			{Names: []string{"max-depth"}, Type: rpc.Int, Default: -1, Help: "Only for recursive refs, limits fetch and listing to the given depth"},
 		},
 		BodyArgs: true,
-		Output:   OutStream,
+		Output:   rpc.OutStream,
 		Run:      runRefs,
 		Type:     func() any { return &RefWrapper{} },
 		Text:     refsText,
@@ -45,7 +46,7 @@ List all references recursively by using the flag '-r'.`,
 		Path:     "refs/local",
 		Synopsis: "List all local references.",
 		Help:     `Displays the hashes of all local objects. NOTE: This treats all local objects as "raw blocks" and returns CIDv1-Raw CIDs.`,
-		Output:   OutStream,
+		Output:   rpc.OutStream,
 		Run:      runRefsLocal,
 		Type:     func() any { return &RefWrapper{} },
 		Text:     refsText,
@@ -59,7 +60,7 @@ type RefWrapper struct {
 	Err string
 }
 
-func refsText(t *TextEnv, v any) error {
+func refsText(t *rpc.TextEnv, v any) error {
 	rw := v.(*RefWrapper)
 	if rw.Err != "" {
 		return errors.New(rw.Err)
@@ -68,7 +69,7 @@ func refsText(t *TextEnv, v any) error {
 	return err
 }
 
-func runRefs(r *Request, e Emitter) error {
+func runRefs(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
@@ -94,7 +95,7 @@ func runRefs(r *Request, e Emitter) error {
 	w := &refWriter{n: r.Node, e: e, enc: enc, unique: r.Bool("unique"), maxDepth: maxDepth, format: format}
 	for _, c := range roots {
 		if err := w.writeRefs(r.Ctx, c); err != nil {
-			if errors.Is(err, errClientGone) {
+			if errors.Is(err, rpc.ErrClientGone) {
 				return err
 			}
 			if err := e.Emit(&RefWrapper{Err: err.Error()}); err != nil {
@@ -109,8 +110,8 @@ func runRefs(r *Request, e Emitter) error {
 // shared by all roots of one request.
 type refWriter struct {
 	n        *node.Node
-	e        Emitter
-	enc      CidEncoder
+	e        rpc.Emitter
+	enc      rpc.CidEncoder
 	unique   bool
 	maxDepth int
 	format   string
@@ -188,7 +189,7 @@ func (w *refWriter) edge(ctx context.Context, from, to cid.Cid, name string) err
 	return w.e.Emit(&RefWrapper{Ref: s})
 }
 
-func runRefsLocal(r *Request, e Emitter) error {
+func runRefsLocal(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/go-cid"
@@ -179,7 +180,7 @@ func TestRefs_Errors_InBand_And_Before(t *testing.T) {
 func TestRefs_Text_Renderer(t *testing.T) {
 	cmd := commands.DefaultTable.Find("refs")
 	var out bytes.Buffer
-	env := &commands.TextEnv{Out: &out}
+	env := &rpc.TextEnv{Out: &out}
 	if err := cmd.Text(env, &commands.RefWrapper{Ref: "Qm1"}); err != nil || out.String() != "Qm1\n" {
 		t.Errorf("text %q %v", out.String(), err)
 	}

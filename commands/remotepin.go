@@ -17,6 +17,7 @@ import (
 
 	"cairn/node"
 	"cairn/node/pinsvc"
+	"cairn/rpc"
 
 	pinclient "github.com/ipfs/boxo/pinning/remote/client"
 	"github.com/ipfs/go-cid"
@@ -25,11 +26,11 @@ import (
 )
 
 var (
-	remoteServiceOpt = Option{Names: []string{"service"}, Type: String, Help: "Name of the remote pinning service to use (mandatory)."}
+	remoteServiceOpt = rpc.Option{Names: []string{"service"}, Type: rpc.String, Help: "Name of the remote pinning service to use (mandatory)."}
 	remoteStatusHelp = "Return pins with the specified statuses (queued,pinning,pinned,failed)."
 )
 
-var remotePinCommands = []*Command{
+var remotePinCommands = []*rpc.Command{
 	{
 		Path:     "pin/remote/add",
 		Synopsis: "Pin object to remote pinning service.",
@@ -47,19 +48,19 @@ it sends its own addresses to the service as origins.
 
 With '--background' it returns as soon as the service has queued the request;
 check it with 'cairn pin remote ls --status=queued,pinning,pinned,failed'.`,
-		Args: []Arg{{Name: "ipfs-path", Kind: ArgString, Required: true, Help: "CID or Path to be pinned."}},
-		Options: []Option{
+		Args: []rpc.Arg{{Name: "ipfs-path", Kind: rpc.ArgString, Required: true, Help: "CID or Path to be pinned."}},
+		Options: []rpc.Option{
 			remoteServiceOpt,
-			{Names: []string{"name"}, Type: String, Help: "An optional name for the pin."},
-			{Names: []string{"background"}, Type: Bool, Default: false, Help: "Add to the queue on the remote service and return immediately (does not wait for pinned status)."},
-			{Names: []string{"progress"}, Type: Bool, Help: "Stream the status as it changes while waiting (cairn's; one {Status,Cid,Name} per change, then the final one)."},
+			{Names: []string{"name"}, Type: rpc.String, Help: "An optional name for the pin."},
+			{Names: []string{"background"}, Type: rpc.Bool, Default: false, Help: "Add to the queue on the remote service and return immediately (does not wait for pinned status)."},
+			{Names: []string{"progress"}, Type: rpc.Bool, Help: "Stream the status as it changes while waiting (cairn's; one {Status,Cid,Name} per change, then the final one)."},
 		},
-		Output:    OutSingle,
+		Output:    rpc.OutSingle,
 		OutputFor: streamIf("progress"),
 		Run:       runRemotePinAdd,
 		Type:      func() any { return &RemotePinOutput{} },
 		Text:      remotePinAddText,
-		PreRun: func(opts map[string]string, t *TextEnv) {
+		PreRun: func(opts map[string]string, t *rpc.TextEnv) {
 			if _, set := opts["progress"]; !set && t.TTY {
 				opts["progress"] = "true"
 			}
@@ -72,16 +73,16 @@ check it with 'cairn pin remote ls --status=queued,pinning,pinned,failed'.`,
 
 NOTE: By default, it will only show matching objects in 'pinned' state.
 Pass '--status=queued,pinning,pinned,failed' to list pins in all states.`,
-		Options: []Option{
+		Options: []rpc.Option{
 			remoteServiceOpt,
-			{Names: []string{"name"}, Type: String, Help: "Return pins with names that contain the value provided (case-sensitive, exact match)."},
-			{Names: []string{"cid"}, Type: StringList, Help: "Return pins for the specified CIDs (comma-separated)."},
-			{Names: []string{"status"}, Type: StringList, Default: []string{"pinned"}, Help: remoteStatusHelp},
+			{Names: []string{"name"}, Type: rpc.String, Help: "Return pins with names that contain the value provided (case-sensitive, exact match)."},
+			{Names: []string{"cid"}, Type: rpc.StringList, Help: "Return pins for the specified CIDs (comma-separated)."},
+			{Names: []string{"status"}, Type: rpc.StringList, Default: []string{"pinned"}, Help: remoteStatusHelp},
 		},
-		Output: OutStream,
+		Output: rpc.OutStream,
 		Run:    runRemotePinLs,
 		Type:   func() any { return &RemotePinOutput{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			o := v.(*RemotePinOutput)
 			_, err := fmt.Fprintf(t.Out, "%s\t%s\t%s\n", o.Cid, o.Status, EscNonPrint(o.Name))
 			return err
@@ -97,14 +98,14 @@ one pin matches the query an error is returned; pass '--force' to confirm the
 removal of several pins.
 
 NOTE: When no '--status' is passed, implicit '--status=pinned' is used.`,
-		Options: []Option{
+		Options: []rpc.Option{
 			remoteServiceOpt,
-			{Names: []string{"name"}, Type: String, Help: "Remove pins with names that contain provided value (case-sensitive, exact match)."},
-			{Names: []string{"cid"}, Type: StringList, Help: "Remove pins for the specified CIDs."},
-			{Names: []string{"status"}, Type: StringList, Default: []string{"pinned"}, Help: "Remove pins with the specified statuses (queued,pinning,pinned,failed)."},
-			{Names: []string{"force"}, Type: Bool, Default: false, Help: "Allow removal of multiple pins matching the query without additional confirmation."},
+			{Names: []string{"name"}, Type: rpc.String, Help: "Remove pins with names that contain provided value (case-sensitive, exact match)."},
+			{Names: []string{"cid"}, Type: rpc.StringList, Help: "Remove pins for the specified CIDs."},
+			{Names: []string{"status"}, Type: rpc.StringList, Default: []string{"pinned"}, Help: "Remove pins with the specified statuses (queued,pinning,pinned,failed)."},
+			{Names: []string{"force"}, Type: rpc.Bool, Default: false, Help: "Allow removal of multiple pins matching the query without additional confirmation."},
 		},
-		Output: OutNone,
+		Output: rpc.OutNone,
 		Run:    runRemotePinRm,
 	},
 	{
@@ -114,22 +115,22 @@ NOTE: When no '--status' is passed, implicit '--status=pinned' is used.`,
 config under Pinning.RemoteServices map. The key is kept with the node's other
 secrets (the config file, mode 0600) and is never shown by 'service ls',
 'config show' or any error.`,
-		Args: []Arg{
-			{Name: "service", Kind: ArgString, Required: true, Help: "Service name."},
-			{Name: "endpoint", Kind: ArgString, Required: true, Help: "Service endpoint."},
-			{Name: "key", Kind: ArgString, Required: true, Secret: true, Help: "Service key."},
+		Args: []rpc.Arg{
+			{Name: "service", Kind: rpc.ArgString, Required: true, Help: "Service name."},
+			{Name: "endpoint", Kind: rpc.ArgString, Required: true, Help: "Service endpoint."},
+			{Name: "key", Kind: rpc.ArgString, Required: true, Secret: true, Help: "Service key."},
 		},
-		Output: OutNone,
-		Run: func(r *Request, e Emitter) error {
+		Output: rpc.OutNone,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			return r.Node.AddRemoteService(r.Args[0], r.Args[1], r.Args[2])
 		},
 	},
 	{
 		Path:     "pin/remote/service/rm",
 		Synopsis: "Remove remote pinning service.",
-		Args:     []Arg{{Name: "service", Kind: ArgString, Required: true, Help: "Name of remote pinning service to remove."}},
-		Output:   OutNone,
-		Run:      func(r *Request, e Emitter) error { return r.Node.RemoveRemoteService(r.Args[0]) },
+		Args:     []rpc.Arg{{Name: "service", Kind: rpc.ArgString, Required: true, Help: "Name of remote pinning service to remove."}},
+		Output:   rpc.OutNone,
+		Run:      func(r *rpc.Request, e rpc.Emitter) error { return r.Node.RemoveRemoteService(r.Args[0]) },
 	},
 	{
 		Path:     "pin/remote/service/ls",
@@ -140,9 +141,9 @@ secrets (the config file, mode 0600) and is never shown by 'service ls',
   $ cairn pin remote service ls --stat
   goodsrv   https://pin-api.example.com 0/0/0/0
   badsrv    https://bad-api.example.com invalid`,
-		Options: []Option{{Names: []string{"stat"}, Type: Bool, Default: false,
+		Options: []rpc.Option{{Names: []string{"stat"}, Type: rpc.Bool, Default: false,
 			Help: "Try to fetch and display current pin count on remote service (queued/pinning/pinned/failed)."}},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runRemoteServiceLs,
 		Type:   func() any { return &PinServicesList{} },
 		Text:   remoteServiceLsText,
@@ -191,7 +192,7 @@ const remotePinPoll = 500 * time.Millisecond
 const remoteBackgroundHold = 24 * time.Hour
 
 // remoteServiceFor returns the client of the request's --service.
-func remoteServiceFor(r *Request) (*pinsvc.Client, error) {
+func remoteServiceFor(r *rpc.Request) (*pinsvc.Client, error) {
 	if !r.IsSet("service") {
 		return nil, errors.New("a service name must be passed")
 	}
@@ -206,7 +207,7 @@ func openRemoteService(n *node.Node, name string) (*pinsvc.Client, error) {
 	return pinsvc.New(endpoint, key), nil
 }
 
-func toRemotePinOutput(ps pinclient.PinStatusGetter, enc CidEncoder) *RemotePinOutput {
+func toRemotePinOutput(ps pinclient.PinStatusGetter, enc rpc.CidEncoder) *RemotePinOutput {
 	return &RemotePinOutput{
 		Name:   ps.GetPin().GetName(),
 		Status: ps.GetStatus().String(),
@@ -214,7 +215,7 @@ func toRemotePinOutput(ps pinclient.PinStatusGetter, enc CidEncoder) *RemotePinO
 	}
 }
 
-func runRemotePinAdd(r *Request, e Emitter) error {
+func runRemotePinAdd(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
@@ -334,7 +335,7 @@ func runRemotePinAdd(r *Request, e Emitter) error {
 
 // remotePinAddText prints the final request as Kubo does; with progress,
 // the statuses before it go to stderr.
-func remotePinAddText(t *TextEnv, v any) error {
+func remotePinAddText(t *rpc.TextEnv, v any) error {
 	o := v.(*RemotePinOutput)
 	progress := t.Req != nil && t.Req.Bool("progress") && !(t.Req.Bool("background"))
 	if progress && o.Status != string(pinclient.StatusPinned) {
@@ -356,7 +357,7 @@ func remotePinAddText(t *TextEnv, v any) error {
 }
 
 // remoteLsOptions turns ls and rm's filters into the client's options.
-func remoteLsOptions(r *Request) ([]pinclient.LsOption, error) {
+func remoteLsOptions(r *rpc.Request) ([]pinclient.LsOption, error) {
 	var opts []pinclient.LsOption
 	if r.IsSet("name") {
 		if err := validatePinName(r.String("name")); err != nil {
@@ -412,7 +413,7 @@ func parseCidArg(s string) (cid.Cid, error) {
 }
 
 // remoteLs lists the requests matching r's filters, calling fn for each.
-func remoteLs(r *Request, svc *pinsvc.Client, fn func(pinclient.PinStatusGetter) error) error {
+func remoteLs(r *rpc.Request, svc *pinsvc.Client, fn func(pinclient.PinStatusGetter) error) error {
 	opts, err := remoteLsOptions(r)
 	if err != nil {
 		return err
@@ -420,7 +421,7 @@ func remoteLs(r *Request, svc *pinsvc.Client, fn func(pinclient.PinStatusGetter)
 	return svc.Ls(r.Ctx, fn, opts...)
 }
 
-func runRemotePinLs(r *Request, e Emitter) error {
+func runRemotePinLs(r *rpc.Request, e rpc.Emitter) error {
 	svc, err := remoteServiceFor(r)
 	if err != nil {
 		return err
@@ -434,7 +435,7 @@ func runRemotePinLs(r *Request, e Emitter) error {
 	})
 }
 
-func runRemotePinRm(r *Request, e Emitter) error {
+func runRemotePinRm(r *rpc.Request, e rpc.Emitter) error {
 	svc, err := remoteServiceFor(r)
 	if err != nil {
 		return err
@@ -457,7 +458,7 @@ func runRemotePinRm(r *Request, e Emitter) error {
 	return nil
 }
 
-func runRemoteServiceLs(r *Request, e Emitter) error {
+func runRemoteServiceLs(r *rpc.Request, e rpc.Emitter) error {
 	svcs := r.Node.Config().Pinning.RemoteServices
 	out := &PinServicesList{RemoteServices: make([]ServiceDetails, 0, len(svcs))}
 	for name, svc := range svcs {
@@ -478,7 +479,7 @@ func runRemoteServiceLs(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func remoteServiceLsText(t *TextEnv, v any) error {
+func remoteServiceLsText(t *rpc.TextEnv, v any) error {
 	list := v.(*PinServicesList)
 	tw := tabwriter.NewWriter(t.Out, 1, 2, 1, ' ', 0)
 	for _, s := range list.RemoteServices {

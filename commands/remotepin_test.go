@@ -21,6 +21,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node/pinsvc"
+	"cairn/rpc"
 
 	"github.com/ipfs/go-cid"
 )
@@ -175,7 +176,7 @@ func (f *fakePSA) list(w http.ResponseWriter, q url.Values) {
 }
 
 // remoteOut decodes the values of pin/remote/add and pin/remote/ls.
-func remoteOut(t *testing.T, res *commands.Result) []commands.RemotePinOutput {
+func remoteOut(t *testing.T, res *rpc.Result) []commands.RemotePinOutput {
 	t.Helper()
 	var out []commands.RemotePinOutput
 	for _, v := range res.Values {
@@ -289,11 +290,11 @@ func setFor[T any](t *testing.T, p *T, v T) {
 
 // renderText renders a result's values as the CLI does, with typed
 // options.
-func renderText(t *testing.T, path string, opts map[string]any, res *commands.Result) string {
+func renderText(t *testing.T, path string, opts map[string]any, res *rpc.Result) string {
 	t.Helper()
 	cmd := commands.DefaultTable.Find(path)
 	var out strings.Builder
-	env := &commands.TextEnv{Out: &out, Err: &out, Req: &commands.Request{Command: cmd, Opts: opts}}
+	env := &rpc.TextEnv{Out: &out, Err: &out, Req: &rpc.Request{Command: cmd, Opts: opts}}
 	for _, v := range res.Values {
 		if err := cmd.Text(env, v); err != nil {
 			t.Fatal(err)
@@ -504,7 +505,7 @@ func TestPinRemote_BadServices(t *testing.T) {
 	}))
 	t.Cleanup(loop.Close)
 	mustCall(t, n, "pin/remote/service/add", []string{"loop", loop.URL, key}, nil, nil)
-	res, err := commands.Call(context.Background(), n, commands.DefaultTable, "pin/remote/ls", nil, map[string]string{"service": "loop"}, nil)
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "pin/remote/ls", nil, map[string]string{"service": "loop"}, nil)
 	wantErr(t, err, "remote pinning service repeats the same pins from page to page (after 10 pins)")
 	if res != nil && len(res.Values) != 10 {
 		t.Fatalf("ls of a looping service emitted %d pins", len(res.Values))

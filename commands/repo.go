@@ -10,38 +10,39 @@ import (
 	"path/filepath"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	humanize "github.com/dustin/go-humanize"
 	"github.com/ipfs/go-cid"
 )
 
-var repoStatCmd = Command{
+var repoStatCmd = rpc.Command{
 	Synopsis: "Get stats for the currently used repo.",
-	Options: []Option{
-		{Names: []string{"size-only", "s"}, Type: Bool, Help: "Only report RepoSize and StorageMax."},
-		{Names: []string{"human", "H"}, Type: Bool, Help: "Print sizes in human readable format (e.g., 1K 234M 2G)"},
+	Options: []rpc.Option{
+		{Names: []string{"size-only", "s"}, Type: rpc.Bool, Help: "Only report RepoSize and StorageMax."},
+		{Names: []string{"human", "H"}, Type: rpc.Bool, Help: "Print sizes in human readable format (e.g., 1K 234M 2G)"},
 	},
-	Output: OutSingle,
+	Output: rpc.OutSingle,
 	Run:    runRepoStat,
 	Type:   func() any { return &RepoStat{} },
 	Text:   repoStatText,
 }
 
-var repoCommands = []*Command{
+var repoCommands = []*rpc.Command{
 	{
 		Path:     "repo/gc",
 		Synopsis: "Perform a garbage collection sweep on the repo.",
 		Help: `Removes every block not reachable from a pin or the MFS root. It runs in
 bounded batches: adds, cats and pins keep working meanwhile.`,
-		Options: []Option{
-			{Names: []string{"stream-errors"}, Type: Bool, Help: "Stream errors."},
-			{Names: []string{"quiet", "q"}, Type: Bool, Help: "Write minimal output."},
-			{Names: []string{"silent"}, Type: Bool, Help: "Write no output."},
+		Options: []rpc.Option{
+			{Names: []string{"stream-errors"}, Type: rpc.Bool, Help: "Stream errors."},
+			{Names: []string{"quiet", "q"}, Type: rpc.Bool, Help: "Write minimal output."},
+			{Names: []string{"silent"}, Type: rpc.Bool, Help: "Write no output."},
 		},
-		Output: OutStream,
+		Output: rpc.OutStream,
 		Run:    runRepoGC,
 		Type:   func() any { return &GcResult{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			r := v.(*GcResult)
 			if r.Error != "" {
 				fmt.Fprintf(t.Err, "Error: %s\n", r.Error)
@@ -60,10 +61,10 @@ bounded batches: adds, cats and pins keep working meanwhile.`,
 	{
 		Path:     "repo/verify",
 		Synopsis: "Verify all blocks in repo are not corrupted.",
-		Output:   OutStream,
+		Output:   rpc.OutStream,
 		Run:      runRepoVerify,
 		Type:     func() any { return &VerifyProgress{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			p := v.(*VerifyProgress)
 			if p.Msg != "" {
 				if t.TTY {
@@ -79,14 +80,14 @@ bounded batches: adds, cats and pins keep working meanwhile.`,
 	{
 		Path:     "repo/version",
 		Synopsis: "Show the repo version.",
-		Options:  []Option{{Names: []string{"quiet", "q"}, Type: Bool, Help: "Write minimal output."}},
-		Output:   OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Options:  []rpc.Option{{Names: []string{"quiet", "q"}, Type: rpc.Bool, Help: "Write minimal output."}},
+		Output:   rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			// A number, as Kubo's; its CLI prints fs-repo@<n>.
 			return e.Emit(&RepoVersion{Version: node.RepoVersion})
 		},
 		Type: func() any { return &RepoVersion{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			rv := v.(*RepoVersion)
 			if t.Req != nil && t.Req.Bool("quiet") {
 				fmt.Fprintf(t.Out, "fs-repo@%s\n", rv.Version)
@@ -104,17 +105,17 @@ stale lock cannot block a start; fsck removes the lock and api files when no
 daemon holds them, and refuses while one runs.`,
 		NoRemote: true,
 		NoRepo:   true,
-		Output:   OutSingle,
+		Output:   rpc.OutSingle,
 		Run:      runRepoFsck,
 		Type:     func() any { return &MessageOutput{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			_, err := fmt.Fprintln(t.Out, v.(*MessageOutput).Message)
 			return err
 		},
 	},
 }
 
-func withPath(c Command, path string) *Command {
+func withPath(c rpc.Command, path string) *rpc.Command {
 	c.Path = path
 	return &c
 }
@@ -151,7 +152,7 @@ type MessageOutput struct {
 	Message string
 }
 
-func runRepoGC(r *Request, e Emitter) error {
+func runRepoGC(r *rpc.Request, e rpc.Emitter) error {
 	streamErrs := r.Bool("stream-errors")
 	silent := r.Bool("silent") && !streamErrs // Kubo: stream-errors lists keys anyway
 	_, err := r.Node.CollectGarbage(r.Ctx, func(c cid.Cid) error {
@@ -184,7 +185,7 @@ func repoSize(dir string) uint64 {
 	return n
 }
 
-func runRepoStat(r *Request, e Emitter) error {
+func runRepoStat(r *rpc.Request, e rpc.Emitter) error {
 	st, err := r.Node.Store.Stat()
 	if err != nil {
 		return err
@@ -202,7 +203,7 @@ func runRepoStat(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func repoStatText(t *TextEnv, v any) error {
+func repoStatText(t *rpc.TextEnv, v any) error {
 	s := v.(*RepoStat)
 	human := t.Req != nil && t.Req.Bool("human")
 	size := func(n uint64) string {
@@ -225,7 +226,7 @@ func repoStatText(t *TextEnv, v any) error {
 	return nil
 }
 
-func runRepoVerify(r *Request, e Emitter) error {
+func runRepoVerify(r *rpc.Request, e rpc.Emitter) error {
 	bad := 0
 	var emitErr error
 	err := r.Node.VerifyBlocks(r.Ctx, func(c cid.Cid, err error) {
@@ -251,7 +252,7 @@ func runRepoVerify(r *Request, e Emitter) error {
 	return e.Emit(&VerifyProgress{Msg: "verify complete, all blocks validated."})
 }
 
-func runRepoFsck(r *Request, e Emitter) error {
+func runRepoFsck(r *rpc.Request, e rpc.Emitter) error {
 	dir := repoDir(r)
 	lk, err := node.LockRepo(dir)
 	if err != nil {

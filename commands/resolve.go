@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"cairn/rpc"
+
 	"github.com/ipfs/boxo/namesys"
 	"github.com/ipfs/boxo/path"
 )
@@ -17,12 +19,12 @@ type ResolvedPath struct {
 	Path string
 }
 
-func resolvedPathText(t *TextEnv, v any) error {
+func resolvedPathText(t *rpc.TextEnv, v any) error {
 	_, err := fmt.Fprintln(t.Out, v.(*ResolvedPath).Path)
 	return err
 }
 
-var resolveCommands = []*Command{{
+var resolveCommands = []*rpc.Command{{
 	Path:     "resolve",
 	Synopsis: "Resolve the value of names to IPFS.",
 	Help: `There are a number of mutable name protocols that can link among
@@ -37,19 +39,19 @@ Resolve the value of an IPFS DAG path:
 
   $ cairn resolve /ipfs/QmeZy1fGbwgVSrqbfh9fKQrAWgeyRnj7h8fsHS1oy3k99x/beep/boop
   /ipfs/QmYRMjyvAiHKN9UTi8Bzt1HUspmSRD8T8DwxfSMzLgBon1`,
-	Args: []Arg{{Name: "name", Kind: ArgString, Required: true, Stdin: true, Help: "The name to resolve."}},
-	Options: []Option{
-		{Names: []string{"recursive", "r"}, Type: Bool, Default: true, Help: "Resolve until the result is an IPFS name."},
-		{Names: []string{"dht-record-count", "dhtrc"}, Type: Int, Help: "Number of records to request for DHT resolution."},
-		{Names: []string{"dht-timeout", "dhtt"}, Type: String, Help: "Max time to collect values during DHT resolution e.g. \"30s\". Pass 0 for no timeout."},
+	Args: []rpc.Arg{{Name: "name", Kind: rpc.ArgString, Required: true, Stdin: true, Help: "The name to resolve."}},
+	Options: []rpc.Option{
+		{Names: []string{"recursive", "r"}, Type: rpc.Bool, Default: true, Help: "Resolve until the result is an IPFS name."},
+		{Names: []string{"dht-record-count", "dhtrc"}, Type: rpc.Int, Help: "Number of records to request for DHT resolution."},
+		{Names: []string{"dht-timeout", "dhtt"}, Type: rpc.String, Help: "Max time to collect values during DHT resolution e.g. \"30s\". Pass 0 for no timeout."},
 	},
-	Output: OutSingle,
+	Output: rpc.OutSingle,
 	Run:    runResolve,
 	Type:   func() any { return &ResolvedPath{} },
 	Text:   resolvedPathText,
 }}
 
-func runResolve(r *Request, e Emitter) error {
+func runResolve(r *rpc.Request, e rpc.Emitter) error {
 	name := r.Args[0]
 	if strings.HasPrefix(name, "/ipns/") && !r.Bool("recursive") {
 		// One step of the name.
@@ -63,7 +65,7 @@ func runResolve(r *Request, e Emitter) error {
 		}
 		return e.Emit(&ResolvedPath{Path: p.String()})
 	}
-	enc, ok := CidEncoder{}, false
+	enc, ok := rpc.CidEncoder{}, false
 	if r.String("cid-base") == "" && !strings.HasPrefix(name, "/ipns/") {
 		enc, ok = cidEncoderFromPath(name)
 	}

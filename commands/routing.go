@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/ipns"
 	"github.com/libp2p/go-libp2p/core/routing"
@@ -42,7 +43,7 @@ type ProvideStatOutput struct {
 
 // renamed returns a copy of the command path names (same Run, options
 // and output).
-func renamed(path string, from []*Command, name string) *Command {
+func renamed(path string, from []*rpc.Command, name string) *rpc.Command {
 	for _, c := range from {
 		if c.Path == name {
 			cp := *c
@@ -53,7 +54,7 @@ func renamed(path string, from []*Command, name string) *Command {
 	panic("routing: no command " + name)
 }
 
-var routingCommands = []*Command{
+var routingCommands = []*rpc.Command{
 	renamed("routing/findprovs", dhtCommands, "dht/findprovs"),
 	renamed("routing/findpeer", dhtCommands, "dht/findpeer"),
 	renamed("routing/provide", dhtCommands, "dht/provide"),
@@ -61,11 +62,11 @@ var routingCommands = []*Command{
 	{
 		Path:     "routing/get",
 		Synopsis: "Given a key, query the routing system for its best value.",
-		Args:     []Arg{{Name: "key", Kind: ArgString, Required: true, Variadic: true, Help: "The key to find a value for."}},
-		Output:   OutStream,
+		Args:     []rpc.Arg{{Name: "key", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "The key to find a value for."}},
+		Output:   rpc.OutStream,
 		Run:      runRoutingGet,
 		Type:     func() any { return &RoutingEvent{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			b, err := base64.StdEncoding.DecodeString(v.(*RoutingEvent).Extra)
 			if err != nil {
 				return err
@@ -77,14 +78,14 @@ var routingCommands = []*Command{
 	{
 		Path:     "routing/put",
 		Synopsis: "Write a key/value pair to the routing system.",
-		Args: []Arg{{Name: "key", Kind: ArgString, Required: true, Help: "The key to store the value at."},
-			{Name: "value-file", Kind: ArgFile, Required: true, Stdin: true, Help: "A path to a file containing the value to store."}},
-		Options: []Option{{Names: []string{"allow-offline"}, Type: Bool,
+		Args: []rpc.Arg{{Name: "key", Kind: rpc.ArgString, Required: true, Help: "The key to store the value at."},
+			{Name: "value-file", Kind: rpc.ArgFile, Required: true, Stdin: true, Help: "A path to a file containing the value to store."}},
+		Options: []rpc.Option{{Names: []string{"allow-offline"}, Type: rpc.Bool,
 			Help: "When offline, save the IPNS record to the local datastore without broadcasting to the network instead of simply failing."}},
-		Output: OutStream,
+		Output: rpc.OutStream,
 		Run:    runRoutingPut,
 		Type:   func() any { return &RoutingEvent{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			ev := v.(*RoutingEvent)
 			if ev.Type != routing.Value {
 				return nil
@@ -96,19 +97,19 @@ var routingCommands = []*Command{
 	{
 		Path:     "provide/stat",
 		Synopsis: "Show statistics about the provide system",
-		Options: []Option{
-			{Names: []string{"lan"}, Type: Bool, Help: "Show stats for LAN DHT only (for Sweep+Dual DHT only)"},
-			{Names: []string{"all", "a"}, Type: Bool, Help: "Display all provide sweep stats"},
-			{Names: []string{"compact"}, Type: Bool, Help: "Display stats in 2-column layout (requires --all)"},
-			{Names: []string{"connectivity"}, Type: Bool, Help: "Display DHT connectivity status"},
-			{Names: []string{"network"}, Type: Bool, Help: "Display network stats (peers, reachability, region size)"},
-			{Names: []string{"schedule"}, Type: Bool, Help: "Display reprovide schedule (CIDs/regions scheduled, next reprovide time)"},
-			{Names: []string{"timings"}, Type: Bool, Help: "Display timing information (uptime, cycle start, reprovide interval)"},
-			{Names: []string{"workers"}, Type: Bool, Help: "Display worker pool stats (active/available/queued workers)"},
-			{Names: []string{"operations"}, Type: Bool, Help: "Display operation stats (ongoing/past provides, rates, errors)"},
-			{Names: []string{"queues"}, Type: Bool, Help: "Display provide and reprovide queue sizes"},
+		Options: []rpc.Option{
+			{Names: []string{"lan"}, Type: rpc.Bool, Help: "Show stats for LAN DHT only (for Sweep+Dual DHT only)"},
+			{Names: []string{"all", "a"}, Type: rpc.Bool, Help: "Display all provide sweep stats"},
+			{Names: []string{"compact"}, Type: rpc.Bool, Help: "Display stats in 2-column layout (requires --all)"},
+			{Names: []string{"connectivity"}, Type: rpc.Bool, Help: "Display DHT connectivity status"},
+			{Names: []string{"network"}, Type: rpc.Bool, Help: "Display network stats (peers, reachability, region size)"},
+			{Names: []string{"schedule"}, Type: rpc.Bool, Help: "Display reprovide schedule (CIDs/regions scheduled, next reprovide time)"},
+			{Names: []string{"timings"}, Type: rpc.Bool, Help: "Display timing information (uptime, cycle start, reprovide interval)"},
+			{Names: []string{"workers"}, Type: rpc.Bool, Help: "Display worker pool stats (active/available/queued workers)"},
+			{Names: []string{"operations"}, Type: rpc.Bool, Help: "Display operation stats (ongoing/past provides, rates, errors)"},
+			{Names: []string{"queues"}, Type: rpc.Bool, Help: "Display provide and reprovide queue sizes"},
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runProvideStat,
 		Type:   func() any { return &ProvideStatOutput{} },
 		Text:   provideStatText,
@@ -118,7 +119,7 @@ var routingCommands = []*Command{
 // provideStatFlags are the sweep-only flags of provide/stat.
 var provideStatFlags = []string{"all", "compact", "connectivity", "network", "schedule", "timings", "workers", "operations", "queues"}
 
-func runRoutingGet(r *Request, e Emitter) error {
+func runRoutingGet(r *rpc.Request, e rpc.Emitter) error {
 	_, d, err := dhtOf(r)
 	if err != nil {
 		return err
@@ -134,7 +135,7 @@ func runRoutingGet(r *Request, e Emitter) error {
 	return e.Emit(&RoutingEvent{Type: routing.Value, Extra: base64.StdEncoding.EncodeToString(v)})
 }
 
-func runRoutingPut(r *Request, e Emitter) error {
+func runRoutingPut(r *rpc.Request, e rpc.Emitter) error {
 	if r.Node == nil {
 		return errAllowOffline
 	}
@@ -159,7 +160,7 @@ func runRoutingPut(r *Request, e Emitter) error {
 	return e.Emit(&RoutingEvent{Type: routing.Value, ID: name.Peer().String()})
 }
 
-func runProvideStat(r *Request, e Emitter) error {
+func runProvideStat(r *rpc.Request, e rpc.Emitter) error {
 	nt, err := online(r)
 	if err != nil {
 		return err
@@ -179,7 +180,7 @@ func runProvideStat(r *Request, e Emitter) error {
 	return e.Emit(&ProvideStatOutput{Legacy: l})
 }
 
-func provideStatText(t *TextEnv, v any) error {
+func provideStatText(t *rpc.TextEnv, v any) error {
 	s := v.(*ProvideStatOutput)
 	if t.Req != nil {
 		for _, f := range provideStatFlags {
@@ -204,7 +205,7 @@ func provideStatText(t *TextEnv, v any) error {
 
 // readValueFile reads the value of dht/put and routing/put (at most 1 MiB,
 // the DHT's record limit).
-func readValueFile(r *Request) ([]byte, error) {
+func readValueFile(r *rpc.Request) ([]byte, error) {
 	f, err := firstFile(r.Files)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 	"cairn/storage"
 
 	"github.com/ipfs/boxo/files"
@@ -45,7 +46,7 @@ func postURL(t *testing.T, url string, hdr map[string]string) (*http.Response, [
 func addBytes(t *testing.T, n *node.Node, data []byte, opts map[string]string) cid.Cid {
 	t.Helper()
 	dir := files.NewMapDirectory(map[string]files.Node{"f": files.NewBytesFile(data)})
-	res, err := commands.Call(context.Background(), n, commands.DefaultTable, "add", nil, opts, dir)
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil, opts, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestCat_Directory(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	srv := testutil.StartServer(t, n)
 	dir := files.NewMapDirectory(map[string]files.Node{"d": files.NewMapDirectory(map[string]files.Node{"a": files.NewBytesFile([]byte("a"))})})
-	res, err := commands.Call(context.Background(), n, commands.DefaultTable, "add", nil, nil, dir)
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil, nil, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

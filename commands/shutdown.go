@@ -2,15 +2,19 @@
 
 package commands
 
-import "errors"
+import (
+	"errors"
 
-var shutdownCommands = []*Command{
+	"cairn/rpc"
+)
+
+var shutdownCommands = []*rpc.Command{
 	{
 		Path:     "shutdown",
 		Synopsis: "Shut down the daemon.",
 		NoLocal:  true,
-		Output:   OutNone,
-		Run: func(r *Request, e Emitter) error {
+		Output:   rpc.OutNone,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			if r.Env == nil || r.Env.Shutdown == nil {
 				return errors.New("daemon not running")
 			}

@@ -14,11 +14,12 @@ import (
 
 	"cairn/commands"
 	"cairn/internal/testutil"
+	"cairn/rpc"
 )
 
 // startGuarded serves n's RPC with o, treating only 127.0.0.1 as local:
 // the other 127.0.0.x addresses stand for hosts of the LAN.
-func startGuarded(t *testing.T, o commands.ServerOptions) string {
+func startGuarded(t *testing.T, o rpc.ServerOptions) string {
 	t.Helper()
 	n := testutil.MustOpenNode(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -26,8 +27,8 @@ func startGuarded(t *testing.T, o commands.ServerOptions) string {
 		t.Fatal(err)
 	}
 	o.IsLocal = func(a netip.Addr) bool { return a == netip.MustParseAddr("127.0.0.1") }
-	env := &commands.Env{Table: commands.DefaultTable, Shutdown: func() {}}
-	srv := commands.NewServer(n, commands.DefaultTable, env, o)
+	env := &rpc.Env{Table: commands.DefaultTable, Shutdown: func() {}}
+	srv := rpc.NewServer(n, commands.DefaultTable, env, o)
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 	return l.Addr().String()
@@ -97,7 +98,7 @@ func version(t *testing.T, addr, from string) (int, time.Duration) {
 // are refused at once (429), so other hosts and loopback are served; many
 // hosts together cannot take the share kept for loopback.
 func TestSlowloris_LegitimateRequestsServed(t *testing.T) {
-	addr := startGuarded(t, commands.ServerOptions{Concurrency: 64})
+	addr := startGuarded(t, rpc.ServerOptions{Concurrency: 64})
 	// 300 silent sockets and 50 slowloris from one LAN host.
 	silent(t, addr, []string{"127.0.0.2"}, 300, false)
 	silent(t, addr, []string{"127.0.0.2"}, 50, true)
@@ -129,7 +130,7 @@ func TestSlowloris_LegitimateRequestsServed(t *testing.T) {
 
 // Ensure the refusals say why: 429 for one address over its limit.
 func TestSlowloris_PerAddressRefusal(t *testing.T) {
-	addr := startGuarded(t, commands.ServerOptions{Concurrency: 64})
+	addr := startGuarded(t, rpc.ServerOptions{Concurrency: 64})
 	silent(t, addr, []string{"127.0.0.2"}, 16, false)
 	time.Sleep(100 * time.Millisecond)
 	c, err := dialFrom("127.0.0.2", addr)
@@ -148,7 +149,7 @@ func TestSlowloris_PerAddressRefusal(t *testing.T) {
 // slowly, is closed after the header timeout; one that stops sending its
 // body after the idle timeout, while a slow but steady body is read.
 func TestSlowloris_Deadlines(t *testing.T) {
-	addr := startGuarded(t, commands.ServerOptions{HeaderTimeout: 500 * time.Millisecond, IdleTimeout: time.Second})
+	addr := startGuarded(t, rpc.ServerOptions{HeaderTimeout: 500 * time.Millisecond, IdleTimeout: time.Second})
 	closedWithin := func(c net.Conn, d time.Duration) error {
 		c.SetReadDeadline(time.Now().Add(d))
 		_, err := io.Copy(io.Discard, c)

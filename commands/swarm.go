@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -20,7 +21,7 @@ type StringsOutput struct {
 	Strings []string
 }
 
-func stringsText(t *TextEnv, v any) error {
+func stringsText(t *rpc.TextEnv, v any) error {
 	for _, s := range v.(*StringsOutput).Strings {
 		if _, err := fmt.Fprintln(t.Out, s); err != nil {
 			return err
@@ -29,8 +30,8 @@ func stringsText(t *TextEnv, v any) error {
 	return nil
 }
 
-func stringsCmd(path, synopsis string, args []Arg, opts []Option, run func(r *Request, e Emitter) error) *Command {
-	return &Command{Path: path, Synopsis: synopsis, Args: args, Options: opts, Output: OutSingle, Run: run,
+func stringsCmd(path, synopsis string, args []rpc.Arg, opts []rpc.Option, run func(r *rpc.Request, e rpc.Emitter) error) *rpc.Command {
+	return &rpc.Command{Path: path, Synopsis: synopsis, Args: args, Options: opts, Output: rpc.OutSingle, Run: run,
 		Type: func() any { return &StringsOutput{} }, Text: stringsText}
 }
 
@@ -110,38 +111,38 @@ type SwarmAddrs struct {
 	Addrs map[string][]string
 }
 
-var swarmCommands = []*Command{
+var swarmCommands = []*rpc.Command{
 	{
 		Path:     "swarm/peers",
 		Synopsis: "List peers with open connections.",
 		Help:     "'cairn swarm peers' lists the set of peers this node is connected to.",
-		Options: []Option{
-			{Names: []string{"verbose", "v"}, Type: Bool, Help: "display all extra information"},
-			{Names: []string{"streams"}, Type: Bool, Help: "Also list information about open streams for each peer"},
-			{Names: []string{"latency"}, Type: Bool, Help: "Also list information about latency to each peer"},
-			{Names: []string{"direction"}, Type: Bool, Help: "Also list information about the direction of connection"},
-			{Names: []string{"identify"}, Type: Bool, Help: "Also list information about peers identify"},
+		Options: []rpc.Option{
+			{Names: []string{"verbose", "v"}, Type: rpc.Bool, Help: "display all extra information"},
+			{Names: []string{"streams"}, Type: rpc.Bool, Help: "Also list information about open streams for each peer"},
+			{Names: []string{"latency"}, Type: rpc.Bool, Help: "Also list information about latency to each peer"},
+			{Names: []string{"direction"}, Type: rpc.Bool, Help: "Also list information about the direction of connection"},
+			{Names: []string{"identify"}, Type: rpc.Bool, Help: "Also list information about peers identify"},
 		},
-		Output: OutSingle,
+		Output: rpc.OutSingle,
 		Run:    runSwarmPeers,
 		Type:   func() any { return &SwarmPeers{} },
 		Text:   swarmPeersText,
 	},
 	stringsCmd("swarm/connect", "Open connection to a given peer.",
-		[]Arg{{Name: "address", Kind: ArgString, Required: true, Variadic: true, Help: "Address of peer to connect to."}},
+		[]rpc.Arg{{Name: "address", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "Address of peer to connect to."}},
 		nil, runSwarmConnect),
 	stringsCmd("swarm/disconnect", "Close connection to a given address.",
-		[]Arg{{Name: "address", Kind: ArgString, Required: true, Variadic: true, Help: "Address of peer to disconnect from."}},
+		[]rpc.Arg{{Name: "address", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "Address of peer to disconnect from."}},
 		nil, runSwarmDisconnect),
 	{
 		Path:     "swarm/addrs",
 		Synopsis: "List known addresses. Useful for debugging.",
-		Output:   OutSingle,
+		Output:   rpc.OutSingle,
 		Run:      runSwarmAddrs,
 		Type:     func() any { return &SwarmAddrs{} },
 		Text:     swarmAddrsText,
 	},
-	stringsCmd("swarm/addrs/listen", "List interface listening addresses.", nil, nil, func(r *Request, e Emitter) error {
+	stringsCmd("swarm/addrs/listen", "List interface listening addresses.", nil, nil, func(r *rpc.Request, e rpc.Emitter) error {
 		nt, err := onlineSwarm(r)
 		if err != nil {
 			return err
@@ -153,8 +154,8 @@ var swarmCommands = []*Command{
 		return e.Emit(&StringsOutput{Strings: sortedAddrs(addrs, "")})
 	}),
 	stringsCmd("swarm/addrs/local", "List local addresses.", nil,
-		[]Option{{Names: []string{"id"}, Type: Bool, Help: "Show peer ID in addresses."}},
-		func(r *Request, e Emitter) error {
+		[]rpc.Option{{Names: []string{"id"}, Type: rpc.Bool, Help: "Show peer ID in addresses."}},
+		func(r *rpc.Request, e rpc.Emitter) error {
 			nt, err := onlineSwarm(r)
 			if err != nil {
 				return err
@@ -165,7 +166,7 @@ var swarmCommands = []*Command{
 			}
 			return e.Emit(&StringsOutput{Strings: sortedAddrs(nt.Host.Addrs(), suffix)})
 		}),
-	stringsCmd("swarm/filters", "Manipulate address filters.", nil, nil, func(r *Request, e Emitter) error {
+	stringsCmd("swarm/filters", "Manipulate address filters.", nil, nil, func(r *rpc.Request, e rpc.Emitter) error {
 		nt, err := online(r)
 		if err != nil {
 			return err
@@ -173,10 +174,10 @@ var swarmCommands = []*Command{
 		return e.Emit(&StringsOutput{Strings: nt.Filters.List()}) // null when empty, as Kubo
 	}),
 	stringsCmd("swarm/filters/add", "Add an address filter.",
-		[]Arg{{Name: "address", Kind: ArgString, Required: true, Variadic: true, Help: "Multiaddr to filter."}},
+		[]rpc.Arg{{Name: "address", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "Multiaddr to filter."}},
 		nil, runFiltersAdd),
 	stringsCmd("swarm/filters/rm", "Remove an address filter.",
-		[]Arg{{Name: "address", Kind: ArgString, Required: true, Variadic: true, Help: "Multiaddr filter to remove."}},
+		[]rpc.Arg{{Name: "address", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "Multiaddr filter to remove."}},
 		nil, runFiltersRm),
 }
 
@@ -206,7 +207,7 @@ func directionString(d int) string {
 	return ""
 }
 
-func runSwarmPeers(r *Request, e Emitter) error {
+func runSwarmPeers(r *rpc.Request, e rpc.Emitter) error {
 	nt, err := onlineSwarm(r)
 	if err != nil {
 		return err
@@ -244,7 +245,7 @@ func runSwarmPeers(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func swarmPeersText(t *TextEnv, v any) error {
+func swarmPeersText(t *rpc.TextEnv, v any) error {
 	for _, p := range v.(*SwarmPeers).Peers {
 		line := p.Addr + "/p2p/" + p.Peer
 		if p.Latency != "" {
@@ -271,7 +272,7 @@ func swarmPeersText(t *TextEnv, v any) error {
 
 // runSwarmConnect parses every address first, then connects (offline:
 // the first address fails with Kubo's text).
-func runSwarmConnect(r *Request, e Emitter) error {
+func runSwarmConnect(r *rpc.Request, e rpc.Emitter) error {
 	ais, err := parseAddresses(r.Args)
 	if err != nil {
 		return err
@@ -294,7 +295,7 @@ func runSwarmConnect(r *Request, e Emitter) error {
 // runSwarmDisconnect answers one line per address of each peer (one for a
 // peer given without one), success or failure, as Kubo; offline every
 // line is a failure, still a 200.
-func runSwarmDisconnect(r *Request, e Emitter) error {
+func runSwarmDisconnect(r *rpc.Request, e rpc.Emitter) error {
 	ais, err := parseAddresses(r.Args)
 	if err != nil {
 		return err
@@ -341,7 +342,7 @@ func disconnect(nt *node.Net, id peer.ID, addr ma.Multiaddr) error {
 	return errors.New("conn not found")
 }
 
-func runSwarmAddrs(r *Request, e Emitter) error {
+func runSwarmAddrs(r *rpc.Request, e rpc.Emitter) error {
 	nt, err := onlineSwarm(r)
 	if err != nil {
 		return err
@@ -354,7 +355,7 @@ func runSwarmAddrs(r *Request, e Emitter) error {
 	return e.Emit(out)
 }
 
-func swarmAddrsText(t *TextEnv, v any) error {
+func swarmAddrsText(t *rpc.TextEnv, v any) error {
 	m := v.(*SwarmAddrs).Addrs
 	ids := make([]string, 0, len(m))
 	for id := range m {
@@ -396,7 +397,7 @@ func filtersUpdate(n *node.Node, fn func(list []string) []string) error {
 	})
 }
 
-func runFiltersAdd(r *Request, e Emitter) error {
+func runFiltersAdd(r *rpc.Request, e rpc.Emitter) error {
 	nt, err := online(r)
 	if err != nil {
 		return err
@@ -433,7 +434,7 @@ func runFiltersAdd(r *Request, e Emitter) error {
 	return e.Emit(&StringsOutput{Strings: orEmpty(added)})
 }
 
-func runFiltersRm(r *Request, e Emitter) error {
+func runFiltersRm(r *rpc.Request, e rpc.Emitter) error {
 	nt, err := online(r)
 	if err != nil {
 		return err

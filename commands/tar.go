@@ -7,18 +7,19 @@ import (
 	"fmt"
 
 	"cairn/node"
+	"cairn/rpc"
 )
 
-var tarCommands = []*Command{{
+var tarCommands = []*rpc.Command{{
 	Path:     "tar/add",
 	Synopsis: "Import a tar file into IPFS.",
 	Help: `'ipfs tar add' will parse a tar file and create a merkledag structure to
 represent it.`,
-	Args:   []Arg{{Name: "file", Kind: ArgFile, Required: true, Stdin: true, Help: "Tar file to add."}},
-	Output: OutSingle,
+	Args:   []rpc.Arg{{Name: "file", Kind: rpc.ArgFile, Required: true, Stdin: true, Help: "Tar file to add."}},
+	Output: rpc.OutSingle,
 	Run:    runTarAdd,
 	Type:   func() any { return &node.AddEvent{} },
-	Text: func(t *TextEnv, v any) error {
+	Text: func(t *rpc.TextEnv, v any) error {
 		_, err := fmt.Fprintln(t.Out, v.(*node.AddEvent).Hash)
 		return err
 	},
@@ -26,12 +27,12 @@ represent it.`,
 	Path:     "tar/cat",
 	Synopsis: "Export a tar file from IPFS.",
 	Help:     "'ipfs tar cat' will export a tar file from a previously imported one in IPFS.",
-	Args:     []Arg{{Name: "path", Kind: ArgString, Required: true, Stdin: true, Help: "ipfs path of archive to export."}},
-	Output:   OutBytes,
+	Args:     []rpc.Arg{{Name: "path", Kind: rpc.ArgString, Required: true, Stdin: true, Help: "ipfs path of archive to export."}},
+	Output:   rpc.OutBytes,
 	Run:      runTarCat,
 }}
 
-func runTarAdd(r *Request, e Emitter) error {
+func runTarAdd(r *rpc.Request, e rpc.Emitter) error {
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
@@ -48,7 +49,7 @@ func runTarAdd(r *Request, e Emitter) error {
 	return e.Emit(&node.AddEvent{Name: name, Hash: enc.Encode(c)})
 }
 
-func runTarCat(r *Request, e Emitter) error {
+func runTarCat(r *rpc.Request, e rpc.Emitter) error {
 	nd, err := r.Node.ResolveNode(r.Ctx, r.Args[0])
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	dag "github.com/ipfs/boxo/ipld/merkledag"
@@ -122,7 +123,7 @@ func TestTarAddCat_Errors(t *testing.T) {
 	// A damaged tar: nothing of it stays stored.
 	good := tarOf(t, []tar.Header{{Name: "x", Typeflag: tar.TypeReg, Mode: 0o644}}, map[string][]byte{"x": blkPattern(5000)})
 	dir := files.NewSliceDirectory([]files.DirEntry{files.FileEntry("", files.NewBytesFile(good[:2000]))})
-	if _, err := commands.Call(context.Background(), n, commands.DefaultTable, "tar/add", nil, nil, dir); err == nil {
+	if _, err := rpc.Call(context.Background(), n, commands.DefaultTable, "tar/add", nil, nil, dir); err == nil {
 		t.Fatal("truncated tar added")
 	}
 	if after := blockCount(t, n); after != before {

@@ -7,6 +7,8 @@ package commands
 import (
 	"errors"
 	"fmt"
+
+	"cairn/rpc"
 )
 
 // updateHowTo is what "cairn update" prints.
@@ -20,25 +22,25 @@ const updateHowTo = `cairn does not download or install updates itself. To updat
 Both keep the repo (/var/lib/cairn), replace /usr/bin/cairn and restart the
 cairn service. Check the result with 'cairn version' and 'systemctl status cairn'.`
 
-var updateCommands = []*Command{{
+var updateCommands = []*rpc.Command{{
 	Path:     "update",
 	Synopsis: "Explain how to update cairn.",
 	Help: `Kubo's 'ipfs update' runs the separate ipfs-update tool, which downloads
 new releases. cairn never downloads anything by itself: 'cairn update'
 prints how to install a new version on a board (the .deb or install.sh).`,
-	Args:     []Arg{{Name: "args", Kind: ArgString, Variadic: true, Help: "Arguments for subcommands of ipfs-update (not supported)."}},
+	Args:     []rpc.Arg{{Name: "args", Kind: rpc.ArgString, Variadic: true, Help: "Arguments for subcommands of ipfs-update (not supported)."}},
 	NoRemote: true,
 	NoRepo:   true,
-	Output:   OutSingle,
+	Output:   rpc.OutSingle,
 	Run:      runUpdate,
 	Type:     func() any { return &MessageOutput{} },
-	Text: func(t *TextEnv, v any) error {
+	Text: func(t *rpc.TextEnv, v any) error {
 		_, err := fmt.Fprintln(t.Out, v.(*MessageOutput).Message)
 		return err
 	},
 }}
 
-func runUpdate(r *Request, e Emitter) error {
+func runUpdate(r *rpc.Request, e rpc.Emitter) error {
 	if args := r.Args; len(args) > 0 {
 		return errors.New("cairn update takes no subcommands (" + fmt.Sprint(args) + "): " + updateHowTo)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"cairn/node"
+	"cairn/rpc"
 )
 
 // versionInfo is what version answers, with its JSON encoding; fixed
@@ -26,20 +27,20 @@ var versionInfo = sync.OnceValue(func() *VersionInfo {
 	return v
 })
 
-var versionCommands = []*Command{
+var versionCommands = []*rpc.Command{
 	{
 		Path:     "version",
 		Synopsis: "Show cairn version information.",
 		Help:     "Returns the current version of cairn and exits.",
-		Options: []Option{
-			{Names: []string{"number", "n"}, Type: Bool, Help: "Only show the version number."},
-			{Names: []string{"commit"}, Type: Bool, Help: "Show the commit hash."},
-			{Names: []string{"repo"}, Type: Bool, Help: "Show repo version."},
-			{Names: []string{"all"}, Type: Bool, Help: "Show all version information"},
+		Options: []rpc.Option{
+			{Names: []string{"number", "n"}, Type: rpc.Bool, Help: "Only show the version number."},
+			{Names: []string{"commit"}, Type: rpc.Bool, Help: "Show the commit hash."},
+			{Names: []string{"repo"}, Type: rpc.Bool, Help: "Show repo version."},
+			{Names: []string{"all"}, Type: rpc.Bool, Help: "Show all version information"},
 		},
 		NoRepo: true,
-		Output: OutSingle,
-		Run: func(r *Request, e Emitter) error {
+		Output: rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			return e.Emit(versionInfo())
 		},
 		Type: func() any { return &VersionInfo{} },
@@ -48,9 +49,9 @@ var versionCommands = []*Command{
 	{
 		Path:     "version/deps",
 		Synopsis: "Shows information about dependencies used for build.",
-		Output:   OutStream,
+		Output:   rpc.OutStream,
 		NoRepo:   true,
-		Run: func(r *Request, e Emitter) error {
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
 			bi, ok := debug.ReadBuildInfo()
 			if !ok {
 				return errors.New("no embedded dependency information")
@@ -66,7 +67,7 @@ var versionCommands = []*Command{
 			return nil
 		},
 		Type: func() any { return &Dependency{} },
-		Text: func(t *TextEnv, v any) error {
+		Text: func(t *rpc.TextEnv, v any) error {
 			d := v.(*Dependency)
 			s := d.Path + "@" + d.Version
 			if d.ReplacedBy != "" {
@@ -92,7 +93,7 @@ type VersionInfo struct {
 // EncodedJSON is v's JSON encoding if versionInfo kept one (rpc.EncodedJSON).
 func (v *VersionInfo) EncodedJSON() []byte { return v.encoded }
 
-func versionText(t *TextEnv, v any) error {
+func versionText(t *rpc.TextEnv, v any) error {
 	vi := v.(*VersionInfo)
 	commit := ""
 	if vi.Commit != "" {

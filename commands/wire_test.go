@@ -17,6 +17,7 @@ import (
 
 	"cairn/commands"
 	"cairn/internal/testutil"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 )
@@ -122,7 +123,7 @@ func bodyMatches(want, got string) bool {
 func seedHello(t *testing.T, srv *testutil.Server) {
 	t.Helper()
 	dir := files.NewMapDirectory(map[string]files.Node{"hello": files.NewBytesFile([]byte("hello world\n"))})
-	if _, err := commands.Call(context.Background(), srv.Node, commands.DefaultTable, "add", nil, nil, dir); err != nil {
+	if _, err := rpc.Call(context.Background(), srv.Node, commands.DefaultTable, "add", nil, nil, dir); err != nil {
 		t.Fatal(err)
 	}
 }

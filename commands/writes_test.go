@@ -18,6 +18,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 )
@@ -56,8 +57,8 @@ func startCounted(t *testing.T) (*testutil.Server, *atomic.Int64) {
 		t.Fatal(err)
 	}
 	writes := new(atomic.Int64)
-	env := &commands.Env{Table: commands.DefaultTable, Shutdown: func() {}}
-	srv := commands.NewServer(n, commands.DefaultTable, env, commands.ServerOptions{ServerHeader: "cairn/" + node.Version})
+	env := &rpc.Env{Table: commands.DefaultTable, Shutdown: func() {}}
+	srv := rpc.NewServer(n, commands.DefaultTable, env, rpc.ServerOptions{ServerHeader: "cairn/" + node.Version})
 	go srv.Serve(countingListener{Listener: l, writes: writes})
 	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 	return &testutil.Server{URL: "http://" + l.Addr().String(), Addr: l.Addr().String(), Node: n, Srv: srv}, writes
@@ -156,7 +157,7 @@ func TestWrites_LargeSingleAnswer(t *testing.T) {
 	for i := 0; i < 800; i++ {
 		entries[fmt.Sprintf("file-with-a-long-name-%04d", i)] = files.NewBytesFile([]byte{byte(i), byte(i >> 8)})
 	}
-	res, err := commands.Call(context.Background(), srv.Node, commands.DefaultTable, "add", nil, map[string]string{"wrap-with-directory": "true"}, files.NewMapDirectory(entries))
+	res, err := rpc.Call(context.Background(), srv.Node, commands.DefaultTable, "add", nil, map[string]string{"wrap-with-directory": "true"}, files.NewMapDirectory(entries))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/tcpecho"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -47,9 +48,9 @@ func EchoServer(t testing.TB) *tcpecho.Server {
 // on a from 127.0.0.1:0 to b, and returns the forwarder's host:port.
 func P2PTunnel(t testing.TB, a, b *node.Node, proto string, echo *tcpecho.Server) string {
 	t.Helper()
-	call := func(n *node.Node, path string, args ...string) *commands.Result {
+	call := func(n *node.Node, path string, args ...string) *rpc.Result {
 		t.Helper()
-		res, err := commands.Call(context.Background(), n, commands.DefaultTable, path, args, nil, nil)
+		res, err := rpc.Call(context.Background(), n, commands.DefaultTable, path, args, nil, nil)
 		if err != nil {
 			t.Fatalf("%s %v: %v", path, args, err)
 		}

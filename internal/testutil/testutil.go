@@ -12,6 +12,7 @@ import (
 
 	"cairn/commands"
 	"cairn/node"
+	"cairn/rpc"
 	"cairn/storage"
 
 	bolt "go.etcd.io/bbolt"
@@ -43,7 +44,7 @@ type Server struct {
 	URL  string // http://127.0.0.1:port
 	Addr string // 127.0.0.1:port
 	Node *node.Node
-	Srv  *commands.Server
+	Srv  *rpc.Server
 }
 
 // StartServer serves n's RPC on 127.0.0.1:0 until cleanup.
@@ -53,8 +54,8 @@ func StartServer(t testing.TB, n *node.Node) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &commands.Env{Table: commands.DefaultTable, Shutdown: func() {}}
-	srv := commands.NewServer(n, commands.DefaultTable, env, commands.ServerOptions{ServerHeader: "cairn/" + node.Version})
+	env := &rpc.Env{Table: commands.DefaultTable, Shutdown: func() {}}
+	srv := rpc.NewServer(n, commands.DefaultTable, env, rpc.ServerOptions{ServerHeader: "cairn/" + node.Version})
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 	return &Server{URL: "http://" + l.Addr().String(), Addr: l.Addr().String(), Node: n, Srv: srv}
