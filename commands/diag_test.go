@@ -99,7 +99,7 @@ func TestDiagCmds_ActiveRecent_ClearSetTime(t *testing.T) {
 	if code, body := postJSON(t, srv.URL+"/api/v0/version?number=true", nil); code != 200 {
 		t.Fatalf("%d %s", code, body)
 	}
-	resp, body := postURL(t, srv.URL+"/api/v0/diag/cmds", nil)
+	resp, body := testutil.PostURL(t, srv.URL+"/api/v0/diag/cmds", nil)
 	var raw []map[string]any
 	if err := json.Unmarshal(body, &raw); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("%d %s: %v", resp.StatusCode, body, err)
@@ -164,7 +164,7 @@ func TestDiagCmdsSetTime_BadInput(t *testing.T) {
 			t.Errorf("%q: got %d %s, want %d %s", tc.arg, code, body, tc.code, tc.body)
 		}
 	}
-	resp, body := postURL(t, srv.URL+"/api/v0/diag/cmds/set-time", nil)
+	resp, body := testutil.PostURL(t, srv.URL+"/api/v0/diag/cmds/set-time", nil)
 	if resp.StatusCode != 400 || string(body) != "argument \"time\" is required\n" {
 		t.Errorf("no argument: %d %q", resp.StatusCode, body)
 	}
@@ -174,7 +174,7 @@ func TestDiagCmdsSetTime_BadInput(t *testing.T) {
 // file names, and Kubo's errors for bad options.
 func TestDiagProfile_Zip(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
-	resp, body := postURL(t, srv.URL+"/api/v0/diag/profile?profile-time=200ms&collectors=goroutines-stack,heap&collectors=cpu,version,mutex", nil)
+	resp, body := testutil.PostURL(t, srv.URL+"/api/v0/diag/profile?profile-time=200ms&collectors=goroutines-stack,heap&collectors=cpu,version,mutex", nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/zip" {
 		t.Fatalf("%d %v %.200s", resp.StatusCode, resp.Header, body)
 	}
@@ -220,7 +220,7 @@ func TestDiagProfile_BehindAuthorization(t *testing.T) {
 		auth string
 		want int
 	}{{"", 403}, {"Bearer read", 403}, {"Bearer ops", 200}} {
-		resp, body := postURL(t, url, map[string]string{"Authorization": tc.auth})
+		resp, body := testutil.PostURL(t, url, map[string]string{"Authorization": tc.auth})
 		if resp.StatusCode != tc.want {
 			t.Errorf("%q: got %d, want %d (%.100s)", tc.auth, resp.StatusCode, tc.want, body)
 		}

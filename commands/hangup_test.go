@@ -76,7 +76,7 @@ func TestHangup_StopsTarAdd(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	srv := testutil.StartServer(t, n)
 	// One request first, so that the server's own goroutines exist.
-	postURL(t, srv.URL+"/api/v0/version", nil)
+	testutil.PostURL(t, srv.URL+"/api/v0/version", nil)
 	time.Sleep(100 * time.Millisecond)
 	base := runtime.NumGoroutine()
 

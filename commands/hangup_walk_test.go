@@ -84,7 +84,7 @@ func deepDAG(t *testing.T, n *node.Node, depth int) cid.Cid {
 // to speak of in that second, and that no goroutine is left over.
 func hangupMidway(t *testing.T, srv *testutil.Server, req []byte, fn string, progress func() int64) {
 	t.Helper()
-	postURL(t, srv.URL+"/api/v0/version", nil)
+	testutil.PostURL(t, srv.URL+"/api/v0/version", nil)
 	time.Sleep(100 * time.Millisecond)
 	base := runtime.NumGoroutine()
 	c, err := net.Dial("tcp", srv.Addr)

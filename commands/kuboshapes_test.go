@@ -10,7 +10,6 @@ import (
 
 	"cairn/commands"
 	"cairn/internal/testutil"
-	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 )
@@ -31,47 +30,6 @@ func TestKuboShapes_CommandsRootAndDagPutHash(t *testing.T) {
 	mw.Close()
 	resp = rpcPost(t, srv, "dag/put", url.Values{"hash": {"bogus"}}, &body, mw.FormDataContentType())
 	wantErrorJSON(t, resp, 500, `unknown multicodec: "bogus"`)
-}
-
-// Ensure a non-canonical path answers 307, which clients follow with the
-// same POST (after a 301 they sent a GET and got 405) (issue 12 item 12).
-func TestRedirect_307KeepsPost(t *testing.T) {
-	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
-	for _, p := range []string{"/api/v0//version", "/api/v0/x/../version"} {
-		resp, err := http.Post(srv.URL+p, "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := readAll(t, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || !bytes.Contains(b, []byte(`"Version"`)) {
-			t.Fatalf("POST %s followed: %d %s", p, resp.StatusCode, b)
-		}
-	}
-}
-
-// Ensure an option given in two spellings is not an error: the long name
-// wins (Kubo lets one win, spec 1.5); one spelling twice stays a 400.
-func TestOptions_TwoSpellings_OneWins(t *testing.T) {
-	valid := []rpc.Option{{Names: []string{"recursive", "r"}, Type: rpc.Bool}}
-	for _, tc := range []struct {
-		q    []rpc.KV
-		want bool
-	}{
-		{[]rpc.KV{{Key: "r", Value: "0"}, {Key: "recursive", Value: "1"}}, true},
-		{[]rpc.KV{{Key: "recursive", Value: "1"}, {Key: "r", Value: "0"}}, true},
-		{[]rpc.KV{{Key: "recursive", Value: "false"}, {Key: "r", Value: "true"}}, false},
-	} {
-		opts, err := rpc.DecodeOptions(valid, tc.q)
-		if err != nil {
-			t.Fatalf("%v: %v", tc.q, err)
-		}
-		if opts["recursive"] != tc.want {
-			t.Fatalf("%v: recursive=%v", tc.q, opts["recursive"])
-		}
-	}
-	_, err := rpc.DecodeOptions(valid, []rpc.KV{{Key: "r", Value: "0"}, {Key: "r", Value: "1"}})
-	wantErr(t, err, "expected key recursive to have only a single value, received [0 1]")
 }
 
 // Ensure the statistics commands answer offline as Kubo: 400, Code 1,

@@ -19,7 +19,7 @@ import (
 // the status and the body of any other answer.
 func postJSON(t *testing.T, url string, v any) (int, string) {
 	t.Helper()
-	resp, body := postURL(t, url, nil)
+	resp, body := testutil.PostURL(t, url, nil)
 	if resp.StatusCode == 200 && v != nil {
 		if err := json.Unmarshal(body, v); err != nil {
 			t.Fatalf("%s: %v in %q", url, err, body)

@@ -91,7 +91,7 @@ func TestMetrics_Prometheus_NamesAndFigures(t *testing.T) {
 	rand.Read(kept)
 	addBytes(t, n, kept, nil)
 	for _, p := range []string{"version", "repo/gc", "no/such/command"} {
-		postURL(t, srv.URL+"/api/v0/"+p, nil)
+		testutil.PostURL(t, srv.URL+"/api/v0/"+p, nil)
 	}
 	mfs := scrape(t, srv.URL, nil)
 	for _, name := range []string{

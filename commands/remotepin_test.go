@@ -536,7 +536,7 @@ func TestPinRemoteService_KeyNotInRequestLog(t *testing.T) {
 	if _, ok := n.Config().Pinning.RemoteServices["s"]; !ok {
 		t.Fatal("service add over HTTP stored nothing")
 	}
-	resp, body := postURL(t, srv.URL+"/api/v0/diag/cmds?verbose=true", nil)
+	resp, body := testutil.PostURL(t, srv.URL+"/api/v0/diag/cmds?verbose=true", nil)
 	if resp.StatusCode != 200 || !strings.Contains(string(body), "pin/remote/service/add") {
 		t.Fatalf("diag/cmds: %d %s", resp.StatusCode, body)
 	}

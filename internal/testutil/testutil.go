@@ -3,7 +3,9 @@ package testutil
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,4 +170,24 @@ func P2PAddr(t testing.TB, n *node.Node) string {
 		t.Fatal("node has no listen address")
 	}
 	return addrs[0].String() + "/p2p/" + n.PeerID.String()
+}
+
+// PostURL posts an empty body to url with the headers hdr and returns the
+// answer with its body read whole.
+func PostURL(t testing.TB, url string, hdr map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
 }

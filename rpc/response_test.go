@@ -1,12 +1,9 @@
-package commands_test
+package rpc_test
 
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"crypto/rand"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,12 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
 	"cairn/rpc"
-
-	"github.com/ipfs/boxo/files"
 )
 
 // countingListener counts the writes made on its connections: each is a
@@ -48,20 +42,14 @@ func (c countingConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// startCounted serves a fresh node's RPC on a listener that counts writes.
+// startCounted serves testTable for a fresh node on a listener that
+// counts writes.
 func startCounted(t *testing.T) (*testutil.Server, *atomic.Int64) {
 	t.Helper()
-	n := testutil.MustOpenNode(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	writes := new(atomic.Int64)
-	env := &rpc.Env{Table: commands.DefaultTable, Shutdown: func() {}}
-	srv := rpc.NewServer(n, commands.DefaultTable, env, rpc.ServerOptions{ServerHeader: "cairn/" + node.Version})
-	go srv.Serve(countingListener{Listener: l, writes: writes})
-	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
-	return &testutil.Server{URL: "http://" + l.Addr().String(), Addr: l.Addr().String(), Node: n, Srv: srv}, writes
+	srv := startServer(t, testutil.MustOpenNode(t), rpc.ServerOptions{ServerHeader: "cairn/" + node.Version},
+		func(l net.Listener) net.Listener { return countingListener{Listener: l, writes: writes} })
+	return srv, writes
 }
 
 // postOn sends one request on c and reads its answer whole, trailer
@@ -122,9 +110,7 @@ func TestWrites_SmallAnswerOneWrite(t *testing.T) {
 // second one on the same connection.
 func TestWrites_StreamBatched(t *testing.T) {
 	srv, writes := startCounted(t)
-	data := make([]byte, 4<<20)
-	rand.Read(data)
-	root := addBytes(t, srv.Node, data, nil)
+	data := catData()
 	c, err := net.Dial("tcp", srv.Addr)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +118,7 @@ func TestWrites_StreamBatched(t *testing.T) {
 	defer c.Close()
 	br := bufio.NewReader(c)
 	before := writes.Load()
-	resp, body := postOn(t, c, br, "/api/v0/cat?arg="+root.String())
+	resp, body := postOn(t, c, br, "/api/v0/cat?arg=big")
 	w := writes.Load() - before
 	if !bytes.Equal(body, data) {
 		t.Fatalf("cat: %d bytes, want the %d added", len(body), len(data))
@@ -148,21 +134,12 @@ func TestWrites_StreamBatched(t *testing.T) {
 	}
 }
 
-// A single value larger than what is kept in memory (ls of a directory of
-// 800 entries, about 90 KB of JSON) is streamed as before: one JSON
+// A single value larger than what is kept in memory (testTable's ls, 800
+// links, about 100 KB of JSON) is streamed as before: one JSON
 // document, no stream header, every entry there.
 func TestWrites_LargeSingleAnswer(t *testing.T) {
 	srv, _ := startCounted(t)
-	entries := map[string]files.Node{}
-	for i := 0; i < 800; i++ {
-		entries[fmt.Sprintf("file-with-a-long-name-%04d", i)] = files.NewBytesFile([]byte{byte(i), byte(i >> 8)})
-	}
-	res, err := rpc.Call(context.Background(), srv.Node, commands.DefaultTable, "add", nil, map[string]string{"wrap-with-directory": "true"}, files.NewMapDirectory(entries))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := res.Values[len(res.Values)-1].(*node.AddEvent).Hash
-	resp, body := postURL(t, srv.URL+"/api/v0/ls?arg="+dir, nil)
+	resp, body := testutil.PostURL(t, srv.URL+"/api/v0/ls", nil)
 	if resp.StatusCode != 200 || resp.Header.Get("X-Chunked-Output") != "" || len(body) < 64<<10 {
 		t.Fatalf("status %d, headers %v, %d bytes", resp.StatusCode, resp.Header, len(body))
 	}
@@ -172,7 +149,7 @@ func TestWrites_LargeSingleAnswer(t *testing.T) {
 	if err := json.Unmarshal(body, &out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Objects) != 1 || len(out.Objects[0].Links) != 800 {
+	if len(out.Objects) != 1 || len(out.Objects[0].Links) != lsEntries {
 		t.Fatalf("%d objects, want 1 with 800 links", len(out.Objects))
 	}
 }
@@ -182,7 +159,7 @@ func TestWrites_LargeSingleAnswer(t *testing.T) {
 // line with an empty value; the trailer is still declared. So does an
 // error answered as the body (500 and its JSON).
 func TestWrites_NoEmptyTrailerLine(t *testing.T) {
-	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
+	srv := startServer(t, testutil.MustOpenNode(t), rpc.ServerOptions{}, nil)
 	c, err := net.Dial("tcp", srv.Addr)
 	if err != nil {
 		t.Fatal(err)
