@@ -669,3 +669,62 @@ func TestConfig_ExpandAuto_DelegatedPublishers(t *testing.T) {
 		t.Errorf("expanded to nothing: %s", got)
 	}
 }
+
+// FuzzConfigReplace feeds arbitrary documents to config/replace: a
+// refused one leaves the config as it was.
+func FuzzConfigReplace(f *testing.F) {
+	n, check := fuzzNode(f)
+	doc, err := n.ConfigDoc()
+	if err != nil {
+		f.Fatal(err)
+	}
+	good, _ := json.Marshal(doc)
+	f.Add(good)
+	f.Add([]byte(`{"Datastore":{"StorageMax":"1x"}}`))
+	f.Add([]byte(`{"API":{"Authorizations":{"a":{"AuthSecret":"basic:","AllowedPaths":["/"]}}}}`))
+	f.Add([]byte(`{"Identity":{"PeerID":"x"},"Modules":{"Enabled":["../x"]}}`))
+	f.Add([]byte(`[1,2]`))
+	// Values config/replace must refuse (TestConfig_IllTypedValues_Refused),
+	// each in the node's whole config and alone.
+	for _, tc := range illTypedValues {
+		whole, alone := map[string]any{}, map[string]any{}
+		json.Unmarshal(good, &whole)
+		for _, d := range []map[string]any{whole, alone} {
+			if err := node.SetKeyExact(d, tc.key, tc.val); err != nil {
+				f.Fatal(err)
+			}
+			b, _ := json.Marshal(d)
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before, err := n.ConfigDoc()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pins := pinCount(t, n)
+		_, err = rpc.Call(context.Background(), n, commands.DefaultTable, "config/replace", nil, nil, oneFile("config", data))
+		check(t, err, pins)
+		after, derr := n.ConfigDoc()
+		if derr != nil {
+			t.Fatalf("config unreadable after replace (%v): %v", err, derr)
+		}
+		if err != nil && !reflect.DeepEqual(before, after) {
+			t.Fatalf("a refused replace (%v) changed the config", err)
+		}
+		if err == nil {
+			// Back to the original, for the next input (without the
+			// private key, which config/replace keeps, as Kubo).
+			b, _ := json.Marshal(before)
+			var back map[string]any
+			json.Unmarshal(b, &back)
+			if id, ok := back["Identity"].(map[string]any); ok {
+				delete(id, "PrivKey")
+			}
+			b, _ = json.Marshal(back)
+			if _, err := rpc.Call(context.Background(), n, commands.DefaultTable, "config/replace", nil, nil, oneFile("config", b)); err != nil {
+				t.Fatalf("restoring the config: %v", err)
+			}
+		}
+	})
+}

@@ -8,12 +8,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn/commands"
 	"cairn/internal/testutil"
@@ -21,6 +23,7 @@ import (
 	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
+	"github.com/ipfs/boxo/ipld/merkledag"
 	dag "github.com/ipfs/boxo/ipld/merkledag"
 	blocks "github.com/ipfs/go-block-format"
 	"github.com/ipfs/go-cid"
@@ -852,4 +855,149 @@ func TestDagJOSE_PutGet_AsKubo(t *testing.T) {
 	}
 	err := callErr(t, n, "dag/put", nil, map[string]string{"store-codec": "dag-jose"}, files.NewMapDirectory(map[string]files.Node{"f": files.NewBytesFile([]byte(`{"a":1}`))}))
 	wantErr(t, err, "invalid JOSE object")
+}
+
+// Ensure dag/import on an online node never waits on the network to pin
+// roots: a CAR naming a root it lacks ("naked roots", as in
+// kubo-rpc-client's fixtures) or a root whose DAG is incomplete answers at
+// once, with Kubo's PinErrorMsg, and the import stands (issue 12 item 3).
+func TestDagImport_Online_MissingRootsAnswerAtOnce(t *testing.T) {
+	n := testutil.MustOnlineNode(t, "none", nil)
+	sum := func(b []byte, codec uint64) cid.Cid {
+		h, err := mh.Sum(b, mh.SHA2_256, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cid.NewCidV1(codec, h)
+	}
+	missing := sum([]byte("a root nobody has"), cid.Raw)
+	absentLeaf := sum([]byte("a leaf nobody has"), cid.Raw)
+	// dag-json {"l":{"/":absentLeaf}}: present, its child absent.
+	doc := []byte(`{"l":{"/":"` + absentLeaf.String() + `"}}`)
+	partial := sum(doc, cid.DagJSON)
+	other := []byte("an unrelated block")
+	car := carV1(t, []cid.Cid{missing, partial}, carSection(sum(other, cid.Raw), other), carSection(partial, doc))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := rpc.Call(ctx, n, commands.DefaultTable, "dag/import", nil, map[string]string{"stats": "true"}, carParts(car))
+	if err != nil {
+		t.Fatalf("dag/import: %v after %v", err, time.Since(start))
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("dag/import took %v", el)
+	}
+	if len(res.Values) != 3 {
+		t.Fatalf("dag/import: %d values %+v", len(res.Values), res.Values)
+	}
+	r0 := res.Values[0].(*commands.CarImportOutput).Root
+	r1 := res.Values[1].(*commands.CarImportOutput).Root
+	if r0.Cid.Cid != missing.String() || r0.PinErrorMsg != "ipld: could not find "+missing.String() {
+		t.Fatalf("naked root: %+v", r0)
+	}
+	if r1.Cid.Cid != partial.String() || !strings.Contains(r1.PinErrorMsg, "could not find "+absentLeaf.String()) {
+		t.Fatalf("incomplete root: %+v", r1)
+	}
+	if st := res.Values[2].(*commands.CarImportOutput).Stats; st == nil || st.BlockCount != 2 {
+		t.Fatalf("stats: %+v", res.Values[2])
+	}
+	if !hasBlock(t, n, partial) {
+		t.Fatal("the import was rolled back")
+	}
+	if pins, _ := n.Pins(context.Background(), ""); len(pins) != 0 {
+		t.Fatalf("pins after failed root pins: %+v", pins)
+	}
+}
+
+// FuzzCARImport feeds arbitrary bytes to dag/import (pinning roots).
+func FuzzCARImport(f *testing.F) {
+	n, check := fuzzNode(f)
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil, map[string]string{"pin": "false"},
+		oneFile("x", []byte("a small file for a CAR")))
+	if err != nil {
+		f.Fatal(err)
+	}
+	root := res.Values[len(res.Values)-1].(*node.AddEvent).Hash
+	exp, err := rpc.Call(context.Background(), n, commands.DefaultTable, "dag/export", []string{root}, nil, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	car := exp.Bytes
+	f.Add(car)
+	f.Add(car[:len(car)-5])                          // cut in a block
+	f.Add(append(append([]byte{}, car...), 3, 0, 1)) // a short trailing section
+	f.Add([]byte("\x0a\xa1dtest\x01"))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := pinCount(t, n)
+		_, err := rpc.Call(context.Background(), n, commands.DefaultTable, "dag/import", nil,
+			map[string]string{"pin-roots": "true"}, oneFile("in.car", data))
+		check(t, err, before)
+	})
+}
+
+// FuzzDagPut feeds arbitrary dag-json (even first byte of codec) and
+// dag-cbor (odd) to dag/put, stored in the same codec and pinned.
+func FuzzDagPut(f *testing.F) {
+	n, check := fuzzNode(f)
+	f.Add(byte(0), []byte(`{"a":[1,2.5,"x",{"/":"bafkqaaa"},{"/":{"bytes":"aGk"}}],"b":null}`))
+	f.Add(byte(0), []byte(`[{"/":"not a cid"}, 1e999, "\ud800"]`))
+	f.Add(byte(1), []byte("\xa2aa\x82\x01\xf9\x3c\x00ab\xd8\x2a\x45\x00\x01\x55\x00\x00"))
+	f.Add(byte(1), []byte("\x9f\x01\xff"))
+	f.Add(byte(1), []byte("\xbb\xff\xff\xff\xff\xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, which byte, data []byte) {
+		codec := "dag-json"
+		if which%2 == 1 {
+			codec = "dag-cbor"
+		}
+		before := pinCount(t, n)
+		_, err := rpc.Call(context.Background(), n, commands.DefaultTable, "dag/put", nil,
+			map[string]string{"input-codec": codec, "store-codec": codec, "pin": "true"}, oneFile("in", data))
+		check(t, err, before)
+	})
+}
+
+// Ensure dag/export and pin/add stop when their client hangs up, on a
+// DAG of 400,000 blocks.
+func TestHangup_StopsExportAndPin(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	root := wideDAG(t, n, 400, 1000)
+	t.Run("dag/export", func(t *testing.T) {
+		hangupMidway(t, srv, httpPost("dag/export?arg="+root.String(), nil, ""), "ExportCAR", nil)
+	})
+	t.Run("pin/add", func(t *testing.T) {
+		hangupMidway(t, srv, httpPost("pin/add?arg="+root.String(), nil, ""), "AddPin", nil)
+		if ok, _ := n.IsPinnedRecursive(context.Background(), root); ok {
+			t.Fatal("pin/add finished although its client left")
+		}
+	})
+}
+
+// Ensure dag/import stops when its client hangs up: a CAR of 400,000
+// blocks, the connection closed while it streams.
+func TestHangup_StopsCARImport(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	var car bytes.Buffer
+	leaf0 := merkledag.NewRawNode([]byte("leaf 0"))
+	hdr := []byte("\xa2eroots\x81\xd8*X%\x00" + string(leaf0.Cid().Bytes()) + "gversion\x01")
+	car.Write(varint.ToUvarint(uint64(len(hdr))))
+	car.Write(hdr)
+	for i := 0; i < 400000; i++ {
+		b := merkledag.NewRawNode([]byte(fmt.Sprintf("leaf %d", i)))
+		sec := append(b.Cid().Bytes(), b.RawData()...)
+		car.Write(varint.ToUvarint(uint64(len(sec))))
+		car.Write(sec)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("file", "big.car")
+	io.Copy(w, &car)
+	mw.Close()
+	hangupMidway(t, srv, httpPost("dag/import", body.Bytes(), mw.FormDataContentType()), "CarImporter", storedBlocks(n))
+	if ok, _ := n.IsPinnedRecursive(context.Background(), leaf0.Cid()); ok {
+		t.Fatal("the root of a cut CAR import is pinned")
+	}
 }

@@ -663,3 +663,56 @@ func TestFiles_Write_StorageMax(t *testing.T) {
 		t.Fatalf("usage %d over the cap", used)
 	}
 }
+
+// Ensure files/rm of paths it cannot remove answers as Kubo: 200, one
+// JSON string per path, and the trailer "can't remove some files"
+// (issue 12 item 9).
+func TestFilesRm_Errors_AsKubo(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	mustCall(t, n, "files/mkdir", []string{"/dir"}, nil, nil)
+	resp := rpcPost(t, srv, "files/rm", url.Values{"arg": {"/nope", "/dir", "/"}}, nil, "")
+	b := readAll(t, resp.Body)
+	want := `"/nope: file does not exist"` + "\n" + `"/dir: path is a directory, use -r to remove directories"` + "\n" + `"/: cannot delete root"` + "\n"
+	if resp.StatusCode != 200 || string(b) != want || resp.Trailer.Get("X-Stream-Error") != "can't remove some files" {
+		t.Fatalf("files/rm: %d %q trailer %q", resp.StatusCode, b, resp.Trailer.Get("X-Stream-Error"))
+	}
+}
+
+// Ensure files/write with count reads the whole upload before it
+// answers: a large body cut short by count reset the connection under
+// the client (kubo-rpc-client saw ECONNRESET).
+func TestFilesWrite_Count_ReadsWholeBody(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		w, _ := mw.CreateFormFile("file", "")
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		for i := 0; i < 32; i++ {
+			if _, err := w.Write(chunk); err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+		mw.Close()
+		pw.Close()
+	}()
+	q := url.Values{"arg": {"/big"}, "create": {"true"}, "count": {"10"}}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v0/files/write?"+q.Encode(), pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("files/write of 32 MiB with count=10: %v", err)
+	}
+	readAll(t, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	st := mustCall(t, n, "files/stat", []string{"/big"}, nil, nil).Values[0].(*commands.FilesStatOutput)
+	if st.Size != 10 {
+		t.Fatalf("size %d", st.Size)
+	}
+}

@@ -263,3 +263,11 @@ func TestRefs_DagCbor_Links(t *testing.T) {
 		t.Errorf("rm leaf: %+v", rm)
 	}
 }
+
+// Ensure refs -r stops when its client hangs up, on a DAG of 2^60 paths.
+func TestHangup_StopsRefs(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	root := deepDAG(t, n, 60)
+	hangupMidway(t, srv, httpPost("refs?recursive=true&arg="+root.String(), nil, ""), "refWriter", nil)
+}

@@ -5,7 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"net"
 	"net/url"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -206,4 +210,63 @@ func TestFileLs_ShapeAndText(t *testing.T) {
 	}
 	link := addTree(t, n, map[string]string{"wrap-with-directory": "true"}, map[string]files.Node{"l": files.NewLinkFile("target", nil)})
 	wantErr(t, callErr(t, n, "file/ls", []string{link + "/l"}, nil, nil), "cannot list symlinks yet")
+}
+
+// FuzzTarAdd feeds arbitrary bytes to tar/add.
+func FuzzTarAdd(f *testing.F) {
+	n, check := fuzzNode(f)
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	tw.WriteHeader(&tar.Header{Name: "d/", Typeflag: tar.TypeDir, Mode: 0o755})
+	tw.WriteHeader(&tar.Header{Name: "d/a", Typeflag: tar.TypeReg, Mode: 0o644, Size: 5})
+	tw.Write([]byte("hello"))
+	tw.WriteHeader(&tar.Header{Name: "d/l", Typeflag: tar.TypeSymlink, Linkname: "a"})
+	tw.Close()
+	f.Add(b.Bytes())
+	f.Add(b.Bytes()[:700])
+	f.Add(sparseTar(1 << 20))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := pinCount(t, n)
+		_, err := rpc.Call(context.Background(), n, commands.DefaultTable, "tar/add", nil, nil, oneFile("in.tar", data))
+		check(t, err, before)
+	})
+}
+
+// Ensure a command whose client hangs up stops its work: tar/add of a
+// sparse 4 GiB tar (2 KiB sent) stops within a second of the hang-up,
+// leaves no goroutine behind and writes no more blocks.
+func TestHangup_StopsTarAdd(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	// One request first, so that the server's own goroutines exist.
+	testutil.PostURL(t, srv.URL+"/api/v0/version", nil)
+	time.Sleep(100 * time.Millisecond)
+	base := runtime.NumGoroutine()
+
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("file", "sparse.tar")
+	w.Write(sparseTar(4 << 30))
+	mw.Close()
+	c, err := net.Dial("tcp", srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "POST /api/v0/tar/add HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", mw.FormDataContentType(), body.Len())
+	c.Write(body.Bytes())
+	time.Sleep(300 * time.Millisecond) // the import is under way
+	c.Close()
+	waitStopped(t, "ImportTar", 2*time.Second)
+	used, cpu := n.Store.BlockBytes(), cpuTime(t)
+	time.Sleep(time.Second)
+	if now := n.Store.BlockBytes(); now != used {
+		t.Fatalf("blocks still written after the client left: %d then %d bytes", used, now)
+	}
+	if d := cpuTime(t) - cpu; d > 300*time.Millisecond {
+		t.Fatalf("%v of CPU in the second after the command stopped", d)
+	}
+	if g := runtime.NumGoroutine(); g > base+2 {
+		t.Fatalf("%d goroutines after the client left, %d before", g, base)
+	}
 }

@@ -95,3 +95,17 @@ func TestInterop_BoxoBitswapPeer_ServesAndFetches(t *testing.T) {
 		t.Fatalf("cairn's ledger for the boxo peer shows nothing sent: %+v", led)
 	}
 }
+
+// Ensure the statistics commands answer offline as Kubo: 400, Code 1,
+// "unable to run offline: ..." (issue 12 item 11).
+func TestStats_Offline_ClientError(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
+	for _, p := range []string{"stats/bw", "stats/bitswap", "bitswap/stat"} {
+		resp := rpcPost(t, srv, p, nil, nil, "")
+		b := readAll(t, resp.Body)
+		if resp.StatusCode != 400 || !bytes.Contains(b, []byte(`"Message":"unable to run offline: this command must be run in online mode`)) ||
+			!bytes.Contains(b, []byte(`"Code":1`)) {
+			t.Fatalf("%s offline: %d %s", p, resp.StatusCode, b)
+		}
+	}
+}

@@ -1,12 +1,16 @@
 package commands_test
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand"
+	mrand "math/rand"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -14,10 +18,120 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/rpc"
+	"cairn/storage"
+
+	"github.com/ipfs/boxo/files"
 )
+
+// sendCutAdd posts an add whose multipart body stops in the middle of a
+// 2 MB file (600 KB sent), half-closes the connection and returns the
+// answer. chunked sends the body chunked, else with a Content-Length of
+// the whole body.
+func sendCutAdd(t *testing.T, srv *testutil.Server, query string, chunked bool) *http.Response {
+	t.Helper()
+	c, err := net.Dial("tcp", srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	part := "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"cut.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+	const whole = 2 << 20
+	head := "POST /api/v0/add?" + query + " HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B\r\n"
+	if chunked {
+		head += "Transfer-Encoding: chunked\r\n\r\n"
+	} else {
+		head += fmt.Sprintf("Content-Length: %d\r\n\r\n", len(part)+whole+len("\r\n--B--\r\n"))
+	}
+	w := bufio.NewWriter(c)
+	w.WriteString(head)
+	send := func(b []byte) {
+		if chunked {
+			fmt.Fprintf(w, "%x\r\n", len(b))
+		}
+		w.Write(b)
+		if chunked {
+			w.WriteString("\r\n")
+		}
+	}
+	send([]byte(part))
+	buf := make([]byte, 60<<10)
+	for i := 0; i < 10; i++ {
+		rand.Read(buf)
+		send(buf)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).CloseWrite()
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer to a cut add: %v", err)
+	}
+	return resp
+}
+
+// Ensure an add whose body is cut mid-file answers an error and leaves
+// no pin, no MFS entry and (after a GC) no block: with Content-Length and
+// chunked bodies, with --pin=false and --to-files.
+func TestAdd_CutBodyKeepsNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name, query string
+		chunked     bool
+	}{
+		{"content-length", "", false},
+		{"chunked", "", true},
+		{"no-pin", "pin=false", false},
+		{"to-files", "to-files=/cut.bin", true},
+		{"progress", "progress=true", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := testutil.MustOpenNode(t)
+			srv := testutil.StartServer(t, n)
+			ctx := context.Background()
+			m, err := n.MFS(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := n.Store.BlockBytes() // the empty MFS root
+			resp := sendCutAdd(t, srv, tc.query, tc.chunked)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			msg := string(body) + resp.Trailer.Get("X-Stream-Error")
+			if resp.StatusCode == 200 && resp.Trailer.Get("X-Stream-Error") == "" {
+				t.Fatalf("cut add answered 200 with no error: %s", body)
+			}
+			if !strings.Contains(msg, "unexpected EOF") && !strings.Contains(msg, "context canceled") {
+				t.Fatalf("cut add: %d %q", resp.StatusCode, msg)
+			}
+			if strings.Contains(msg, `"Hash"`) {
+				t.Fatalf("cut add acknowledged a file: %s", body)
+			}
+			pins, err := n.Pins(ctx, "all")
+			if err != nil || len(pins) != 0 {
+				t.Fatalf("pins after a cut add: %v %v", pins, err)
+			}
+			if ents, err := m.List(ctx, "/", false, nil); err != nil || len(ents) != 0 {
+				t.Fatalf("MFS after a cut add: %v %v", ents, err)
+			}
+			if _, err := n.CollectGarbage(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			if b := n.Store.BlockBytes(); b != base {
+				t.Fatalf("%d block bytes kept after a cut add and a GC", b)
+			}
+			if errs := n.Store.Check(storage.CheckOptions{VerifyHashes: true}); len(errs) > 0 {
+				t.Fatal(errs)
+			}
+		})
+	}
+}
 
 // part is one multipart part of an add request: a file with content, or
 // a directory part (application/x-directory) when dir is set.
@@ -152,7 +266,7 @@ func TestAdd_NonContiguousParts_SameTree(t *testing.T) {
 		}
 		wantDirs := dirNames(oevs, fileSet)
 
-		rng := rand.New(rand.NewSource(1))
+		rng := mrand.New(mrand.NewSource(1))
 		orders := [][]string{paths}
 		for i := 0; i < 6; i++ {
 			o := append([]string(nil), paths...)
@@ -292,5 +406,191 @@ func TestAdd_ChunkedBody_LargeAnswerWhole(t *testing.T) {
 		if n := bytes.Count(b, []byte("\n")); n != nFiles+1 {
 			t.Fatalf("round %d: %d events, want %d", round, n, nFiles+1)
 		}
+	}
+}
+
+// FuzzMultipartAdd feeds arbitrary multipart bodies to the add path
+// (only-hash): it must end with events or an error, never a panic, and
+// nothing may be stored.
+func FuzzMultipartAdd(f *testing.F) {
+	for _, s := range multipartSeeds() {
+		f.Add(s)
+	}
+	n := testutil.MustOpenNode(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		mr := multipart.NewReader(bytes.NewReader(body), "B")
+		dir, err := files.NewFileFromPartReader(mr, "multipart/form-data")
+		if err != nil {
+			return
+		}
+		_, err = rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil,
+			map[string]string{"only-hash": "true", "wrap-with-directory": boolStr(len(body)%3 == 0)}, dir)
+		if err != nil && strings.Contains(err.Error(), "panic") {
+			t.Fatal(err)
+		}
+		if st, _ := n.Store.Stat(); st.NumBlocks != 0 {
+			t.Fatalf("only-hash stored %d blocks", st.NumBlocks)
+		}
+	})
+	if errs := n.Store.Check(storage.CheckOptions{}); len(errs) > 0 {
+		f.Fatal(errs)
+	}
+}
+
+// multipartSeeds are multipart bodies (boundary "B") for the add targets.
+func multipartSeeds() [][]byte {
+	seed := func(parts ...[3]string) []byte {
+		var b bytes.Buffer
+		mw := multipart.NewWriter(&b)
+		mw.SetBoundary("B")
+		for _, p := range parts {
+			h := map[string][]string{"Content-Disposition": {`form-data; name="file"; filename="` + p[0] + `"`}}
+			if p[1] != "" {
+				h["Content-Type"] = []string{p[1]}
+			}
+			w, _ := mw.CreatePart(h)
+			w.Write([]byte(p[2]))
+		}
+		mw.Close()
+		return b.Bytes()
+	}
+	return [][]byte{
+		seed([3]string{"d", "application/x-directory", ""}, [3]string{"d%2Fa", "", "hello"}),
+		seed([3]string{"..%2F..%2Fetc", "", "x"}, [3]string{"l", "application/symlink", "target"}),
+		seed([3]string{"a%2Fb", "", "1"}, [3]string{"c", "", "2"}, [3]string{"a%2Fd", "", "3"}),
+		[]byte("--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x\"\r\n\r\nunterminated"),
+		[]byte("--B--\r\n"),
+	}
+}
+
+func boolStr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// FuzzMultipartAddStored is FuzzMultipartAdd with the blocks stored and
+// pinned.
+func FuzzMultipartAddStored(f *testing.F) {
+	n, check := fuzzNode(f)
+	for _, s := range multipartSeeds() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		mr := multipart.NewReader(bytes.NewReader(body), "B")
+		dir, err := files.NewFileFromPartReader(mr, "multipart/form-data")
+		if err != nil {
+			return
+		}
+		before := pinCount(t, n)
+		_, err = rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil,
+			map[string]string{"wrap-with-directory": boolStr(len(body)%3 == 0)}, dir)
+		check(t, err, before)
+	})
+}
+
+// Ensure add refuses a max-file-links that can never finish (a file node
+// of one link), as a 400-class answer before reading the body.
+func TestAdd_MaxFileLinksOne(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("file", "f")
+	w.Write(bytes.Repeat([]byte("a"), 300<<10))
+	mw.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp := rpcPost(t, srv, "add", map[string][]string{"max-file-links": {"1"}}, &body, mw.FormDataContentType())
+		b, _ := io.ReadAll(resp.Body)
+		msg := string(b) + resp.Trailer.Get("X-Stream-Error")
+		if !strings.Contains(msg, "max-file-links must be at least 2, got 1") {
+			t.Errorf("add max-file-links=1: %d %q", resp.StatusCode, msg)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("add max-file-links=1 still running after 10s")
+	}
+}
+
+// Ensure a client that goes away mid-upload leaves the store consistent
+// and the server serving.
+func TestAdd_ClientDisconnectMidUpload(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	c, err := net.Dial("tcp", srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "POST /api/v0/add HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B\r\nTransfer-Encoding: chunked\r\n\r\n"
+	part := "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big\"\r\n\r\n"
+	c.Write([]byte(head))
+	chunk := func(b []byte) {
+		c.Write([]byte(strings.ToUpper(strconvHex(len(b))) + "\r\n"))
+		c.Write(b)
+		c.Write([]byte("\r\n"))
+	}
+	chunk([]byte(part))
+	buf := make([]byte, 64<<10)
+	for i := 0; i < 20; i++ {
+		rand.Read(buf)
+		chunk(buf)
+	}
+	c.Close()
+	time.Sleep(200 * time.Millisecond)
+	if errs := n.Store.Check(storage.CheckOptions{VerifyHashes: true}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	resp, _ := testutil.PostURL(t, srv.URL+"/api/v0/version", nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("server after disconnect: %d", resp.StatusCode)
+	}
+}
+
+func strconvHex(n int) string {
+	const digits = "0123456789abcdef"
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 16 {
+		b = append([]byte{digits[n%16]}, b...)
+	}
+	return string(b)
+}
+
+// Ensure a multi-file add streams events before the upload ends and
+// wrap-with-directory ends with the wrapper.
+func TestAdd_WrapTwoFiles(t *testing.T) {
+	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for _, name := range []string{"a.txt", "b.txt"} {
+		w, _ := mw.CreateFormFile("file", name)
+		w.Write([]byte(name))
+	}
+	mw.Close()
+	req, _ := http.NewRequest("POST", srv.URL+"/api/v0/add?wrap-with-directory=true", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(resp.Body)
+	var names []string
+	for {
+		var ev node.AddEvent
+		if err := dec.Decode(&ev); err != nil {
+			break
+		}
+		names = append(names, ev.Name)
+	}
+	if strings.Join(names, ",") != "a.txt,b.txt," {
+		t.Fatalf("events %q", names)
 	}
 }
