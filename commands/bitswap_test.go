@@ -97,7 +97,7 @@ func TestInterop_BoxoBitswapPeer_ServesAndFetches(t *testing.T) {
 }
 
 // Ensure the statistics commands answer offline as Kubo: 400, Code 1,
-// "unable to run offline: ..." (issue 12 item 11).
+// "unable to run offline: ...".
 func TestStats_Offline_ClientError(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
 	for _, p := range []string{"stats/bw", "stats/bitswap", "bitswap/stat"} {

@@ -554,7 +554,7 @@ func TestBlockRm_HTTP_Stream(t *testing.T) {
 // Ensure block get/stat and dag get/stat/export read through the node's
 // one read path: on a node that holds nothing they fetch the block (and
 // the DAG below it) from a connected peer, as cat does, and with
-// offline=true they answer Kubo's offline error at once (issue 12 item 4).
+// offline=true they answer Kubo's offline error at once.
 func TestNet_BlockAndDag_FetchFromPeer(t *testing.T) {
 	a := testutil.MustOnlineNode(t, "none", nil)
 	b := testutil.MustOnlineNode(t, "none", nil)
@@ -638,7 +638,7 @@ func TestNet_BlockAndDag_FetchFromPeer(t *testing.T) {
 // Ensure a node without network reads as Kubo's offline node: a block it
 // lacks is "block was not found locally (offline): ipld: could not find
 // <cid>" from every read, with the CID as Kubo prints it (a CIDv1 in
-// base58 shows in base32) (issue 12 item 16).
+// base58 shows in base32).
 func TestOfflineNode_AbsentBlockText_AsKubo(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	srv := testutil.StartServer(t, n)

@@ -22,7 +22,7 @@ import (
 // Ensure cat of a symlink answers its target text, as Kubo (boxo's
 // files.Symlink is a readable File), and that a zero-byte cat (empty
 // file, offset at or past the end, length=0) is a byte stream as Kubo's:
-// text/plain, X-Stream-Output: 1, X-Content-Length: 0 (issue 12 item 7).
+// text/plain, X-Stream-Output: 1, X-Content-Length: 0.
 func TestCat_SymlinkAndZeroBytes_AsKubo(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	srv := testutil.StartServer(t, n)

@@ -11,7 +11,7 @@ import (
 
 // Ensure small answers clients match on are Kubo 0.42's: the commands
 // tree's root is named "ipfs", and dag/put with an unknown hash says
-// go-multicodec's text (issue 12 item 16).
+// go-multicodec's text.
 func TestKuboShapes_CommandsRootAndDagPutHash(t *testing.T) {
 	srv := testutil.StartServer(t, testutil.MustOpenNode(t))
 	resp := rpcPost(t, srv, "commands", nil, nil, "")

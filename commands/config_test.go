@@ -385,7 +385,7 @@ func TestConfig_ProfileApply_DryRunAndApply(t *testing.T) {
 	wantErr(t, callErr(t, n, "config/profile/apply", []string{"test,lowpower"}, nil, nil), "test,lowpower is not a profile")
 }
 
-// Kubo 0.42's keys can be read and set (issue 12 item 13); their values
+// Kubo 0.42's keys can be read and set; their values
 // are checked with Kubo's types and messages; names Kubo does not know
 // are refused as Kubo refuses them.
 func TestConfig_Set_KuboKeys(t *testing.T) {

@@ -824,7 +824,7 @@ func mustBase(t *testing.T, name string) mbase.Encoder {
 // Ensure dag-jose is a codec as in Kubo (its dagjose plugin): dag/put
 // stores a JWS given as dag-json or as dag-jose bytes, dag/get shows it
 // with Kubo's added "link" and walks into it; the CIDs and texts are
-// Kubo 0.42's (issue 12 item 16).
+// Kubo 0.42's.
 func TestDagJOSE_PutGet_AsKubo(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	const jws = `{"payload":"AXESICjDGMg3fEBSX7_fpbBUYF4E61TXLysmLJgfGEpFG8Pu","signatures":[{"protected":"eyJhbGciOiJFUzI1NksifQ","signature":"z7a2MvPWLsd7leOeHyfeA1OcAFC9yy5rn1HD8xCeHz3nFrwyn_Su5xXUoaIxAre3fXhGjPkVSNiCE36AKiaMng"}]}`
@@ -860,7 +860,7 @@ func TestDagJOSE_PutGet_AsKubo(t *testing.T) {
 // Ensure dag/import on an online node never waits on the network to pin
 // roots: a CAR naming a root it lacks ("naked roots", as in
 // kubo-rpc-client's fixtures) or a root whose DAG is incomplete answers at
-// once, with Kubo's PinErrorMsg, and the import stands (issue 12 item 3).
+// once, with Kubo's PinErrorMsg, and the import stands.
 func TestDagImport_Online_MissingRootsAnswerAtOnce(t *testing.T) {
 	n := testutil.MustOnlineNode(t, "none", nil)
 	sum := func(b []byte, codec uint64) cid.Cid {

@@ -26,7 +26,7 @@ import (
 )
 
 // RoutingEvent is one line of the dht commands (keys in Kubo's
-// alphabetical order; spec/rpc-wire.md 7.11).
+// alphabetical order).
 type RoutingEvent struct {
 	Extra     string
 	ID        string

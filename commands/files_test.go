@@ -665,8 +665,7 @@ func TestFiles_Write_StorageMax(t *testing.T) {
 }
 
 // Ensure files/rm of paths it cannot remove answers as Kubo: 200, one
-// JSON string per path, and the trailer "can't remove some files"
-// (issue 12 item 9).
+// JSON string per path, and the trailer "can't remove some files".
 func TestFilesRm_Errors_AsKubo(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	srv := testutil.StartServer(t, n)

@@ -209,8 +209,7 @@ func TestNet_Commands_Offline(t *testing.T) {
 			t.Fatalf("%s offline: %v", tc.path, err)
 		}
 	}
-	// swarm/disconnect answers 200 with one failure line per address
-	// (issue 12 item 11).
+	// swarm/disconnect answers 200 with one failure line per address.
 	res := mustCall(t, n, "swarm/disconnect", []string{"/ip4/127.0.0.1/tcp/4001/p2p/" + p, "/ip4/127.0.0.1/tcp/4002/p2p/" + p}, nil, nil)
 	want := "disconnect " + p + " failure: " + action
 	if got := res.Values[0].(*commands.StringsOutput).Strings; len(got) != 2 || got[0] != want || got[1] != want {

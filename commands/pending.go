@@ -36,7 +36,7 @@ var SeedCommands = []string{
 	"commands", "mount", "shutdown", "stats/bw", "update", "version", "version/deps",
 }
 
-// noRemote are the commands Kubo never serves over HTTP (spec 6.4).
+// noRemote are the commands Kubo never serves over HTTP.
 var noRemote = map[string]bool{
 	"key/export": true, "key/rotate": true, "config/edit": true, "repo/fsck": true, "update": true,
 }

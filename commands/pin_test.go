@@ -242,7 +242,7 @@ func TestPin_Mutations_AsKubo(t *testing.T) {
 // Ensure pin/ls?name=X lists only the pins whose name contains X, names
 // shown, and type=indirect with an argument finds a block pinned directly
 // and inside a recursive pin as "indirect through <root>" (Kubo's
-// IsPinnedWithType) (issue 12 item 6).
+// IsPinnedWithType).
 func TestPinLs_NameFilterAndIndirectArg(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	srv := testutil.StartServer(t, n)
@@ -279,7 +279,7 @@ func TestPinLs_NameFilterAndIndirectArg(t *testing.T) {
 }
 
 // Ensure pin/add?progress=true reports {"Progress":n,"Bytes":m}, also for
-// a DAG already pinned (Kubo's pinner walks it again) (issue 12 item 8).
+// a DAG already pinned (Kubo's pinner walks it again).
 func TestPinAdd_ProgressBytes(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	srv := testutil.StartServer(t, n)
@@ -298,8 +298,7 @@ func TestPinAdd_ProgressBytes(t *testing.T) {
 	}
 }
 
-// Ensure repo/gc?silent=true removes garbage and writes nothing (Kubo)
-// (issue 12 item 8).
+// Ensure repo/gc?silent=true removes garbage and writes nothing (Kubo).
 func TestRepoGC_Silent(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	srv := testutil.StartServer(t, n)
@@ -315,7 +314,7 @@ func TestRepoGC_Silent(t *testing.T) {
 }
 
 // Ensure repo/verify streams {"Msg":"","Progress":n} per block, then its
-// final line, as Kubo (issue 12 item 8).
+// final line, as Kubo.
 func TestRepoVerify_StreamsProgress(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	srv := testutil.StartServer(t, n)

@@ -6,7 +6,7 @@ package commands
 
 import "cairn/rpc"
 
-// GlobalOptions are accepted by every command (spec/rpc-wire.md 1.8).
+// GlobalOptions are accepted by every command.
 var GlobalOptions = []rpc.Option{
 	{Names: []string{"encoding", "enc"}, Type: rpc.String, Help: "The encoding type the output should be encoded with (json, xml, or text)."},
 	{Names: []string{"stream-channels"}, Type: rpc.Bool, Help: "Stream channel output."},

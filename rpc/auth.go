@@ -1,5 +1,5 @@
 // auth.go: API.Authorizations: the expected Authorization header values
-// and the path prefixes each may use (spec/rpc-wire.md 5.2).
+// and the path prefixes each may use.
 
 package rpc
 

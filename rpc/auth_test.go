@@ -9,8 +9,7 @@ import (
 	"cairn/rpc"
 )
 
-// Ensure API.Authorizations gates every path but /api/v0/version itself
-// (spec 5.4).
+// Ensure API.Authorizations gates every path but /api/v0/version itself.
 func TestServer_Authorizations(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	testutil.SetConfig(t, n, map[string]any{"API.Authorizations": map[string]*node.RPCAuthScope{

@@ -90,7 +90,7 @@ type Arg struct {
 // OutputKind is the shape of a command's output on the wire.
 type OutputKind int
 
-// Output shapes (spec/rpc-wire.md 3.2).
+// Output shapes.
 const (
 	OutNone   OutputKind = iota // nothing: 200 + X-Chunked-Output, empty body
 	OutSingle                   // one JSON value

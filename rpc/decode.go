@@ -1,5 +1,5 @@
 // decode.go: option value conversion and argument binding, with Kubo's
-// error texts (spec/rpc-wire.md 1.5, 1.6). Shared by the server and the CLI.
+// error texts. Shared by the server and the CLI.
 
 package rpc
 
@@ -111,7 +111,7 @@ func DecodeOptions(valid []Option, pairs []KV) (map[string]any, error) {
 			spelled[name] = p.Key
 		case prev != p.Key:
 			// Two spellings (r=0&recursive=1): one wins, as in Kubo
-			// (spec 1.5): the long name, else the first given.
+			// as Kubo: the long name, else the first given.
 			if p.Key != name {
 				continue
 			}
@@ -153,10 +153,10 @@ func defaultOptions(valid []Option, out map[string]any) map[string]any {
 	return out
 }
 
-// BindArgs applies spec 1.6 to the string values given for cmd: it drops
-// surplus values of non-variadic commands and reports which definition is
-// still missing. bodyLines are lines from the first multipart part (nil if
-// none); hasFiles says whether the request has a multipart body at all.
+// BindArgs applies Kubo's argument rules to the string values given for
+// cmd: it drops surplus values of non-variadic commands and reports which
+// definition is still missing. bodyLines are lines from the first multipart
+// part (nil if none); hasFiles says whether the request has a multipart body at all.
 func BindArgs(cmd *Command, values, bodyLines []string, hasFiles bool) ([]string, error) {
 	defs := cmd.Args
 	var out []string

@@ -7,7 +7,7 @@ import (
 )
 
 // Ensure an option given in two spellings is not an error: the long name
-// wins (Kubo lets one win, spec 1.5); one spelling twice stays a 400.
+// wins (Kubo lets one win); one spelling twice stays a 400.
 func TestOptions_TwoSpellings_OneWins(t *testing.T) {
 	valid := []rpc.Option{{Names: []string{"recursive", "r"}, Type: rpc.Bool}}
 	for _, tc := range []struct {

@@ -11,14 +11,24 @@
 //
 // Start with command.go (Command, Option, Arg, Request, Emitter, TextEnv)
 // and table.go (the tree of commands). A request to the server goes
-// server.go (lifecycle, path checks, in the order of spec/rpc-wire.md 1.2)
-// -> auth.go (API.Authorizations) -> origin.go (Origin/Referer gate, CORS
-// preflight) -> dispatch.go (route, decode.go for options and arguments,
-// the multipart body, then Run in its own goroutine) -> response.go (the
-// Emitter that writes the preamble at the first output, the error body) ->
-// pipe.go (the hand-off to fasthttp's body writer). client.go is the other
-// end, local.go runs a command in-process (the CLI without a daemon, tests),
+// server.go (lifecycle, path checks, in Kubo's processing order) -> auth.go
+// (API.Authorizations) -> origin.go (Origin/Referer gate, CORS preflight)
+// -> dispatch.go (route, decode.go for options and arguments, the multipart
+// body, then Run in its own goroutine) -> response.go (the Emitter that
+// writes the preamble at the first output, the error body) -> pipe.go (the
+// hand-off to fasthttp's body writer) -> cork.go (the connection gathers an
+// answer's small writes into a few large ones). errors.go is the command
+// error type and its wire form; hangup_linux.go notices a client that hung
+// up while its command runs (hangup_other.go: the other systems, which
+// notice at the next write); reqlog.go keeps the running and recent
+// requests for diag/cmds; metrics.go serves /debug/metrics/prometheus and
+// latency.go the request duration summary. client.go is the other end,
+// local.go runs a command in-process (the CLI without a daemon, tests),
 // cidenc.go formats CIDs for the global cid-base options.
+//
+// The framework's tests (server_test.go, auth_test.go, origin_test.go,
+// decode_test.go, response_test.go) run the server on a small command table
+// of their own (testTable), not on the command families.
 //
 // The HTTP state of a request (fasthttp's RequestCtx, the response writer)
 // lives only in unexported fields of this package, so a command cannot touch
@@ -29,11 +39,12 @@
 // A request refused before its command runs is answered in text/plain: 404
 // for an unknown path, 400 with Kubo's text for a bad option value or a
 // missing argument (ParseError).
-// A command's error before any output becomes the JSON error object of spec
-// 4.1: an *Error with CodeClient (ClientError) is 400, anything else 500
+// A command's error before any output becomes Kubo's JSON error object
+// ({"Message", "Code", "Type": "error"}): an *Error with CodeClient (ClientError) is 400, anything else 500
 // with Code 0. An error after output has started is sent in the
 // X-Stream-Error trailer. A panic in a command is recovered, logged (go-log
-// subsystem cmds/http) and answered as "an error occurred"; it never reaches fasthttp.
+// subsystem cmds/http) and answered as "an error occurred"; it never
+// reaches fasthttp.
 // Emit and Write return ErrClientGone once the client has disconnected;
 // commands should stop then.
 //

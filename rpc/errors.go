@@ -7,7 +7,7 @@ import (
 	"fmt"
 )
 
-// Error codes of the JSON error object (spec/rpc-wire.md 4.1).
+// Error codes of the JSON error object.
 const (
 	CodeNormal         = 0
 	CodeClient         = 1

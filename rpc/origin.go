@@ -1,5 +1,4 @@
-// origin.go: the Origin / Referer / User-Agent gate and CORS preflight
-// (spec/rpc-wire.md 5.1).
+// origin.go: the Origin / Referer / User-Agent gate and CORS preflight.
 
 package rpc
 
@@ -62,7 +61,7 @@ func (s *Server) setACAO(ctx *fasthttp.RequestCtx, origin, port string) {
 	}
 }
 
-// gate is the Origin / Referer / User-Agent check of spec 5.1.
+// gate is the Origin / Referer / User-Agent check.
 func (s *Server) gate(ctx *fasthttp.RequestCtx, origin, port string) bool {
 	if origin != "" && !s.originAllowed(origin, port) {
 		return false

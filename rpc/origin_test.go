@@ -9,7 +9,8 @@ import (
 	"cairn/rpc"
 )
 
-// Ensure preflights follow spec 5.3 and allowed origins get CORS headers.
+// Ensure preflights are answered as Kubo answers them and allowed origins
+// get CORS headers.
 func TestServer_CORS(t *testing.T) {
 	srv := startServer(t, testutil.MustOpenNode(t), rpc.ServerOptions{}, nil)
 	_, port, _ := net.SplitHostPort(srv.Addr)
@@ -44,7 +45,7 @@ func TestServer_CORS(t *testing.T) {
 }
 
 // Ensure the ipfs-companion extension origins are always allowed, as in
-// Kubo 0.42 (spec 5.2), and other extensions are not.
+// Kubo 0.42, and other extensions are not.
 func TestServer_CompanionOrigins(t *testing.T) {
 	srv := startServer(t, testutil.MustOpenNode(t), rpc.ServerOptions{}, nil)
 	for _, tc := range []struct {

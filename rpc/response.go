@@ -1,5 +1,5 @@
 // response.go: the Emitter that carries a command's output onto the HTTP
-// response, deciding the preamble at the first output (spec 3.1).
+// response, deciding the preamble at the first output.
 
 package rpc
 
@@ -303,7 +303,7 @@ func (s *Server) commonHeaders(ctx *fasthttp.RequestCtx) *fasthttp.ResponseHeade
 	return h
 }
 
-// preamble writes the headers of spec 3.1 for an output of the given kind.
+// preamble writes Kubo's headers for an output of the given kind.
 func (s *Server) preamble(ctx *fasthttp.RequestCtx, kind OutputKind, enc string, req *Request) {
 	h := s.commonHeaders(ctx)
 	switch kind {

@@ -1,5 +1,5 @@
 // server.go: the /api/v0/ server on fasthttp: lifecycle, and the request
-// checks in the processing order of spec/rpc-wire.md 1.2 (auth.go,
+// checks in Kubo's processing order (auth.go,
 // origin.go), before dispatch.go runs the command.
 
 package rpc

@@ -176,7 +176,7 @@ func TestServer_ShutdownStopsRunningCommand(t *testing.T) {
 }
 
 // Ensure a non-canonical path answers 307, which clients follow with the
-// same POST (after a 301 they sent a GET and got 405) (issue 12 item 12).
+// same POST (after a 301 they sent a GET and got 405).
 func TestRedirect_307KeepsPost(t *testing.T) {
 	srv := startServer(t, testutil.MustOpenNode(t), rpc.ServerOptions{}, nil)
 	for _, p := range []string{"/api/v0//version", "/api/v0/x/../version"} {
