@@ -37,7 +37,7 @@ test:
 # The core packages' unit tests under the race detector (config swaps,
 # write sessions, GC, the server and the module host run concurrently).
 # The race detector needs cgo (gcc), which the builds above turn off.
-RACE_PKGS := ./storage ./node ./httprpc/... ./modules/...
+RACE_PKGS := ./storage ./node/... ./rpc/... ./commands/... ./modules/...
 test-race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PKGS)
 
@@ -50,9 +50,9 @@ test-slow:
 # storage and only-hash, RPC options, IPNS records) and Lua snippets. Plain `go test`
 # runs the seeds only.
 FUZZTIME ?= 15s
-FUZZ_TARGETS := ./httprpc:FuzzCARImport ./httprpc:FuzzTarAdd ./httprpc:FuzzDagPut \
-	./httprpc:FuzzConfigReplace ./httprpc:FuzzMultipartAddStored ./httprpc:FuzzMultipartAdd \
-	./httprpc:FuzzDecodeArgs ./node:FuzzIPNSRecord ./modules/lua:FuzzLua_Snippet
+FUZZ_TARGETS := ./commands:FuzzCARImport ./commands:FuzzTarAdd ./commands:FuzzDagPut \
+	./commands:FuzzConfigReplace ./commands:FuzzMultipartAddStored ./commands:FuzzMultipartAdd \
+	./commands:FuzzDecodeArgs ./node:FuzzIPNSRecord ./modules/lua:FuzzLua_Snippet
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} ($(FUZZTIME))"; \

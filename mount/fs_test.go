@@ -6,10 +6,11 @@ import (
 	"errors"
 	"testing"
 
-	"cairn/httprpc"
+	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/mount"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/go-cid"
@@ -27,7 +28,7 @@ func addTree(t *testing.T, n *node.Node) (cid.Cid, []byte) {
 		"sub":     files.NewMapDirectory(map[string]files.Node{"b.txt": files.NewBytesFile([]byte("bee"))}),
 		"link":    files.NewLinkFile("a.txt", nil),
 	})})
-	res, err := httprpc.Call(context.Background(), n, httprpc.DefaultTable, "add", nil, map[string]string{"recursive": "true"}, dir)
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil, map[string]string{"recursive": "true"}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 // Ensure 100 MiB pass through a p2p tunnel between two cairn nodes (a
 // TCP echo behind p2p/listen, reached through p2p/forward) and come back
-// unchanged (CAIRN_SLOW=1; the fast suite sends 4 MiB, in httprpc).
+// unchanged (CAIRN_SLOW=1; the fast suite sends 4 MiB, in commands).
 func TestP2P_100MiBThroughTunnel(t *testing.T) {
 	if !slow() {
 		t.Skip("CAIRN_SLOW=1 runs it (make test)")

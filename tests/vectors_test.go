@@ -18,8 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"cairn/httprpc"
+	"cairn/commands"
 	"cairn/internal/testutil"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 )
@@ -142,8 +143,8 @@ func query(t *testing.T, cmdPath string, tokens []string) (url.Values, map[strin
 	t.Helper()
 	q := url.Values{}
 	local := map[string]string{}
-	opts := httprpc.DefaultTable.OptionsFor(cmdPath)
-	find := func(name string) httprpc.Option {
+	opts := commands.DefaultTable.OptionsFor(cmdPath)
+	find := func(name string) rpc.Option {
 		for _, o := range opts {
 			for _, n := range o.Names {
 				if n == name {
@@ -152,13 +153,13 @@ func query(t *testing.T, cmdPath string, tokens []string) (url.Values, map[strin
 			}
 		}
 		t.Fatalf("%s: unknown option %q", cmdPath, name)
-		return httprpc.Option{}
+		return rpc.Option{}
 	}
 	for i := 0; i < len(tokens); i++ {
 		name, val, hasVal := strings.Cut(strings.TrimLeft(tokens[i], "-"), "=")
 		o := find(name)
 		if !hasVal {
-			if o.Type == httprpc.Bool {
+			if o.Type == rpc.Bool {
 				val = "true"
 			} else {
 				i++
@@ -171,9 +172,9 @@ func query(t *testing.T, cmdPath string, tokens []string) (url.Values, map[strin
 	return q, local
 }
 
-// rpc posts to cmdPath with q and an optional multipart body; it returns
+// postRPC posts to cmdPath with q and an optional multipart body; it returns
 // the NDJSON values (as raw JSON) or the error message.
-func rpc(base, cmdPath string, q url.Values, body io.Reader, ct string) ([]json.RawMessage, string, error) {
+func postRPC(base, cmdPath string, q url.Values, body io.Reader, ct string) ([]json.RawMessage, string, error) {
 	if ct == "" {
 		ct = "application/octet-stream"
 	}
@@ -345,7 +346,7 @@ func checkVector(t *testing.T, d *daemonProc, in string, v vector) {
 		q.Set("only-hash", "true")
 		q.Set("quieter", "true")
 		body, ct := multipartOf(t, []string{filepath.Join(in, v.Input)}, local)
-		vals, e, err := rpc(d.url, "add", q, body, ct)
+		vals, e, err := postRPC(d.url, "add", q, body, ct)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +364,7 @@ func checkVector(t *testing.T, d *daemonProc, in string, v vector) {
 		}
 		q, _ := query(t, "block/put", v.Options)
 		body, ct := dataMultipart(data)
-		vals, e, err := rpc(d.url, "block/put", q, body, ct)
+		vals, e, err := postRPC(d.url, "block/put", q, body, ct)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,7 +374,7 @@ func checkVector(t *testing.T, d *daemonProc, in string, v vector) {
 	case "dag/put":
 		q, _ := query(t, "dag/put", v.Options)
 		body, ct := dataMultipart([]byte(*v.InputText))
-		vals, e, err := rpc(d.url, "dag/put", q, body, ct)
+		vals, e, err := postRPC(d.url, "dag/put", q, body, ct)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +385,7 @@ func checkVector(t *testing.T, d *daemonProc, in string, v vector) {
 		path := v.Kind
 		q, _ := query(t, path, v.Options)
 		q.Add("arg", v.Input)
-		vals, e, err := rpc(d.url, path, q, nil, "")
+		vals, e, err := postRPC(d.url, path, q, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}

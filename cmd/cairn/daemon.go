@@ -18,10 +18,11 @@ import (
 	"time"
 
 	"cairn/board"
-	"cairn/httprpc"
+	"cairn/commands"
 	"cairn/internal/memtarget"
 	"cairn/modules"
 	"cairn/node"
+	"cairn/rpc"
 	"cairn/storage"
 
 	ma "github.com/multiformats/go-multiaddr"
@@ -297,12 +298,12 @@ type daemonOptions struct {
 	routing           string // "" or a Routing.Type override
 	agentSuffix       string
 	mount             bool
-	req               *httprpc.Request // the flags, for --mount-ipfs and --mount-ipns
+	req               *rpc.Request // the flags, for --mount-ipfs and --mount-ipns
 }
 
 // daemonFlags checks the daemon's flags (Kubo 0.42's set): the ones that
 // need what cairn does not have are refused with a message naming it.
-func daemonFlags(req *httprpc.Request) (daemonOptions, error) {
+func daemonFlags(req *rpc.Request) (daemonOptions, error) {
 	o := daemonOptions{offline: req.Bool("offline"), enableGC: req.Bool("enable-gc"), agentSuffix: req.String("agent-version-suffix"),
 		pubsub: req.Bool("enable-pubsub-experiment"), ipnsPubsub: req.Bool("enable-namesys-pubsub"), mount: req.Bool("mount"), req: req}
 	if o.mount && o.offline {
@@ -386,7 +387,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 
 	opts := &node.Options{CompactIfNeeded: true, Config: cfg,
 		Log: func(f string, a ...any) { fmt.Fprintf(stdout, f+"\n", a...) }}
-	srvOpts := httprpc.ServerOptions{ServerHeader: "cairn/" + node.Version}
+	srvOpts := rpc.ServerOptions{ServerHeader: "cairn/" + node.Version}
 	// The runtime collects at a soft target that follows the live heap
 	// (internal/memtarget), below the budget's GOMEMLIMIT.
 	hardLimit := int64(0)
@@ -449,13 +450,13 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 
 	stop := make(chan struct{})
 	var once sync.Once
-	var srv *httprpc.Server
+	var srv *rpc.Server
 	// A shutdown request is answered, and no request after it (as Kubo).
 	shutdown := func() { once.Do(func() { srv.Refuse(); close(stop) }) }
 	mt := &mounter{n: n}
 	defer mt.close()
-	env := &httprpc.Env{Table: httprpc.DefaultTable, Shutdown: shutdown, Mount: mt.mount}
-	srv = httprpc.NewServer(n, httprpc.DefaultTable, env, srvOpts)
+	env := &rpc.Env{Table: commands.DefaultTable, Shutdown: shutdown, Mount: mt.mount}
+	srv = rpc.NewServer(n, commands.DefaultTable, env, srvOpts)
 
 	errc := make(chan error, len(listeners))
 	for _, l := range listeners {

@@ -12,18 +12,18 @@ import (
 	"sort"
 	"strings"
 
-	"cairn/httprpc"
+	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
 )
 
 // cliArgs splits inv.args into string arguments and a file tree for cmd.
 // total is the byte count of the regular files (for progress bars).
-func cliArgs(cmd *httprpc.Command, inv *invocation, stdin io.Reader) (args []string, dir files.Directory, total int64, err error) {
-	var fileDef *httprpc.Arg
+func cliArgs(cmd *rpc.Command, inv *invocation, stdin io.Reader) (args []string, dir files.Directory, total int64, err error) {
+	var fileDef *rpc.Arg
 	nString := 0
 	for i := range cmd.Args {
-		if cmd.Args[i].Kind == httprpc.ArgFile {
+		if cmd.Args[i].Kind == rpc.ArgFile {
 			fileDef = &cmd.Args[i]
 		} else {
 			nString++
@@ -67,10 +67,10 @@ func cliArgs(cmd *httprpc.Command, inv *invocation, stdin io.Reader) (args []str
 	return args, files.NewSliceDirectory(entries), total, nil
 }
 
-func checkRequired(cmd *httprpc.Command, args []string) error {
+func checkRequired(cmd *rpc.Command, args []string) error {
 	n := 0
 	for _, a := range cmd.Args {
-		if a.Kind == httprpc.ArgString && a.Required {
+		if a.Kind == rpc.ArgString && a.Required {
 			if n >= len(args) {
 				return fmt.Errorf("argument %q is required", a.Name)
 			}
@@ -92,7 +92,7 @@ func readLines(r io.Reader) ([]string, error) {
 	return out, sc.Err()
 }
 
-func fileEntries(def *httprpc.Arg, inv *invocation, paths []string, stdin io.Reader) ([]files.DirEntry, int64, error) {
+func fileEntries(def *rpc.Arg, inv *invocation, paths []string, stdin io.Reader) ([]files.DirEntry, int64, error) {
 	recursive := inv.opts["recursive"] == "true"
 	hidden := inv.opts["hidden"] == "true"
 	deref := inv.opts["dereference-symlinks"] == "true"

@@ -16,8 +16,9 @@ import (
 	"strings"
 	"syscall"
 
-	"cairn/httprpc"
+	"cairn/commands"
 	"cairn/node"
+	"cairn/rpc"
 
 	"golang.org/x/term"
 )
@@ -36,7 +37,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cmdDaemon(argv[1:], stdout, stderr)
 		}
 	}
-	t := httprpc.DefaultTable
+	t := commands.DefaultTable
 	inv, err := parseArgs(t, argv)
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n\n", err)
@@ -53,7 +54,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	if err := execute(ctx, t, inv, stdin, stdout, stderr); err != nil {
-		var we *httprpc.Error
+		var we *rpc.Error
 		msg := err.Error()
 		if errors.As(err, &we) {
 			msg = we.Message
@@ -80,11 +81,11 @@ func isTTY(f any) bool {
 }
 
 // execute runs inv remotely when a daemon is known, else in-process.
-func execute(ctx context.Context, t *httprpc.Table, inv *invocation, stdin io.Reader, stdout, stderr io.Writer) error {
+func execute(ctx context.Context, t *rpc.Table, inv *invocation, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := inv.cmd
 	repo := repoPath(inv)
-	req := &httprpc.Request{Ctx: ctx, Command: cmd, Opts: map[string]any{}}
-	tenv := &httprpc.TextEnv{Out: stdout, Err: stderr, Req: req, TTY: isTTY(stderr)}
+	req := &rpc.Request{Ctx: ctx, Command: cmd, Opts: map[string]any{}}
+	tenv := &rpc.TextEnv{Out: stdout, Err: stderr, Req: req, TTY: isTTY(stderr)}
 
 	if cmd.PreRun != nil {
 		cmd.PreRun(inv.opts, tenv) // client-side defaults
@@ -100,7 +101,7 @@ func execute(ctx context.Context, t *httprpc.Table, inv *invocation, stdin io.Re
 		return err
 	}
 	if total > 0 {
-		req.Opts[httprpc.OptTotalSize] = total
+		req.Opts[commands.OptTotalSize] = total
 	}
 	req.Args, req.Files = args, dir
 
@@ -116,7 +117,7 @@ func execute(ctx context.Context, t *httprpc.Table, inv *invocation, stdin io.Re
 			req.Args = cmd.EncodeArgs(req.Args)
 		}
 		err := runRemote(ctx, api, inv, req, tenv)
-		if err == nil || explicitAPI || !errors.Is(err, httprpc.ErrConnRefused) {
+		if err == nil || explicitAPI || !errors.Is(err, rpc.ErrConnRefused) {
 			return err
 		}
 		// Stale api file: the daemon is gone; run here.
@@ -127,21 +128,21 @@ func execute(ctx context.Context, t *httprpc.Table, inv *invocation, stdin io.Re
 	return runLocal(ctx, repo, req, tenv, inv)
 }
 
-func typedOptions(t *httprpc.Table, inv *invocation) (map[string]any, error) {
-	var pairs []httprpc.KV
+func typedOptions(t *rpc.Table, inv *invocation) (map[string]any, error) {
+	var pairs []rpc.KV
 	for k, v := range inv.opts {
-		pairs = append(pairs, httprpc.KV{Key: k, Value: v})
+		pairs = append(pairs, rpc.KV{Key: k, Value: v})
 	}
 	for k, vs := range inv.list {
 		for _, v := range vs {
-			pairs = append(pairs, httprpc.KV{Key: k, Value: v})
+			pairs = append(pairs, rpc.KV{Key: k, Value: v})
 		}
 	}
-	return httprpc.DecodeOptions(t.OptionsFor(inv.path), pairs)
+	return rpc.DecodeOptions(t.OptionsFor(inv.path), pairs)
 }
 
-func runRemote(ctx context.Context, api string, inv *invocation, req *httprpc.Request, tenv *httprpc.TextEnv) error {
-	c, err := httprpc.NewClient(api, inv.opts["api-auth"])
+func runRemote(ctx context.Context, api string, inv *invocation, req *rpc.Request, tenv *rpc.TextEnv) error {
+	c, err := rpc.NewClient(api, inv.opts["api-auth"], "cairn/"+node.Version)
 	if err != nil {
 		return err
 	}
@@ -196,7 +197,7 @@ func runRemote(ctx context.Context, api string, inv *invocation, req *httprpc.Re
 	return renderDone(tenv, req.Command, jsonOut)
 }
 
-func render(t *httprpc.TextEnv, cmd *httprpc.Command, v any, jsonOut bool) error {
+func render(t *rpc.TextEnv, cmd *rpc.Command, v any, jsonOut bool) error {
 	if jsonOut || cmd.Text == nil {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -208,14 +209,14 @@ func render(t *httprpc.TextEnv, cmd *httprpc.Command, v any, jsonOut bool) error
 	return cmd.Text(t, v)
 }
 
-func renderDone(t *httprpc.TextEnv, cmd *httprpc.Command, jsonOut bool) error {
+func renderDone(t *rpc.TextEnv, cmd *rpc.Command, jsonOut bool) error {
 	if jsonOut || cmd.TextDone == nil {
 		return nil
 	}
 	return cmd.TextDone(t)
 }
 
-func runLocal(ctx context.Context, repo string, req *httprpc.Request, tenv *httprpc.TextEnv, inv *invocation) error {
+func runLocal(ctx context.Context, repo string, req *rpc.Request, tenv *rpc.TextEnv, inv *invocation) error {
 	if !req.Command.NoRepo {
 		n, err := node.New(ctx, repo, nil)
 		if err != nil {
@@ -228,7 +229,7 @@ func runLocal(ctx context.Context, repo string, req *httprpc.Request, tenv *http
 		req.Node = n
 	}
 	jsonOut := inv.opts["encoding"] == "json"
-	em := &httprpc.FuncEmitter{
+	em := &rpc.FuncEmitter{
 		OnValue: func(v any) error { return render(tenv, req.Command, v, jsonOut) },
 		OnBytes: tenv.Out,
 	}
@@ -256,7 +257,7 @@ func runLocal(ctx context.Context, repo string, req *httprpc.Request, tenv *http
 }
 
 // usage prints help for a command or a parent.
-func usage(w io.Writer, t *httprpc.Table, n *httprpc.TreeNode, path string) {
+func usage(w io.Writer, t *rpc.Table, n *rpc.TreeNode, path string) {
 	name := "cairn"
 	if path != "" {
 		name += " " + strings.ReplaceAll(path, "/", " ")

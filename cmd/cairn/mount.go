@@ -9,9 +9,10 @@ import (
 	"io"
 	"sync"
 
-	"cairn/httprpc"
+	"cairn/commands"
 	"cairn/mount"
 	"cairn/node"
+	"cairn/rpc"
 )
 
 type mounter struct {
@@ -66,10 +67,10 @@ func (mt *mounter) unmountLocked() {
 // mountAtStart mounts what daemon --mount asks for (--mount-ipfs and
 // --mount-ipns, else Mounts.IPFS and Mounts.IPNS) and prints where, as
 // Kubo's daemon.
-func (mt *mounter) mountAtStart(req *httprpc.Request, stdout io.Writer) error {
+func (mt *mounter) mountAtStart(req *rpc.Request, stdout io.Writer) error {
 	r := *req
 	r.Node = mt.n
-	ipfs, ipns, err := httprpc.MountPoints(&r, "mount-ipfs", "mount-ipns")
+	ipfs, ipns, err := commands.MountPoints(&r, "mount-ipfs", "mount-ipns")
 	if err != nil {
 		return err
 	}

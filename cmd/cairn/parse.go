@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn/httprpc"
+	"cairn/rpc"
 )
 
 // invocation is a parsed command line.
 type invocation struct {
-	path string            // "block/stat"
-	cmd  *httprpc.Command  // nil for a parent ("cairn pin")
-	node *httprpc.TreeNode // tree node reached
+	path string        // "block/stat"
+	cmd  *rpc.Command  // nil for a parent ("cairn pin")
+	node *rpc.TreeNode // tree node reached
 	args []string
 	opts map[string]string // canonical name => raw value (as typed)
 	list map[string][]string
@@ -22,7 +22,7 @@ type invocation struct {
 
 // parseArgs splits argv (without the program name) into command path,
 // options and arguments. Options may appear anywhere; "--" ends them.
-func parseArgs(t *httprpc.Table, argv []string) (*invocation, error) {
+func parseArgs(t *rpc.Table, argv []string) (*invocation, error) {
 	inv := &invocation{opts: map[string]string{}, list: map[string][]string{}}
 	n := t.Root
 	var segs []string
@@ -36,7 +36,7 @@ func parseArgs(t *httprpc.Table, argv []string) (*invocation, error) {
 			pre = append(pre, a)
 			// A global option with a separate value.
 			if !strings.Contains(a, "=") {
-				if o, ok := findOpt(t.Global, strings.TrimLeft(a, "-")); ok && o.Type != httprpc.Bool && i+1 < len(argv) {
+				if o, ok := findOpt(t.Global, strings.TrimLeft(a, "-")); ok && o.Type != rpc.Bool && i+1 < len(argv) {
 					pre = append(pre, argv[i+1])
 					i++
 				}
@@ -78,7 +78,7 @@ func parseArgs(t *httprpc.Table, argv []string) (*invocation, error) {
 			// -abc: several one-letter bool flags.
 			all := true
 			for _, r := range name {
-				if oo, ok := findOpt(valid, string(r)); !ok || oo.Type != httprpc.Bool {
+				if oo, ok := findOpt(valid, string(r)); !ok || oo.Type != rpc.Bool {
 					all = false
 				}
 			}
@@ -98,7 +98,7 @@ func parseArgs(t *httprpc.Table, argv []string) (*invocation, error) {
 			continue
 		}
 		if !hasVal {
-			if o.Type == httprpc.Bool {
+			if o.Type == rpc.Bool {
 				val = "true"
 			} else {
 				if j+1 >= len(rest) {
@@ -108,14 +108,14 @@ func parseArgs(t *httprpc.Table, argv []string) (*invocation, error) {
 				val = rest[j]
 			}
 		}
-		if _, err := httprpc.ConvertOption(o, val); err != nil {
+		if _, err := rpc.ConvertOption(o, val); err != nil {
 			return nil, err
 		}
-		if o.Type == httprpc.StringList {
+		if o.Type == rpc.StringList {
 			inv.list[o.Name()] = append(inv.list[o.Name()], val)
 			continue
 		}
-		if _, dup := inv.opts[o.Name()]; dup && o.Type != httprpc.Bool {
+		if _, dup := inv.opts[o.Name()]; dup && o.Type != rpc.Bool {
 			return nil, fmt.Errorf("option %q given more than once", o.Name())
 		}
 		inv.opts[o.Name()] = val
@@ -123,7 +123,7 @@ func parseArgs(t *httprpc.Table, argv []string) (*invocation, error) {
 	return inv, nil
 }
 
-func findOpt(opts []httprpc.Option, name string) (httprpc.Option, bool) {
+func findOpt(opts []rpc.Option, name string) (rpc.Option, bool) {
 	for _, o := range opts {
 		for _, n := range o.Names {
 			if n == name {
@@ -131,5 +131,5 @@ func findOpt(opts []httprpc.Option, name string) (httprpc.Option, bool) {
 			}
 		}
 	}
-	return httprpc.Option{}, false
+	return rpc.Option{}, false
 }

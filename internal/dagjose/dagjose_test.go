@@ -16,7 +16,7 @@ import (
 	"github.com/ipld/go-ipld-prime/node/basicnode"
 )
 
-// The JWS of TestDagJOSE_PutGet_AsKubo (httprpc) and pieces to vary it.
+// The JWS of TestDagJOSE_PutGet_AsKubo (commands) and pieces to vary it.
 const (
 	payload = `"AXESICjDGMg3fEBSX7_fpbBUYF4E61TXLysmLJgfGEpFG8Pu"`
 	prot    = `"eyJhbGciOiJFUzI1NksifQ"`

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"cairn/httprpc"
+	"cairn/commands"
 	"cairn/internal/tcpecho"
 	"cairn/node"
+	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -47,9 +48,9 @@ func EchoServer(t testing.TB) *tcpecho.Server {
 // on a from 127.0.0.1:0 to b, and returns the forwarder's host:port.
 func P2PTunnel(t testing.TB, a, b *node.Node, proto string, echo *tcpecho.Server) string {
 	t.Helper()
-	call := func(n *node.Node, path string, args ...string) *httprpc.Result {
+	call := func(n *node.Node, path string, args ...string) *rpc.Result {
 		t.Helper()
-		res, err := httprpc.Call(context.Background(), n, httprpc.DefaultTable, path, args, nil, nil)
+		res, err := rpc.Call(context.Background(), n, commands.DefaultTable, path, args, nil, nil)
 		if err != nil {
 			t.Fatalf("%s %v: %v", path, args, err)
 		}
@@ -57,7 +58,7 @@ func P2PTunnel(t testing.TB, a, b *node.Node, proto string, echo *tcpecho.Server
 	}
 	call(b, "p2p/listen", proto, fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", echo.Port()))
 	call(a, "p2p/forward", proto, "/ip4/127.0.0.1/tcp/0", "/p2p/"+b.PeerID.String())
-	for _, l := range call(a, "p2p/ls").Values[0].(*httprpc.P2PLsOutput).Listeners {
+	for _, l := range call(a, "p2p/ls").Values[0].(*commands.P2PLsOutput).Listeners {
 		if port, ok := strings.CutPrefix(l.ListenAddress, "/ip4/127.0.0.1/tcp/"); ok && l.Protocol == proto {
 			return "127.0.0.1:" + port
 		}

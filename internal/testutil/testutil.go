@@ -3,15 +3,18 @@ package testutil
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"cairn/httprpc"
+	"cairn/commands"
 	"cairn/node"
+	"cairn/rpc"
 	"cairn/storage"
 
 	bolt "go.etcd.io/bbolt"
@@ -43,7 +46,7 @@ type Server struct {
 	URL  string // http://127.0.0.1:port
 	Addr string // 127.0.0.1:port
 	Node *node.Node
-	Srv  *httprpc.Server
+	Srv  *rpc.Server
 }
 
 // StartServer serves n's RPC on 127.0.0.1:0 until cleanup.
@@ -53,8 +56,8 @@ func StartServer(t testing.TB, n *node.Node) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &httprpc.Env{Table: httprpc.DefaultTable, Shutdown: func() {}}
-	srv := httprpc.NewServer(n, httprpc.DefaultTable, env, httprpc.ServerOptions{ServerHeader: "cairn/" + node.Version})
+	env := &rpc.Env{Table: commands.DefaultTable, Shutdown: func() {}}
+	srv := rpc.NewServer(n, commands.DefaultTable, env, rpc.ServerOptions{ServerHeader: "cairn/" + node.Version})
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 	return &Server{URL: "http://" + l.Addr().String(), Addr: l.Addr().String(), Node: n, Srv: srv}
@@ -167,4 +170,24 @@ func P2PAddr(t testing.TB, n *node.Node) string {
 		t.Fatal("node has no listen address")
 	}
 	return addrs[0].String() + "/p2p/" + n.PeerID.String()
+}
+
+// PostURL posts an empty body to url with the headers hdr and returns the
+// answer with its body read whole.
+func PostURL(t testing.TB, url string, hdr map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
 }

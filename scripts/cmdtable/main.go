@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"cairn/httprpc"
+	"cairn/commands"
 )
 
-func main() { fmt.Print(httprpc.READMETable()) }
+func main() { fmt.Print(commands.READMETable()) }

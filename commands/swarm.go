@@ -1,0 +1,474 @@
+// swarm.go: the swarm commands (peers, connections, addresses, filters).
+
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"cairn/node"
+	"cairn/rpc"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+)
+
+// StringsOutput is Kubo's stringList: {"Strings":[...]}.
+type StringsOutput struct {
+	Strings []string
+}
+
+func stringsText(t *rpc.TextEnv, v any) error {
+	for _, s := range v.(*StringsOutput).Strings {
+		if _, err := fmt.Fprintln(t.Out, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func stringsCmd(path, synopsis string, args []rpc.Arg, opts []rpc.Option, run func(r *rpc.Request, e rpc.Emitter) error) *rpc.Command {
+	return &rpc.Command{Path: path, Synopsis: synopsis, Args: args, Options: opts, Output: rpc.OutSingle, Run: run,
+		Type: func() any { return &StringsOutput{} }, Text: stringsText}
+}
+
+// parsePeerParam reads a peer ID or a multiaddr ending in /p2p/<id>.
+func parsePeerParam(s string) (peer.AddrInfo, error) {
+	if strings.HasPrefix(s, "/") {
+		m, err := ma.NewMultiaddr(s)
+		if err != nil {
+			return peer.AddrInfo{}, err
+		}
+		ai, err := peer.AddrInfoFromP2pAddr(m)
+		if err != nil {
+			return peer.AddrInfo{}, err
+		}
+		return *ai, nil
+	}
+	id, err := peer.Decode(s)
+	if err != nil {
+		return peer.AddrInfo{}, fmt.Errorf("invalid peer id %q: %w", s, err)
+	}
+	return peer.AddrInfo{ID: id}, nil
+}
+
+// parseAddresses reads swarm/connect arguments: multiaddrs ending in
+// /p2p/<id> (several for one peer merge) or bare peer IDs.
+func parseAddresses(args []string) ([]peer.AddrInfo, error) {
+	byID := map[peer.ID]*peer.AddrInfo{}
+	var order []peer.ID
+	for _, s := range args {
+		if m, err := ma.NewMultiaddr(s); err == nil {
+			if _, last := ma.SplitLast(m); last == nil || last.Protocol().Code != ma.P_P2P {
+				return nil, fmt.Errorf("found no ipfs peers at %s", m) // Kubo's text
+			}
+		}
+		ai, err := parsePeerParam(s)
+		if err != nil {
+			return nil, err
+		}
+		if cur, ok := byID[ai.ID]; ok {
+			cur.Addrs = append(cur.Addrs, ai.Addrs...)
+			continue
+		}
+		byID[ai.ID] = &ai
+		order = append(order, ai.ID)
+	}
+	out := make([]peer.AddrInfo, len(order))
+	for i, id := range order {
+		out[i] = *byID[id]
+	}
+	return out, nil
+}
+
+// SwarmStream is one stream of a swarm/peers entry.
+type SwarmStream struct {
+	Protocol string
+}
+
+// SwarmPeer is one connection of swarm/peers (0.42: omitempty, plus
+// Identify).
+type SwarmPeer struct {
+	Addr      string        `json:",omitempty"`
+	Peer      string        `json:",omitempty"`
+	Latency   string        `json:",omitempty"`
+	Muxer     string        `json:",omitempty"`
+	Direction int           `json:",omitempty"`
+	Streams   []SwarmStream `json:",omitempty"`
+	Identify  IDOutput
+}
+
+// SwarmPeers is the body of swarm/peers.
+type SwarmPeers struct {
+	Peers []SwarmPeer
+}
+
+// SwarmAddrs is the body of swarm/addrs.
+type SwarmAddrs struct {
+	Addrs map[string][]string
+}
+
+var swarmCommands = []*rpc.Command{
+	{
+		Path:     "swarm/peers",
+		Synopsis: "List peers with open connections.",
+		Help:     "'cairn swarm peers' lists the set of peers this node is connected to.",
+		Options: []rpc.Option{
+			{Names: []string{"verbose", "v"}, Type: rpc.Bool, Help: "display all extra information"},
+			{Names: []string{"streams"}, Type: rpc.Bool, Help: "Also list information about open streams for each peer"},
+			{Names: []string{"latency"}, Type: rpc.Bool, Help: "Also list information about latency to each peer"},
+			{Names: []string{"direction"}, Type: rpc.Bool, Help: "Also list information about the direction of connection"},
+			{Names: []string{"identify"}, Type: rpc.Bool, Help: "Also list information about peers identify"},
+		},
+		Output: rpc.OutSingle,
+		Run:    runSwarmPeers,
+		Type:   func() any { return &SwarmPeers{} },
+		Text:   swarmPeersText,
+	},
+	stringsCmd("swarm/connect", "Open connection to a given peer.",
+		[]rpc.Arg{{Name: "address", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "Address of peer to connect to."}},
+		nil, runSwarmConnect),
+	stringsCmd("swarm/disconnect", "Close connection to a given address.",
+		[]rpc.Arg{{Name: "address", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "Address of peer to disconnect from."}},
+		nil, runSwarmDisconnect),
+	{
+		Path:     "swarm/addrs",
+		Synopsis: "List known addresses. Useful for debugging.",
+		Output:   rpc.OutSingle,
+		Run:      runSwarmAddrs,
+		Type:     func() any { return &SwarmAddrs{} },
+		Text:     swarmAddrsText,
+	},
+	stringsCmd("swarm/addrs/listen", "List interface listening addresses.", nil, nil, func(r *rpc.Request, e rpc.Emitter) error {
+		nt, err := onlineSwarm(r)
+		if err != nil {
+			return err
+		}
+		addrs, err := nt.Host.Network().InterfaceListenAddresses()
+		if err != nil {
+			return err
+		}
+		return e.Emit(&StringsOutput{Strings: sortedAddrs(addrs, "")})
+	}),
+	stringsCmd("swarm/addrs/local", "List local addresses.", nil,
+		[]rpc.Option{{Names: []string{"id"}, Type: rpc.Bool, Help: "Show peer ID in addresses."}},
+		func(r *rpc.Request, e rpc.Emitter) error {
+			nt, err := onlineSwarm(r)
+			if err != nil {
+				return err
+			}
+			suffix := ""
+			if r.Bool("id") {
+				suffix = "/p2p/" + nt.Host.ID().String()
+			}
+			return e.Emit(&StringsOutput{Strings: sortedAddrs(nt.Host.Addrs(), suffix)})
+		}),
+	stringsCmd("swarm/filters", "Manipulate address filters.", nil, nil, func(r *rpc.Request, e rpc.Emitter) error {
+		nt, err := online(r)
+		if err != nil {
+			return err
+		}
+		return e.Emit(&StringsOutput{Strings: nt.Filters.List()}) // null when empty, as Kubo
+	}),
+	stringsCmd("swarm/filters/add", "Add an address filter.",
+		[]rpc.Arg{{Name: "address", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "Multiaddr to filter."}},
+		nil, runFiltersAdd),
+	stringsCmd("swarm/filters/rm", "Remove an address filter.",
+		[]rpc.Arg{{Name: "address", Kind: rpc.ArgString, Required: true, Variadic: true, Help: "Multiaddr filter to remove."}},
+		nil, runFiltersRm),
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func sortedAddrs(addrs []ma.Multiaddr, suffix string) []string {
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		out = append(out, a.String()+suffix)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func directionString(d int) string {
+	switch network.Direction(d) {
+	case network.DirInbound:
+		return "inbound"
+	case network.DirOutbound:
+		return "outbound"
+	}
+	return ""
+}
+
+func runSwarmPeers(r *rpc.Request, e rpc.Emitter) error {
+	nt, err := onlineSwarm(r)
+	if err != nil {
+		return err
+	}
+	verbose := r.Bool("verbose")
+	latency, streams, direction := verbose || r.Bool("latency"), verbose || r.Bool("streams"), verbose || r.Bool("direction")
+	out := &SwarmPeers{} // Kubo answers {"Peers":null} with no connection
+	for _, c := range nt.Host.Network().Conns() {
+		p := c.RemotePeer()
+		sp := SwarmPeer{Addr: c.RemoteMultiaddr().String(), Peer: p.String()}
+		if verbose {
+			sp.Muxer = string(c.ConnState().StreamMultiplexer)
+		}
+		if latency {
+			sp.Latency = "n/a"
+			if l := nt.Host.Peerstore().LatencyEWMA(p); l != 0 {
+				sp.Latency = l.String()
+			}
+		}
+		if direction {
+			sp.Direction = int(c.Stat().Direction)
+		}
+		if streams {
+			for _, s := range c.GetStreams() {
+				sp.Streams = append(sp.Streams, SwarmStream{Protocol: string(s.Protocol())})
+			}
+			sort.Slice(sp.Streams, func(i, j int) bool { return sp.Streams[i].Protocol < sp.Streams[j].Protocol })
+		}
+		if r.Bool("identify") {
+			sp.Identify = peerInfo(nt, p, func(id peer.ID) (string, error) { return id.String(), nil })
+		}
+		out.Peers = append(out.Peers, sp)
+	}
+	sort.Slice(out.Peers, func(i, j int) bool { return out.Peers[i].Addr < out.Peers[j].Addr })
+	return e.Emit(out)
+}
+
+func swarmPeersText(t *rpc.TextEnv, v any) error {
+	for _, p := range v.(*SwarmPeers).Peers {
+		line := p.Addr + "/p2p/" + p.Peer
+		if p.Latency != "" {
+			line += " " + p.Latency
+		}
+		if d := directionString(p.Direction); d != "" {
+			line += " " + d
+		}
+		if _, err := fmt.Fprintln(t.Out, line); err != nil {
+			return err
+		}
+		for _, s := range p.Streams {
+			name := s.Protocol
+			if name == "" {
+				name = "<no protocol name>"
+			}
+			if _, err := fmt.Fprintf(t.Out, "  %s\n", name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// runSwarmConnect parses every address first, then connects (offline:
+// the first address fails with Kubo's text).
+func runSwarmConnect(r *rpc.Request, e rpc.Emitter) error {
+	ais, err := parseAddresses(r.Args)
+	if err != nil {
+		return err
+	}
+	nt, offline := onlineSwarm(r)
+	out := make([]string, 0, len(ais))
+	for _, ai := range ais {
+		err := offline
+		if err == nil {
+			err = nt.Connect(r.Ctx, ai)
+		}
+		if err != nil {
+			return fmt.Errorf("connect %s failure: %s", ai.ID, err)
+		}
+		out = append(out, "connect "+ai.ID.String()+" success")
+	}
+	return e.Emit(&StringsOutput{Strings: out})
+}
+
+// runSwarmDisconnect answers one line per address of each peer (one for a
+// peer given without one), success or failure, as Kubo; offline every
+// line is a failure, still a 200.
+func runSwarmDisconnect(r *rpc.Request, e rpc.Emitter) error {
+	ais, err := parseAddresses(r.Args)
+	if err != nil {
+		return err
+	}
+	nt, offline := onlineSwarm(r)
+	var out []string
+	for _, ai := range ais {
+		addrs := ai.Addrs
+		if len(addrs) == 0 {
+			addrs = []ma.Multiaddr{nil}
+		}
+		for _, a := range addrs {
+			msg := "disconnect " + ai.ID.String()
+			err := offline
+			if err == nil {
+				err = disconnect(nt, ai.ID, a)
+			}
+			if err != nil {
+				msg += " failure: " + err.Error()
+			} else {
+				msg += " success"
+			}
+			out = append(out, msg)
+		}
+	}
+	return e.Emit(&StringsOutput{Strings: out})
+}
+
+// disconnect closes the peer's connections (addr nil), or its first
+// connection on addr, with Kubo's texts when there is none.
+func disconnect(nt *node.Net, id peer.ID, addr ma.Multiaddr) error {
+	net := nt.Host.Network()
+	if addr == nil {
+		if net.Connectedness(id) != network.Connected {
+			return errors.New("not connected")
+		}
+		return net.ClosePeer(id)
+	}
+	for _, c := range net.ConnsToPeer(id) {
+		if c.RemoteMultiaddr().Equal(addr) {
+			return c.Close()
+		}
+	}
+	return errors.New("conn not found")
+}
+
+func runSwarmAddrs(r *rpc.Request, e rpc.Emitter) error {
+	nt, err := onlineSwarm(r)
+	if err != nil {
+		return err
+	}
+	ps := nt.Host.Peerstore()
+	out := &SwarmAddrs{Addrs: map[string][]string{}}
+	for _, p := range ps.PeersWithAddrs() {
+		out.Addrs[p.String()] = sortedAddrs(ps.Addrs(p), "")
+	}
+	return e.Emit(out)
+}
+
+func swarmAddrsText(t *rpc.TextEnv, v any) error {
+	m := v.(*SwarmAddrs).Addrs
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if _, err := fmt.Fprintf(t.Out, "%s (%d)\n", id, len(m[id])); err != nil {
+			return err
+		}
+		for _, a := range m[id] {
+			if _, err := fmt.Fprintf(t.Out, "\t%s\n", a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// filtersUpdate applies fn to Swarm.AddrFilters in the config file.
+func filtersUpdate(n *node.Node, fn func(list []string) []string) error {
+	return n.UpdateConfig(func(doc map[string]any) error {
+		var list []string
+		if v, err := node.GetKey(doc, "Swarm.AddrFilters"); err == nil {
+			if arr, ok := v.([]any); ok {
+				for _, x := range arr {
+					if s, ok := x.(string); ok {
+						list = append(list, s)
+					}
+				}
+			}
+		}
+		list = fn(list)
+		arr := make([]any, len(list))
+		for i, s := range list {
+			arr[i] = s
+		}
+		return node.SetKey(doc, "Swarm.AddrFilters", arr)
+	})
+}
+
+func runFiltersAdd(r *rpc.Request, e rpc.Emitter) error {
+	nt, err := online(r)
+	if err != nil {
+		return err
+	}
+	for _, s := range r.Args {
+		if _, err := node.ParseAddrFilter(s); err != nil {
+			return err
+		}
+	}
+	var added []string
+	for _, s := range r.Args {
+		ok, _ := nt.Filters.Add(s)
+		if ok {
+			added = append(added, s)
+		}
+	}
+	err = filtersUpdate(r.Node, func(list []string) []string {
+		for _, s := range r.Args {
+			if !contains(list, s) {
+				list = append(list, s)
+			}
+		}
+		return list
+	})
+	if err != nil {
+		return err
+	}
+	// A new filter also closes open connections it covers.
+	for _, c := range nt.Host.Network().Conns() {
+		if nt.Filters.Blocked(c.RemoteMultiaddr()) {
+			c.Close()
+		}
+	}
+	return e.Emit(&StringsOutput{Strings: orEmpty(added)})
+}
+
+func runFiltersRm(r *rpc.Request, e rpc.Emitter) error {
+	nt, err := online(r)
+	if err != nil {
+		return err
+	}
+	targets := r.Args
+	if len(targets) == 1 && targets[0] == "all" {
+		targets = nt.Filters.List()
+	}
+	var removed []string
+	for _, s := range targets {
+		if nt.Filters.Remove(s) {
+			removed = append(removed, s)
+		}
+	}
+	err = filtersUpdate(r.Node, func(list []string) []string {
+		kept := list[:0]
+		for _, s := range list {
+			if !contains(targets, s) {
+				kept = append(kept, s)
+			}
+		}
+		return kept
+	})
+	if err != nil {
+		return err
+	}
+	return e.Emit(&StringsOutput{Strings: orEmpty(removed)})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
