@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"cairn/node"
+	"cairn/node/config"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
@@ -20,7 +20,7 @@ var bootstrapCommands = []*Command{
 		[]Option{{Names: []string{"default"}, Type: Bool, Help: "Add default bootstrap nodes. (Deprecated, use 'default' subcommand instead)"}},
 		runBootstrapAdd),
 	bootstrapCmd("bootstrap/add/default", "Add default peers to the bootstrap list.", nil, nil,
-		func(r *Request, e Emitter) error { return bootstrapAdd(r, e, node.DefaultBootstrap) }),
+		func(r *Request, e Emitter) error { return bootstrapAdd(r, e, config.DefaultBootstrap) }),
 	bootstrapCmd("bootstrap/rm", "Remove peers from the bootstrap list.",
 		[]Arg{{Name: "peer", Kind: ArgString, Variadic: true, Stdin: true, Help: "A peer to add to the bootstrap list (in the format '<multiaddr>/<peerID>')"}},
 		[]Option{{Names: []string{"all"}, Type: Bool, Help: "Remove all bootstrap peers. (Deprecated, use 'all' subcommand)"}},
@@ -53,7 +53,7 @@ func runBootstrapList(r *Request, e Emitter) error {
 
 func runBootstrapAdd(r *Request, e Emitter) error {
 	if r.Bool("default") {
-		return bootstrapAdd(r, e, node.DefaultBootstrap)
+		return bootstrapAdd(r, e, config.DefaultBootstrap)
 	}
 	if len(r.Args) == 0 {
 		return errors.New("no bootstrap peers to add")
@@ -64,7 +64,7 @@ func runBootstrapAdd(r *Request, e Emitter) error {
 // bootstrapList reads Bootstrap from a config document.
 func bootstrapList(doc map[string]any) []string {
 	var list []string
-	if v, err := node.GetKey(doc, "Bootstrap"); err == nil {
+	if v, err := config.GetKey(doc, "Bootstrap"); err == nil {
 		if arr, ok := v.([]any); ok {
 			for _, x := range arr {
 				if s, ok := x.(string); ok {
@@ -81,7 +81,7 @@ func setBootstrap(doc map[string]any, list []string) error {
 	for i, s := range list {
 		arr[i] = s
 	}
-	return node.SetKey(doc, "Bootstrap", arr)
+	return config.SetKey(doc, "Bootstrap", arr)
 }
 
 func bootstrapAdd(r *Request, e Emitter, peers []string) error {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"cairn/node"
+	"cairn/node/config"
 )
 
 var configEditCommands = []*Command{{
@@ -56,7 +57,7 @@ func runConfigEdit(r *Request, _ Emitter) error {
 	}
 	defer lk.Unlock()
 
-	path := filepath.Join(dir, node.ConfigFile)
+	path := filepath.Join(dir, config.File)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -100,5 +101,5 @@ func runConfigEdit(r *Request, _ Emitter) error {
 		keep = true
 		return fmt.Errorf("config edit: the edited config is not valid (%v); nothing was saved, your edit is in %s", err, tmp.Name())
 	}
-	return node.WriteConfigDoc(dir, doc)
+	return config.WriteDoc(dir, doc)
 }

@@ -13,6 +13,7 @@ import (
 	"cairn/httprpc"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/storage"
 
 	"github.com/ipfs/boxo/files"
@@ -160,7 +161,7 @@ func FuzzConfigReplace(f *testing.F) {
 		whole, alone := map[string]any{}, map[string]any{}
 		json.Unmarshal(good, &whole)
 		for _, d := range []map[string]any{whole, alone} {
-			if err := node.SetKeyExact(d, tc.key, tc.val); err != nil {
+			if err := config.SetKeyExact(d, tc.key, tc.val); err != nil {
 				f.Fatal(err)
 			}
 			b, _ := json.Marshal(d)

@@ -9,6 +9,7 @@ import (
 	"cairn/httprpc"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/boxo/ipns"
@@ -38,7 +39,7 @@ func threeLANNodes(t *testing.T) (a, b, c *node.Node) {
 // A put, through B; the WAN DHT stays empty.
 func TestLANDHT_TestProfile_ProvidersAndValues(t *testing.T) {
 	a, b, c := threeLANNodes(t)
-	if lb := a.Config().Routing.LoopbackAddressesOnLanDHT; lb == nil || !*lb {
+	if lb := a.Config().Routing.LoopbackAddressesOnLanDHT; lb != config.True {
 		t.Fatalf("test profile: Routing.LoopbackAddressesOnLanDHT = %v", lb)
 	}
 	root := addTree(t, a, nil, map[string]files.Node{"f": files.NewBytesFile([]byte("on the LAN"))})

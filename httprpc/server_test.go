@@ -18,6 +18,7 @@ import (
 	"cairn/httprpc"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/storage"
 
 	"github.com/ipfs/boxo/files"
@@ -157,7 +158,7 @@ func TestServer_CORS(t *testing.T) {
 // (spec 5.4).
 func TestServer_Authorizations(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	testutil.SetConfig(t, n, map[string]any{"API.Authorizations": map[string]*node.RPCAuthScope{
+	testutil.SetConfig(t, n, map[string]any{"API.Authorizations": map[string]*config.RPCAuthScope{
 		"alice": {AuthSecret: "bearer:s3cret", AllowedPaths: []string{"/api/v0/cat"}},
 		"bob":   {AuthSecret: "basic:bob:pw", AllowedPaths: []string{"/api/v0"}},
 	}})

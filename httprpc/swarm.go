@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/node/config"
 
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -378,7 +379,7 @@ func swarmAddrsText(t *TextEnv, v any) error {
 func filtersUpdate(n *node.Node, fn func(list []string) []string) error {
 	return n.UpdateConfig(func(doc map[string]any) error {
 		var list []string
-		if v, err := node.GetKey(doc, "Swarm.AddrFilters"); err == nil {
+		if v, err := config.GetKey(doc, "Swarm.AddrFilters"); err == nil {
 			if arr, ok := v.([]any); ok {
 				for _, x := range arr {
 					if s, ok := x.(string); ok {
@@ -392,7 +393,7 @@ func filtersUpdate(n *node.Node, fn func(list []string) []string) error {
 		for i, s := range list {
 			arr[i] = s
 		}
-		return node.SetKey(doc, "Swarm.AddrFilters", arr)
+		return config.SetKey(doc, "Swarm.AddrFilters", arr)
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 )
 
 func TestNode_ReplaceConfig_KeepsPrivKey(t *testing.T) {
@@ -23,7 +24,7 @@ func TestNode_ReplaceConfig_KeepsPrivKey(t *testing.T) {
 	if err := n.ReplaceConfig(doc); err != nil {
 		t.Fatal(err)
 	}
-	disk, _ := node.ReadConfigDoc(n.Repo)
+	disk, _ := config.ReadDoc(n.Repo)
 	id := disk["Identity"].(map[string]any)
 	if id["PrivKey"] != priv || id["PeerID"] != n.PeerID.String() || len(id) != 2 {
 		t.Fatalf("Identity on disk: %v", id)
@@ -63,7 +64,7 @@ func TestNode_UpdateConfig_Concurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			err := n.UpdateConfig(func(doc map[string]any) error {
-				return node.SetKeyExact(doc, fmt.Sprintf("API.HTTPHeaders.X-%d", i), []any{"v"})
+				return config.SetKeyExact(doc, fmt.Sprintf("API.HTTPHeaders.X-%d", i), []any{"v"})
 			})
 			if err != nil {
 				t.Error(err)
@@ -94,7 +95,7 @@ func TestNode_CheckConfigKey_Cases(t *testing.T) {
 		"Datastore.StorageMax.x":          "Datastore.StorageMax key is not a map",
 		"API.Authorizations.x.Nope":       "API.Authorizations.x.Nope not found",
 	} {
-		err := node.CheckConfigKey(key)
+		err := config.CheckKey(key)
 		if (want == "" && err != nil) || (want != "" && (err == nil || err.Error() != want)) {
 			t.Errorf("%s: %v, want %q", key, err, want)
 		}
@@ -104,7 +105,7 @@ func TestNode_CheckConfigKey_Cases(t *testing.T) {
 func TestNode_MergeConfigDocs_Deep(t *testing.T) {
 	left := map[string]any{"A": map[string]any{"x": 1, "y": 2}, "B": 1}
 	right := map[string]any{"A": map[string]any{"y": 3}, "C": []any{1}}
-	got := node.MergeConfigDocs(left, right)
+	got := config.MergeDocs(left, right)
 	a := got["A"].(map[string]any)
 	if a["x"] != 1 || a["y"] != 3 || got["B"] != 1 || got["C"] == nil {
 		t.Fatalf("%v", got)
