@@ -440,7 +440,7 @@ func TestConfig_UnknownKeys_RoundTrip(t *testing.T) {
 func TestConfig_Replace_KuboDocument(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	var kubo map[string]any
-	b, err := os.ReadFile("../node/kuboconf/testdata/init-test.json")
+	b, err := os.ReadFile("../node/config/testdata/init-test.json")
 	if err != nil {
 		t.Fatal(err)
 	}

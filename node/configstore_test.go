@@ -153,3 +153,70 @@ func TestNode_Config_ReadWhileReplaced(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// Swarm.Bandwidth's caps are sizes of the one grammar too (the node
+// checks them, with the network settings).
+func TestSizeKeys_Bandwidth(t *testing.T) {
+	for _, key := range []string{"LANIn", "LANOut", "WANIn", "WANOut"} {
+		set := func(c *config.Config, v string) {
+			*map[string]*string{"LANIn": &c.Swarm.Bandwidth.LANIn, "LANOut": &c.Swarm.Bandwidth.LANOut,
+				"WANIn": &c.Swarm.Bandwidth.WANIn, "WANOut": &c.Swarm.Bandwidth.WANOut}[key] = v
+		}
+		for _, good := range []string{"10 gb", "10GB", "10GiB", "1024"} {
+			c := config.DefaultConfig(config.Identity{})
+			set(c, good)
+			if err := node.CheckConfigValues(c); err != nil {
+				t.Errorf("Swarm.Bandwidth.%s %q: %v", key, good, err)
+			}
+		}
+		c := config.DefaultConfig(config.Identity{})
+		set(c, "ten")
+		want := "Swarm.Bandwidth." + key + ` "ten": `
+		if err := node.CheckConfigValues(c); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Swarm.Bandwidth.%s \"ten\": %v, want %s...", key, err, want)
+		}
+	}
+}
+
+// A config set and an identity rotation at the same time both reach the
+// file: each reads, changes and writes it under the one lock.
+func TestConfig_SetAndRotateIdentity_Concurrent(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	for i := range 10 {
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			errs[0] = n.UpdateConfig(func(doc map[string]any) error {
+				return config.SetKeyExact(doc, "Datastore.StorageGCWatermark", 50+i)
+			})
+		}()
+		go func() {
+			defer wg.Done()
+			errs[1] = n.RotateIdentity(fmt.Sprintf("old-%d", i), "ed25519", 0)
+		}()
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatalf("round %d: set %v, rotate %v", i, errs[0], errs[1])
+		}
+		doc, err := config.ReadDoc(n.Repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		disk, err := config.Decode(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, _, err := disk.Identity.Keys()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if disk.Datastore.StorageGCWatermark != int64(50+i) || pid != n.PeerID {
+			t.Fatalf("round %d: file has watermark %d and peer %s, want %d and %s", i, disk.Datastore.StorageGCWatermark, pid, 50+i, n.PeerID)
+		}
+		if got := n.Config(); got.Datastore.StorageGCWatermark != int64(50+i) || got.Identity.PeerID != n.PeerID.String() {
+			t.Fatalf("round %d: config in effect has watermark %d and peer %s", i, got.Datastore.StorageGCWatermark, got.Identity.PeerID)
+		}
+	}
+}

@@ -34,7 +34,7 @@
 // A value of the wrong JSON type fails Decode with Kubo's text ("failure
 // to decode config: json: cannot unmarshal ..."); a key only cairn has
 // fails with "invalid config: ...". A bad value of a key cairn reads
-// fails CheckValues naming the key: config <key> "<value>": <why>.
+// fails CheckValues naming the key (a size: <key> "<value>": <why>).
 //
 // # Concurrency
 //

@@ -15,11 +15,11 @@ import (
 func parseBytes(s string) (uint64, error) { return humanize.ParseBytes(s) }
 
 // ParseSize reads the byte size s of the config key key; the error names
-// both: config <key> "<s>": <why>.
+// both: <key> "<s>": <why>.
 func ParseSize(key, s string) (uint64, error) {
 	v, err := parseBytes(s)
 	if err != nil {
-		return 0, fmt.Errorf("config %s %q: %w", key, s, err)
+		return 0, fmt.Errorf("%s %q: %w", key, s, err)
 	}
 	return v, nil
 }
