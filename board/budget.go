@@ -25,7 +25,7 @@ const httpConnKiB = 256 + 32
 // MemoryMiB the daemon sets no GOMEMLIMIT and keeps its built-in sizes.
 //
 // The network layer derives its own limits (connection watermarks,
-// bitswap) from MemoryMiB in node.Config.NetLimits; its memory is
+// bitswap) from MemoryMiB in node.NetLimitsOf; its memory is
 // NetMemoryMiB, which is never written to the config.
 type Budget struct {
 	// Board is the profile init used ("pi-zero-2w", "generic", ...).

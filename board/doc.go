@@ -4,7 +4,7 @@
 // size that fits the disk and the word size (storage.go).
 //
 // It imports nothing of cairn's. Its Budget type is the config's Budget
-// section (node.Config.Budget): cmd/cairn turns a profile into config
+// section (config.Config.Budget): cmd/cairn turns a profile into config
 // values at `cairn init --board=NAME` and applies the budget when the daemon
 // starts. The files beside the Go code are the systemd unit
 // (systemd/cairn.service), the installer (install.sh) and the Debian
@@ -18,7 +18,7 @@
 // write queue and the resource manager's memory (NetMemoryMiB, the one
 // formula the network layer uses too). The network layer derives its other
 // limits (connection watermarks, bitswap) from the same budget in
-// node.Config.NetLimits. Budget.Check states how they must relate:
+// node.NetLimitsOf. Budget.Check states how they must relate:
 //
 //	resource manager + write queue + HTTP buffers + runtime floor
 //	  <= GOMEMLIMIT < MemoryHigh < MemoryMax (the budget)

@@ -81,7 +81,7 @@ func addPreRun(opts map[string]string, t *rpc.TextEnv) {
 // addOptions turns request options into node.AddOptions.
 func addOptions(r *rpc.Request) (node.AddOptions, error) {
 	trickle := r.Bool("trickle")
-	if l := r.Node.Config().Import.UnixFSDAGLayout; !r.IsSet("trickle") && l != nil && *l == "trickle" {
+	if l := r.Node.Config().Import.UnixFSDAGLayout; !r.IsSet("trickle") && l.WithDefault("") == "trickle" {
 		trickle = true // Kubo's add: the config's layout unless --trickle is given
 	}
 	o := node.AddOptions{

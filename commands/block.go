@@ -153,8 +153,8 @@ func blockHash(r *rpc.Request) (uint64, error) {
 	name := r.String("mhtype")
 	if name == "" {
 		name = "sha2-256"
-		if hf := r.Node.Config().Import.HashFunction; hf != nil && *hf != "" {
-			name = *hf
+		if hf := r.Node.Config().Import.HashFunction; hf.WithDefault("") != "" {
+			name = hf.WithDefault("")
 		}
 	}
 	code, ok := mh.Names[name]

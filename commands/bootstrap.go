@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -21,7 +21,7 @@ var bootstrapCommands = []*rpc.Command{
 		[]rpc.Option{{Names: []string{"default"}, Type: rpc.Bool, Help: "Add default bootstrap nodes. (Deprecated, use 'default' subcommand instead)"}},
 		runBootstrapAdd),
 	bootstrapCmd("bootstrap/add/default", "Add default peers to the bootstrap list.", nil, nil,
-		func(r *rpc.Request, e rpc.Emitter) error { return bootstrapAdd(r, e, node.DefaultBootstrap) }),
+		func(r *rpc.Request, e rpc.Emitter) error { return bootstrapAdd(r, e, config.DefaultBootstrap) }),
 	bootstrapCmd("bootstrap/rm", "Remove peers from the bootstrap list.",
 		[]rpc.Arg{{Name: "peer", Kind: rpc.ArgString, Variadic: true, Stdin: true, Help: "A peer to add to the bootstrap list (in the format '<multiaddr>/<peerID>')"}},
 		[]rpc.Option{{Names: []string{"all"}, Type: rpc.Bool, Help: "Remove all bootstrap peers. (Deprecated, use 'all' subcommand)"}},
@@ -54,7 +54,7 @@ func runBootstrapList(r *rpc.Request, e rpc.Emitter) error {
 
 func runBootstrapAdd(r *rpc.Request, e rpc.Emitter) error {
 	if r.Bool("default") {
-		return bootstrapAdd(r, e, node.DefaultBootstrap)
+		return bootstrapAdd(r, e, config.DefaultBootstrap)
 	}
 	if len(r.Args) == 0 {
 		return errors.New("no bootstrap peers to add")
@@ -65,7 +65,7 @@ func runBootstrapAdd(r *rpc.Request, e rpc.Emitter) error {
 // bootstrapList reads Bootstrap from a config document.
 func bootstrapList(doc map[string]any) []string {
 	var list []string
-	if v, err := node.GetKey(doc, "Bootstrap"); err == nil {
+	if v, err := config.GetKey(doc, "Bootstrap"); err == nil {
 		if arr, ok := v.([]any); ok {
 			for _, x := range arr {
 				if s, ok := x.(string); ok {
@@ -82,7 +82,7 @@ func setBootstrap(doc map[string]any, list []string) error {
 	for i, s := range list {
 		arr[i] = s
 	}
-	return node.SetKey(doc, "Bootstrap", arr)
+	return config.SetKey(doc, "Bootstrap", arr)
 }
 
 func bootstrapAdd(r *rpc.Request, e rpc.Emitter, peers []string) error {

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
@@ -160,13 +161,13 @@ func runConfig(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	v, err := node.GetKeyExact(doc, key)
+	v, err := config.GetKeyExact(doc, key)
 	if err != nil {
 		return fmt.Errorf("failed to get config value: %q", err.Error())
 	}
 	if r.Bool("expand-auto") && key == "Ipns.DelegatedPublishers" {
 		list := []any{}
-		for _, u := range r.Node.Config().DelegatedPublishers() {
+		for _, u := range node.DelegatedPublishers(r.Node.Config()) {
 			list = append(list, u)
 		}
 		v = list
@@ -178,11 +179,11 @@ func runConfig(r *rpc.Request, e rpc.Emitter) error {
 // (any name inside map sections), the private key survives, and the
 // result must still decode as a Config.
 func setConfigKey(n *node.Node, key string, value any) error {
-	if err := node.CheckConfigKey(key); err != nil {
+	if err := config.CheckKey(key); err != nil {
 		return err
 	}
 	return n.UpdateConfig(func(doc map[string]any) error {
-		return node.SetKeyExact(doc, key, value)
+		return config.SetKeyExact(doc, key, value)
 	})
 }
 
@@ -263,14 +264,14 @@ func runConfigReplace(r *rpc.Request, e rpc.Emitter) error {
 	if err := json.NewDecoder(f).Decode(&fileDoc); err != nil || fileDoc == nil {
 		return errors.New("failed to decode file as config")
 	}
-	cfg, err := node.DecodeConfig(fileDoc)
+	cfg, err := config.Decode(fileDoc)
 	if err != nil {
 		return errors.New("failed to decode file as config")
 	}
 	if cfg.Identity.PrivKey != "" {
 		return errors.New("setting private key with API is not supported")
 	}
-	norm, err := node.NormalizeConfigDoc(fileDoc)
+	norm, err := config.Normalize(fileDoc)
 	if err != nil {
 		return errors.New("failed to decode file as config")
 	}
@@ -285,9 +286,9 @@ func runConfigReplace(r *rpc.Request, e rpc.Emitter) error {
 			if !ok {
 				return errors.New("cannot add or remove remote pinning services with 'config replace'")
 			}
-			key, _ := node.GetKeyExact(svc, "API.Key")
-			ep, _ := node.GetKeyExact(svc, "API.Endpoint")
-			oldEp, _ := node.GetKeyExact(old, "API.Endpoint")
+			key, _ := config.GetKeyExact(svc, "API.Key")
+			ep, _ := config.GetKeyExact(svc, "API.Endpoint")
+			oldEp, _ := config.GetKeyExact(old, "API.Endpoint")
 			if s, _ := key.(string); s != "" {
 				return errors.New("cannot change remote pinning services api info with `config replace`")
 			}
@@ -300,9 +301,9 @@ func runConfigReplace(r *rpc.Request, e rpc.Emitter) error {
 		// private key, keys neither Kubo nor cairn knows) is kept; the
 		// other keys of Kubo and cairn take the new file's values or
 		// their zero values. Unknown keys of the new file are kept too.
-		merged := node.MergeConfigDocs(node.MergeConfigDocs(disk, fileDoc), norm)
+		merged := config.MergeDocs(config.MergeDocs(disk, fileDoc), norm)
 		for name, old := range oldSvcs {
-			if err := node.SetKeyExact(merged, "Pinning.RemoteServices."+name+".API", old["API"]); err != nil {
+			if err := config.SetKeyExact(merged, "Pinning.RemoteServices."+name+".API", old["API"]); err != nil {
 				return err
 			}
 		}
@@ -314,7 +315,7 @@ func runConfigReplace(r *rpc.Request, e rpc.Emitter) error {
 
 // remoteServices returns Pinning.RemoteServices of doc (exact names).
 func remoteServices(doc map[string]any) map[string]map[string]any {
-	v, _ := node.GetKeyExact(doc, "Pinning.RemoteServices")
+	v, _ := config.GetKeyExact(doc, "Pinning.RemoteServices")
 	m, _ := v.(map[string]any)
 	out := map[string]map[string]any{}
 	for name, svc := range m {
@@ -348,7 +349,7 @@ func firstFile(dir files.Directory) (files.File, error) {
 
 func runProfileApply(r *rpc.Request, e rpc.Emitter) error {
 	name := r.Args[0]
-	if _, ok := node.Profiles[name]; !ok {
+	if _, ok := config.Profiles[name]; !ok {
 		return fmt.Errorf("%s is not a profile", name)
 	}
 	before, after, err := r.Node.ApplyProfile(name, r.Bool("dry-run"))
@@ -363,8 +364,8 @@ func runProfileApply(r *rpc.Request, e rpc.Emitter) error {
 
 func profileHelp() string {
 	var b strings.Builder
-	for _, n := range node.ProfileNames() {
-		fmt.Fprintf(&b, "  '%s':\n    %s\n", n, strings.ReplaceAll(node.Profiles[n].Description, "\n", "\n    "))
+	for _, n := range config.ProfileNames() {
+		fmt.Fprintf(&b, "  '%s':\n    %s\n", n, strings.ReplaceAll(config.Profiles[n].Description, "\n", "\n    "))
 	}
 	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
@@ -31,7 +32,7 @@ func configValue(t *testing.T, res *rpc.Result) any {
 
 func diskDoc(t *testing.T, n *node.Node) map[string]any {
 	t.Helper()
-	doc, err := node.ReadConfigDoc(n.Repo)
+	doc, err := config.ReadDoc(n.Repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func diskDoc(t *testing.T, n *node.Node) map[string]any {
 
 func diskPrivKey(t *testing.T, n *node.Node) string {
 	t.Helper()
-	v, err := node.GetKeyExact(diskDoc(t, n), "Identity.PrivKey")
+	v, err := config.GetKeyExact(diskDoc(t, n), "Identity.PrivKey")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestConfig_Set_StringBoolJSON(t *testing.T) {
 
 func TestConfig_Set_Errors(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	before, err := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile))
+	before, err := os.ReadFile(filepath.Join(n.Repo, config.File))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestConfig_Set_Errors(t *testing.T) {
 	if !strings.Contains(err.Error(), "does not match the node's private key") {
 		t.Fatalf("error %v", err)
 	}
-	after, err := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile))
+	after, err := os.ReadFile(filepath.Join(n.Repo, config.File))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestConfig_Show_Redacted(t *testing.T) {
 	mustCall(t, n, "config", []string{"API.Authorizations", `{"cli":{"AuthSecret":"bearer:s3cret","AllowedPaths":["/api/v0"]}}`},
 		map[string]string{"json": "true"}, nil)
 	err := n.UpdateConfig(func(doc map[string]any) error {
-		return node.SetKeyExact(doc, "Pinning.RemoteServices.svc.API", map[string]any{"Endpoint": "https://pin.example", "Key": "pinkey"})
+		return config.SetKeyExact(doc, "Pinning.RemoteServices.svc.API", map[string]any{"Endpoint": "https://pin.example", "Key": "pinkey"})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +190,7 @@ func TestConfig_Show_Redacted(t *testing.T) {
 	if a := doc["API"].(map[string]any)["Authorizations"]; !reflect.DeepEqual(a, map[string]any{}) {
 		t.Fatalf("Authorizations %v", a)
 	}
-	if ep, _ := node.GetKeyExact(doc, "Pinning.RemoteServices.svc.API.Endpoint"); ep != "https://pin.example" {
+	if ep, _ := config.GetKeyExact(doc, "Pinning.RemoteServices.svc.API.Endpoint"); ep != "https://pin.example" {
 		t.Fatalf("endpoint %v", ep)
 	}
 
@@ -235,7 +236,7 @@ func TestConfig_Replace_KeepsPrivateKey(t *testing.T) {
 	if a := n.Config().API.Authorizations["cli"]; a == nil || a.AuthSecret != "bearer:s3cret" {
 		t.Fatal("API.Authorizations lost by show + replace")
 	}
-	if v, err := node.GetKeyExact(diskDoc(t, n), "Unknown.Kept"); err != nil || v != true {
+	if v, err := config.GetKeyExact(diskDoc(t, n), "Unknown.Kept"); err != nil || v != true {
 		t.Fatalf("unknown key: %v %v", v, err)
 	}
 
@@ -254,7 +255,7 @@ func TestConfig_Replace_KeepsPrivateKey(t *testing.T) {
 func TestConfig_Replace_PinningServices(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	err := n.UpdateConfig(func(doc map[string]any) error {
-		return node.SetKeyExact(doc, "Pinning.RemoteServices.svc.API", map[string]any{"Endpoint": "https://pin.example", "Key": "pinkey"})
+		return config.SetKeyExact(doc, "Pinning.RemoteServices.svc.API", map[string]any{"Endpoint": "https://pin.example", "Key": "pinkey"})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +265,7 @@ func TestConfig_Replace_PinningServices(t *testing.T) {
 		d := map[string]any{}
 		b, _ := json.Marshal(doc)
 		json.Unmarshal(b, &d)
-		if err := node.SetKeyExact(d, key, v); err != nil {
+		if err := config.SetKeyExact(d, key, v); err != nil {
 			t.Fatal(err)
 		}
 		b, _ = json.Marshal(d)
@@ -280,7 +281,7 @@ func TestConfig_Replace_PinningServices(t *testing.T) {
 		"cannot change remote pinning services api info with `config replace`")
 	// The shown config (key scrubbed) replaces fine and keeps the key.
 	mustCall(t, n, "config/replace", nil, nil, replaceDir(set("Datastore.GCPeriod", "2h")))
-	if k, _ := node.GetKeyExact(diskDoc(t, n), "Pinning.RemoteServices.svc.API.Key"); k != "pinkey" {
+	if k, _ := config.GetKeyExact(diskDoc(t, n), "Pinning.RemoteServices.svc.API.Key"); k != "pinkey" {
 		t.Fatalf("pinning key %v", k)
 	}
 	if n.Config().Datastore.GCPeriod != "2h" {
@@ -337,23 +338,23 @@ func TestConfig_HTTP_SetGetReplace(t *testing.T) {
 func TestConfig_ProfileApply_DryRunAndApply(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	priv := diskPrivKey(t, n)
-	before, _ := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile))
+	before, _ := os.ReadFile(filepath.Join(n.Repo, config.File))
 
 	res := mustCall(t, n, "config/profile/apply", []string{"lowpower"}, map[string]string{"dry-run": "true"}, nil)
 	out := res.Values[0].(*commands.ConfigUpdateOutput)
-	if v, _ := node.GetKeyExact(out.NewCfg, "Swarm.ConnMgr.HighWater"); v != float64(40) {
+	if v, _ := config.GetKeyExact(out.NewCfg, "Swarm.ConnMgr.HighWater"); v != float64(40) {
 		t.Fatalf("NewCfg HighWater %v", v)
 	}
-	if _, err := node.GetKeyExact(out.OldCfg, "Swarm.ConnMgr.HighWater"); err == nil {
+	if _, err := config.GetKeyExact(out.OldCfg, "Swarm.ConnMgr.HighWater"); err == nil {
 		t.Fatal("OldCfg has HighWater")
 	}
 	for _, m := range []map[string]any{out.OldCfg, out.NewCfg} {
-		if _, err := node.GetKeyExact(m, "Identity.PrivKey"); err == nil {
+		if _, err := config.GetKeyExact(m, "Identity.PrivKey"); err == nil {
 			t.Fatal("output carries the private key")
 		}
 	}
-	after, _ := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile))
-	if !bytes.Equal(before, after) || n.Config().Swarm.ConnMgr.HighWater != 0 {
+	after, _ := os.ReadFile(filepath.Join(n.Repo, config.File))
+	if !bytes.Equal(before, after) || n.Config().Swarm.ConnMgr.HighWater.WithDefault(0) != 0 {
 		t.Fatal("dry run changed the config")
 	}
 	backups, _ := filepath.Glob(filepath.Join(n.Repo, "config-pre-*"))
@@ -371,7 +372,7 @@ func TestConfig_ProfileApply_DryRunAndApply(t *testing.T) {
 	}
 
 	mustCall(t, n, "config/profile/apply", []string{"lowpower"}, nil, nil)
-	if n.Config().Swarm.ConnMgr.HighWater != 40 || diskPrivKey(t, n) != priv {
+	if n.Config().Swarm.ConnMgr.HighWater.WithDefault(0) != 40 || diskPrivKey(t, n) != priv {
 		t.Fatal("profile not applied, or private key lost")
 	}
 	backups, _ = filepath.Glob(filepath.Join(n.Repo, "config-pre-lowpower-*"))
@@ -398,7 +399,7 @@ func TestConfig_Set_KuboKeys(t *testing.T) {
 	}
 	mustCall(t, n, "config", []string{"Datastore.Spec.mounts", `[]`}, map[string]string{"json": "true"}, nil)
 	mustCall(t, n, "config", []string{"Internal.Bitswap.TaskWorkerCount", "8"}, map[string]string{"json": "true"}, nil)
-	if v, _ := node.GetKeyExact(diskDoc(t, n), "Internal.Bitswap.TaskWorkerCount"); v != float64(8) {
+	if v, _ := config.GetKeyExact(diskDoc(t, n), "Internal.Bitswap.TaskWorkerCount"); v != float64(8) {
 		t.Fatalf("Internal.Bitswap.TaskWorkerCount on disk: %v", v)
 	}
 	wantErr(t, callErr(t, n, "config", []string{"Gateway.RootRedirect", "5"}, map[string]string{"json": "true"}, nil),
@@ -413,13 +414,13 @@ func TestConfig_UnknownKeys_RoundTrip(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	if err := n.UpdateConfig(func(doc map[string]any) error {
 		doc["Fruit"] = map[string]any{"Kind": "banana", "Count": float64(3)}
-		return node.SetKeyExact(doc, "Gateway.Extra", []any{"kept"})
+		return config.SetKeyExact(doc, "Gateway.Extra", []any{"kept"})
 	}); err != nil {
 		t.Fatal(err)
 	}
 	mustCall(t, n, "config", []string{"Gateway.RootRedirect", "/x"}, nil, nil)
 	shown := *mustCall(t, n, "config/show", nil, nil, nil).Values[0].(*map[string]any)
-	if v, _ := node.GetKeyExact(shown, "Fruit.Kind"); v != "banana" {
+	if v, _ := config.GetKeyExact(shown, "Fruit.Kind"); v != "banana" {
 		t.Fatalf("show lost Fruit: %v", v)
 	}
 	b, _ := json.Marshal(shown)
@@ -429,7 +430,7 @@ func TestConfig_UnknownKeys_RoundTrip(t *testing.T) {
 		a, _ := json.MarshalIndent(again, "", " ")
 		t.Fatalf("show, replace, show changed the document:\n%s\nwas\n%s", a, b)
 	}
-	if v, _ := node.GetKeyExact(diskDoc(t, n), "Gateway.Extra"); !reflect.DeepEqual(v, []any{"kept"}) {
+	if v, _ := config.GetKeyExact(diskDoc(t, n), "Gateway.Extra"); !reflect.DeepEqual(v, []any{"kept"}) {
 		t.Fatalf("Gateway.Extra %v", v)
 	}
 }
@@ -440,7 +441,7 @@ func TestConfig_UnknownKeys_RoundTrip(t *testing.T) {
 func TestConfig_Replace_KuboDocument(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	var kubo map[string]any
-	b, err := os.ReadFile("../node/kuboconf/testdata/init-test.json")
+	b, err := os.ReadFile("../node/config/testdata/init-test.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,11 +475,11 @@ func TestConfig_Replace_KuboDocument(t *testing.T) {
 		t.Errorf("Datastore after replace {}: %v", shown["Datastore"])
 	}
 	for _, key := range []string{"Gateway.RootRedirect", "Mounts.IPFS", "Ipns.RecordLifetime", "Pubsub.Router"} {
-		if v, err := node.GetKeyExact(shown, key); err != nil || v != "" {
+		if v, err := config.GetKeyExact(shown, key); err != nil || v != "" {
 			t.Errorf("%s after replace {}: %v %v", key, v, err)
 		}
 	}
-	if v, err := node.GetKeyExact(shown, "Bootstrap"); err != nil || v != nil {
+	if v, err := config.GetKeyExact(shown, "Bootstrap"); err != nil || v != nil {
 		t.Errorf("Bootstrap after replace {}: %v %v", v, err)
 	}
 }
@@ -486,9 +487,9 @@ func TestConfig_Replace_KuboDocument(t *testing.T) {
 // server and randomports exist (Kubo's), and a dry run changes nothing.
 func TestConfig_ProfileApply_ServerRandomports(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	before, _ := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile))
+	before, _ := os.ReadFile(filepath.Join(n.Repo, config.File))
 	mustCall(t, n, "config/profile/apply", []string{"server"}, map[string]string{"dry-run": "true"}, nil)
-	if after, _ := os.ReadFile(filepath.Join(n.Repo, node.ConfigFile)); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(filepath.Join(n.Repo, config.File)); !bytes.Equal(before, after) {
 		t.Fatal("dry run changed the config")
 	}
 	mustCall(t, n, "config/profile/apply", []string{"server"}, nil, nil)
@@ -496,7 +497,7 @@ func TestConfig_ProfileApply_ServerRandomports(t *testing.T) {
 	if len(c.Swarm.AddrFilters) != 19 || c.Discovery.MDNS.Enabled || !c.Swarm.DisableNatPortMap {
 		t.Fatalf("server: %+v", c.Swarm)
 	}
-	if v, _ := node.GetKeyExact(diskDoc(t, n), "Addresses.NoAnnounce"); len(v.([]any)) != 19 {
+	if v, _ := config.GetKeyExact(diskDoc(t, n), "Addresses.NoAnnounce"); len(v.([]any)) != 19 {
 		t.Fatalf("server NoAnnounce %v", v)
 	}
 	mustCall(t, n, "config/profile/apply", []string{"local-discovery"}, nil, nil)
@@ -598,7 +599,7 @@ var illTypedValues = []struct {
 // the stored config as it was.
 func TestConfig_IllTypedValues_Refused(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	cfgPath := filepath.Join(n.Repo, node.ConfigFile)
+	cfgPath := filepath.Join(n.Repo, config.File)
 	before, err := os.ReadFile(cfgPath)
 	if err != nil {
 		t.Fatal(err)
@@ -609,7 +610,7 @@ func TestConfig_IllTypedValues_Refused(t *testing.T) {
 			doc := map[string]any{}
 			b, _ := json.Marshal(shown)
 			json.Unmarshal(b, &doc)
-			if err := node.SetKeyExact(doc, tc.key, tc.val); err != nil {
+			if err := config.SetKeyExact(doc, tc.key, tc.val); err != nil {
 				t.Fatal(err)
 			}
 			b, _ = json.Marshal(doc)
@@ -690,7 +691,7 @@ func FuzzConfigReplace(f *testing.F) {
 		whole, alone := map[string]any{}, map[string]any{}
 		json.Unmarshal(good, &whole)
 		for _, d := range []map[string]any{whole, alone} {
-			if err := node.SetKeyExact(d, tc.key, tc.val); err != nil {
+			if err := config.SetKeyExact(d, tc.key, tc.val); err != nil {
 				f.Fatal(err)
 			}
 			b, _ := json.Marshal(d)

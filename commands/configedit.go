@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 )
 
@@ -57,7 +58,7 @@ func runConfigEdit(r *rpc.Request, _ rpc.Emitter) error {
 	}
 	defer lk.Unlock()
 
-	path := filepath.Join(dir, node.ConfigFile)
+	path := filepath.Join(dir, config.File)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -101,5 +102,5 @@ func runConfigEdit(r *rpc.Request, _ rpc.Emitter) error {
 		keep = true
 		return fmt.Errorf("config edit: the edited config is not valid (%v); nothing was saved, your edit is in %s", err, tmp.Name())
 	}
-	return node.WriteConfigDoc(dir, doc)
+	return config.WriteDoc(dir, doc)
 }

@@ -12,6 +12,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 )
 
@@ -23,7 +24,7 @@ func initRepo(t *testing.T) (string, []byte) {
 	if _, err := node.Init(dir, "test"); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, node.ConfigFile))
+	b, err := os.ReadFile(filepath.Join(dir, config.File))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func configEdit(dir string) error {
 // keeping the old config and the user's edit.
 func TestConfigEdit_ValidatesBeforeSaving(t *testing.T) {
 	dir, orig := initRepo(t)
-	cfgPath := filepath.Join(dir, node.ConfigFile)
+	cfgPath := filepath.Join(dir, config.File)
 
 	t.Setenv("EDITOR", "")
 	if err := configEdit(dir); err == nil || err.Error() != "ENV variable $EDITOR not set" {
@@ -61,11 +62,11 @@ func TestConfigEdit_ValidatesBeforeSaving(t *testing.T) {
 	if err := configEdit(dir); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := node.ReadConfigDoc(dir)
+	doc, err := config.ReadDoc(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := node.GetKeyExact(doc, "Datastore.StorageMax"); got != "123MB" {
+	if got, _ := config.GetKeyExact(doc, "Datastore.StorageMax"); got != "123MB" {
 		t.Fatalf("StorageMax after edit: got %v, want 123MB", got)
 	}
 	saved, _ := os.ReadFile(cfgPath)
@@ -109,7 +110,7 @@ func TestConfigEdit_RefusesWhileDaemonRuns(t *testing.T) {
 	if err := configEdit(dir); err == nil || !strings.Contains(err.Error(), "while a cairn daemon is running") {
 		t.Fatalf("got %v", err)
 	}
-	if now, _ := os.ReadFile(filepath.Join(dir, node.ConfigFile)); string(now) != string(orig) {
+	if now, _ := os.ReadFile(filepath.Join(dir, config.File)); string(now) != string(orig) {
 		t.Fatal("config changed")
 	}
 }

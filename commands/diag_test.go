@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"cairn/internal/testutil"
-	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 )
 
@@ -210,7 +210,7 @@ func TestDiagProfile_Zip(t *testing.T) {
 // Ensure diag/profile is served only to callers API.Authorizations allows.
 func TestDiagProfile_BehindAuthorization(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	testutil.SetConfig(t, n, map[string]any{"API.Authorizations": map[string]*node.RPCAuthScope{
+	testutil.SetConfig(t, n, map[string]any{"API.Authorizations": map[string]*config.RPCAuthScope{
 		"ops":  {AuthSecret: "bearer:ops", AllowedPaths: []string{"/api/v0/diag"}},
 		"read": {AuthSecret: "bearer:read", AllowedPaths: []string{"/api/v0/cat"}},
 	}})

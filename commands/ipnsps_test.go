@@ -11,6 +11,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
@@ -27,7 +28,7 @@ func ipnsPubsubNodes(t *testing.T, n int) []*node.Node {
 	out := make([]*node.Node, n)
 	for i := range out {
 		out[i] = testutil.MustOnlineNode(t, "dhtclient", func(doc map[string]any) {
-			node.SetKey(doc, "Ipns.UsePubsub", true)
+			config.SetKey(doc, "Ipns.UsePubsub", true)
 		})
 	}
 	for i := range out {
@@ -163,7 +164,7 @@ func TestIpnsPubsub_PublishResolveSubsCancel(t *testing.T) {
 // Ensure the name/pubsub commands answer as Kubo's when IPNS over pubsub
 // is off (even with pubsub on), and refuse a name that is not one.
 func TestIpnsPubsub_Disabled(t *testing.T) {
-	off := testutil.MustOnlineNode(t, "dhtclient", func(doc map[string]any) { node.SetKey(doc, "Pubsub.Enabled", true) })
+	off := testutil.MustOnlineNode(t, "dhtclient", func(doc map[string]any) { config.SetKey(doc, "Pubsub.Enabled", true) })
 	if ipnsPubsubState(t, off) {
 		t.Error("state: enabled without Ipns.UsePubsub")
 	}
@@ -194,7 +195,7 @@ func TestIpnsPubsub_Disabled(t *testing.T) {
 func TestIpnsPubsub_BadRecordsDropped(t *testing.T) {
 	ns := ipnsPubsubNodes(t, 2)
 	a, b := ns[0], ns[1]
-	mallory := testutil.MustOnlineNode(t, "dhtclient", func(doc map[string]any) { node.SetKey(doc, "Pubsub.Enabled", true) })
+	mallory := testutil.MustOnlineNode(t, "dhtclient", func(doc map[string]any) { config.SetKey(doc, "Pubsub.Enabled", true) })
 	mustCall(t, mallory, "swarm/connect", []string{testutil.P2PAddr(t, b)}, nil, nil)
 	root := addTree(t, a, nil, map[string]files.Node{"f": files.NewBytesFile([]byte("good"))})
 	if _, err := callT(t, a, 30*time.Second, "name/publish", []string{root}, nil, nil); err != nil {

@@ -14,6 +14,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
@@ -245,7 +246,7 @@ func TestKey_Rotate(t *testing.T) {
 	if len(keys) != 2 || keys[0].Id != n.PeerID.String() || keys[1].Name != "previous" || keys[1].Id != old.String() {
 		t.Errorf("keys after rotate: %+v", keys)
 	}
-	doc, err := node.ReadConfigDoc(n.Repo)
+	doc, err := config.ReadDoc(n.Repo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"cairn/internal/testutil"
-	"cairn/node"
+	"cairn/node/config"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	dto "github.com/prometheus/client_model/go"
@@ -76,8 +76,8 @@ next:
 // which follow what the node did.
 func TestMetrics_Prometheus_NamesAndFigures(t *testing.T) {
 	n := testutil.MustOnlineNode(t, "none", func(doc map[string]any) {
-		node.SetKey(doc, "Datastore.StorageMax", "1GB")
-		node.SetKey(doc, "Budget.MemoryMiB", 512)
+		config.SetKey(doc, "Datastore.StorageMax", "1GB")
+		config.SetKey(doc, "Budget.MemoryMiB", 512)
 	})
 	other := testutil.MustOnlineNode(t, "none", nil)
 	if err := n.Net.Host.Connect(context.Background(), peer.AddrInfo{ID: other.PeerID, Addrs: other.Net.Host.Addrs()}); err != nil {
@@ -146,7 +146,7 @@ func TestMetrics_Prometheus_NamesAndFigures(t *testing.T) {
 // Ensure the metrics are behind API.Authorizations like the RPC.
 func TestMetrics_BehindAuthorization(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	testutil.SetConfig(t, n, map[string]any{"API.Authorizations": map[string]*node.RPCAuthScope{
+	testutil.SetConfig(t, n, map[string]any{"API.Authorizations": map[string]*config.RPCAuthScope{
 		"prom": {AuthSecret: "bearer:scrape", AllowedPaths: []string{"/debug/metrics/prometheus"}},
 		"rpc":  {AuthSecret: "bearer:rpc", AllowedPaths: []string{"/api/v0"}},
 	}})

@@ -18,6 +18,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
@@ -328,13 +329,13 @@ func TestBootstrap_AddRm_EditsConfig(t *testing.T) {
 	if got := n.Config().Bootstrap; len(got) != 1 || got[0] != p {
 		t.Fatalf("config Bootstrap: %q", got)
 	}
-	if got := peers(mustCall(t, n, "bootstrap/add/default", nil, nil, nil)); len(got) != len(node.DefaultBootstrap) {
+	if got := peers(mustCall(t, n, "bootstrap/add/default", nil, nil, nil)); len(got) != len(config.DefaultBootstrap) {
 		t.Fatalf("add/default: %q", got)
 	}
 	if got := peers(mustCall(t, n, "bootstrap/rm", []string{p}, nil, nil)); len(got) != 1 || got[0] != p {
 		t.Fatalf("bootstrap rm: %q", got)
 	}
-	if got := peers(mustCall(t, n, "bootstrap/rm/all", nil, nil, nil)); len(got) != len(node.DefaultBootstrap) {
+	if got := peers(mustCall(t, n, "bootstrap/rm/all", nil, nil, nil)); len(got) != len(config.DefaultBootstrap) {
 		t.Fatalf("rm/all: %q", got)
 	}
 	if got := peers(mustCall(t, n, "bootstrap/list", nil, nil, nil)); len(got) != 0 {
@@ -359,7 +360,7 @@ func TestBootstrap_AddRm_EditsConfig(t *testing.T) {
 // query and stats/dht answer between two loopback DHT servers.
 func TestNet_TwoNodes_AddrsBWAndDHTValues(t *testing.T) {
 	a := testutil.MustOnlineNode(t, "dhtserver", func(doc map[string]any) {
-		node.SetKey(doc, "Swarm.Bandwidth", map[string]any{"WANIn": "1MiB"})
+		config.SetKey(doc, "Swarm.Bandwidth", map[string]any{"WANIn": "1MiB"})
 	})
 	b := testutil.MustOnlineNode(t, "dhtserver", nil)
 	mustCall(t, a, "swarm/connect", []string{testutil.P2PAddr(t, b)}, nil, nil)

@@ -20,6 +20,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 
 	mbase "github.com/multiformats/go-multibase"
 )
@@ -27,7 +28,7 @@ import (
 func pubsubNode(t *testing.T, edit func(doc map[string]any)) (*node.Node, *testutil.Server) {
 	t.Helper()
 	n := testutil.MustOnlineNode(t, "auto", func(doc map[string]any) {
-		node.SetKey(doc, "Pubsub.Enabled", true)
+		config.SetKey(doc, "Pubsub.Enabled", true)
 		if edit != nil {
 			edit(doc)
 		}
@@ -291,7 +292,7 @@ func TestPubsub_BadInput(t *testing.T) {
 // 10,000 messages of 1 KiB, the subscription ends (pubsub/ls forgets it),
 // and the publisher and other subscribers go on.
 func TestPubsub_StalledSubscriberDropped(t *testing.T) {
-	a, sa := pubsubNode(t, func(doc map[string]any) { node.SetKey(doc, "Budget.MemoryMiB", 128) })
+	a, sa := pubsubNode(t, func(doc map[string]any) { config.SetKey(doc, "Budget.MemoryMiB", 128) })
 	if q := a.Net.PubSub.QueueBytes; q != 2<<20 {
 		t.Fatalf("queue bound %d, want 2 MiB", q)
 	}

@@ -13,6 +13,7 @@ import (
 	"cairn/internal/p2ptest"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/boxo/ipns"
@@ -166,7 +167,7 @@ func TestSwarmPeering_ReconnectsAndEdits(t *testing.T) {
 	b := testutil.MustOnlineNode(t, "none", nil)
 	bAddr := b.Net.Host.Addrs()[0].String()
 	a := testutil.MustOnlineNode(t, "none", func(doc map[string]any) {
-		node.SetKey(doc, "Peering.Peers", []any{map[string]any{"ID": b.PeerID.String(), "Addrs": []any{bAddr}}})
+		config.SetKey(doc, "Peering.Peers", []any{map[string]any{"ID": b.PeerID.String(), "Addrs": []any{bAddr}}})
 	})
 	// dialled is A's open connections to B that A dialled.
 	dialled := func() []network.Conn {
@@ -237,7 +238,7 @@ func TestSwarmPeering_ReconnectsAndEdits(t *testing.T) {
 func TestRouting_PutNoPeersToPublishers(t *testing.T) {
 	pub := testutil.NewIpnsPublisher(t, 0, false)
 	a := testutil.MustOnlineNode(t, "auto", func(doc map[string]any) {
-		node.SetKey(doc, "Ipns.DelegatedPublishers", []any{pub.URL})
+		config.SetKey(doc, "Ipns.DelegatedPublishers", []any{pub.URL})
 	})
 	target := path.FromCid(cid.MustParse("bafkqaaa"))
 	rec, err := ipns.NewRecord(a.PrivKey, target, 3, time.Now().Add(time.Hour), time.Minute)
@@ -285,7 +286,7 @@ func threeLANNodes(t *testing.T) (a, b, c *node.Node) {
 // A put, through B; the WAN DHT stays empty.
 func TestLANDHT_TestProfile_ProvidersAndValues(t *testing.T) {
 	a, b, c := threeLANNodes(t)
-	if lb := a.Config().Routing.LoopbackAddressesOnLanDHT; lb == nil || !*lb {
+	if lb := a.Config().Routing.LoopbackAddressesOnLanDHT; lb != config.True {
 		t.Fatalf("test profile: Routing.LoopbackAddressesOnLanDHT = %v", lb)
 	}
 	root := addTree(t, a, nil, map[string]files.Node{"f": files.NewBytesFile([]byte("on the LAN"))})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/network"
@@ -379,7 +380,7 @@ func swarmAddrsText(t *rpc.TextEnv, v any) error {
 func filtersUpdate(n *node.Node, fn func(list []string) []string) error {
 	return n.UpdateConfig(func(doc map[string]any) error {
 		var list []string
-		if v, err := node.GetKey(doc, "Swarm.AddrFilters"); err == nil {
+		if v, err := config.GetKey(doc, "Swarm.AddrFilters"); err == nil {
 			if arr, ok := v.([]any); ok {
 				for _, x := range arr {
 					if s, ok := x.(string); ok {
@@ -393,7 +394,7 @@ func filtersUpdate(n *node.Node, fn func(list []string) []string) error {
 		for i, s := range list {
 			arr[i] = s
 		}
-		return node.SetKey(doc, "Swarm.AddrFilters", arr)
+		return config.SetKey(doc, "Swarm.AddrFilters", arr)
 	})
 }
 

@@ -22,6 +22,7 @@ import (
 	"cairn/modules/lua"
 	"cairn/modules/modapi"
 	"cairn/node"
+	"cairn/node/config"
 
 	// Built-in modules register themselves.
 	_ "cairn/modules/files"
@@ -58,7 +59,7 @@ type Host struct {
 	srv      *httpapp.Server
 	log      *slog.Logger
 	view     modapi.NodeView
-	cfg      node.ModulesConfig
+	cfg      config.ModulesConfig
 	settings *modapi.Settings
 	events   *events.Bus // module events (module:hook)
 	http     *events.Bus // the HTTP server's (http-error, directory-index)
@@ -74,11 +75,11 @@ type Host struct {
 // Start loads cfg.Enabled and serves their apps. With nothing enabled it
 // returns a host with no listener. It fails only when the config is
 // invalid or a listener cannot bind; module failures are logged.
-func Start(_ context.Context, v modapi.NodeView, cfg node.ModulesConfig, o Options) (*Host, error) {
+func Start(_ context.Context, v modapi.NodeView, cfg config.ModulesConfig, o Options) (*Host, error) {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	def := node.DefaultModules()
+	def := config.DefaultModules()
 	h := &Host{log: o.Log, view: v, cfg: cfg, events: &events.Bus{}, http: &events.Bus{},
 		loaded: map[string]modapi.Module{}, loading: map[string]bool{}, failed: map[string]error{}}
 	st, hopts, err := settings(cfg, def, o)
@@ -125,7 +126,7 @@ func str(v, d string) string {
 }
 
 // settings turns the config into module settings and server options.
-func settings(cfg, def node.ModulesConfig, o Options) (*modapi.Settings, httpapp.Options, error) {
+func settings(cfg, def config.ModulesConfig, o Options) (*modapi.Settings, httpapp.Options, error) {
 	st := &modapi.Settings{Repo: o.Repo, Version: o.Version, FilesPath: cfg.Files.Path,
 		DirListing: cfg.Files.DirListing, IndexFiles: cfg.Files.IndexFiles, Options: cfg.Options}
 	st.ModulesDir = str(cfg.Dir, filepath.Join(o.Repo, "modules"))
@@ -156,7 +157,7 @@ func settings(cfg, def node.ModulesConfig, o Options) (*modapi.Settings, httpapp
 		for name, scope := range cfg.Authorizations {
 			hv, ok := "", scope != nil && scope.AuthSecret != "" && !strings.HasSuffix(scope.AuthSecret, ":")
 			if ok {
-				hv, ok = node.AuthHeaderValue(scope.AuthSecret)
+				hv, ok = config.AuthHeaderValue(scope.AuthSecret)
 			}
 			if !ok {
 				add(fmt.Errorf("config Modules.Authorizations.%s: AuthSecret wants \"basic:user:password\" or \"bearer:TOKEN\"", name))
@@ -234,7 +235,7 @@ func errorPages(o map[string]any) (httpapp.ErrorPages, error) {
 // hostNames are the names a request's Host may carry besides
 // "localhost" and IP literals: Modules.HTTP.Hosts, the interfaces given
 // as names, and the machine's host name with and without ".local".
-func hostNames(cfg, def node.ModulesConfig) []string {
+func hostNames(cfg, def config.ModulesConfig) []string {
 	names := append([]string(nil), cfg.HTTP.Hosts...)
 	for _, iface := range slices.Concat(orDefault(cfg.HTTP.Interfaces, def.HTTP.Interfaces), orDefault(cfg.HTTPS.Interfaces, def.HTTPS.Interfaces)) {
 		if _, err := netip.ParseAddr(iface); err != nil && iface != "" {
@@ -255,13 +256,13 @@ func hostNames(cfg, def node.ModulesConfig) []string {
 // (Modules.AllowWrite) without them when the RPC is protected
 // (apiProtected: API.Authorizations is set). Modules.AllowUnauthenticated
 // lifts both. With nothing enabled nothing listens and all is allowed.
-func CheckExposure(cfg node.ModulesConfig, apiProtected bool) error {
+func CheckExposure(cfg config.ModulesConfig, apiProtected bool) error {
 	if len(cfg.Enabled) == 0 || len(cfg.Authorizations) > 0 || cfg.AllowUnauthenticated {
 		return nil
 	}
 	const fix = `set Modules.Authorizations (e.g. cairn config --json Modules.Authorizations ` +
 		`'{"me":{"AuthSecret":"basic:me:SECRET","AllowedPaths":["/"]}}')`
-	def := node.DefaultModules()
+	def := config.DefaultModules()
 	services := []struct {
 		ports  []int
 		ifaces []string
@@ -286,7 +287,7 @@ func CheckExposure(cfg node.ModulesConfig, apiProtected bool) error {
 }
 
 // listen binds every configured port on every interface.
-func (h *Host) listen(cfg, def node.ModulesConfig, repo string) error {
+func (h *Host) listen(cfg, def config.ModulesConfig, repo string) error {
 	for _, p := range orDefault(cfg.HTTP.Ports, def.HTTP.Ports) {
 		for _, iface := range orDefault(cfg.HTTP.Interfaces, def.HTTP.Interfaces) {
 			if _, err := h.srv.Listen(net.JoinHostPort(iface, strconv.Itoa(p)), nil); err != nil {

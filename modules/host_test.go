@@ -16,12 +16,12 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/modules"
-	"cairn/node"
+	"cairn/node/config"
 )
 
 func TestEnsureCert_GeneratesOnce(t *testing.T) {
 	repo := t.TempDir()
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	gen, err := modules.EnsureCert(repo, cfg)
 	if err != nil || !gen {
 		t.Fatalf("first call: %v %v", gen, err)
@@ -48,7 +48,7 @@ func TestEnsureCert_GeneratesOnce(t *testing.T) {
 
 func TestHost_Start_HTTPSAndURLs(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.Enabled = []string{"http_status", "no_such_module"}
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{0}
 	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
@@ -100,7 +100,7 @@ func TestHost_Start_HTTPSAndURLs(t *testing.T) {
 
 func TestHost_Start_NothingEnabled(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.Enabled = nil
 	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo})
 	if err != nil {
@@ -116,7 +116,7 @@ func TestHost_Start_NothingEnabled(t *testing.T) {
 
 func TestHost_Start_BadConfig(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.HTTP.Ports = []int{0}
 	cfg.Lua.MaxRunTime = "soon"
 	if _, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo}); err == nil || !strings.Contains(err.Error(), "Lua.MaxRunTime") {
@@ -130,26 +130,29 @@ func TestHost_Start_BadConfig(t *testing.T) {
 // how to fix it. Only documentation-prefix addresses appear; nothing
 // listens on them.
 func TestCheckExposure_Rules(t *testing.T) {
-	auth := map[string]*node.RPCAuthScope{"me": {AuthSecret: "basic:me:pw", AllowedPaths: []string{"/"}}}
+	auth := map[string]*config.RPCAuthScope{"me": {AuthSecret: "basic:me:pw", AllowedPaths: []string{"/"}}}
 	for _, tc := range []struct {
 		name         string
-		edit         func(*node.ModulesConfig)
+		edit         func(*config.ModulesConfig)
 		apiProtected bool
 		want         string // "" = allowed
 	}{
 		{"default", nil, false, ""},
-		{"lan http", func(c *node.ModulesConfig) { c.HTTP.Interfaces = []string{"127.0.0.1", "192.0.2.1"} }, false, "refusing to serve the modules on 192.0.2.1:5280 without protection"},
-		{"wildcard https", func(c *node.ModulesConfig) { c.HTTPS.Interfaces = []string{"::"} }, false, "on [::]:5281 without protection"},
-		{"a name", func(c *node.ModulesConfig) { c.HTTP.Interfaces = []string{"pi.example"} }, false, "on pi.example:5280"},
-		{"lan with auth", func(c *node.ModulesConfig) { c.HTTP.Interfaces = []string{"192.0.2.1"}; c.Authorizations = auth }, false, ""},
-		{"lan opened", func(c *node.ModulesConfig) { c.HTTP.Interfaces = []string{"192.0.2.1"}; c.AllowUnauthenticated = true }, false, ""},
-		{"lan, nothing enabled", func(c *node.ModulesConfig) { c.HTTP.Interfaces = []string{"192.0.2.1"}; c.Enabled = nil }, false, ""},
-		{"lan https without ports", func(c *node.ModulesConfig) { c.HTTPS.Interfaces = []string{"192.0.2.1"}; c.HTTPS.Ports = []int{} }, false, ""},
+		{"lan http", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"127.0.0.1", "192.0.2.1"} }, false, "refusing to serve the modules on 192.0.2.1:5280 without protection"},
+		{"wildcard https", func(c *config.ModulesConfig) { c.HTTPS.Interfaces = []string{"::"} }, false, "on [::]:5281 without protection"},
+		{"a name", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"pi.example"} }, false, "on pi.example:5280"},
+		{"lan with auth", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"192.0.2.1"}; c.Authorizations = auth }, false, ""},
+		{"lan opened", func(c *config.ModulesConfig) {
+			c.HTTP.Interfaces = []string{"192.0.2.1"}
+			c.AllowUnauthenticated = true
+		}, false, ""},
+		{"lan, nothing enabled", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"192.0.2.1"}; c.Enabled = nil }, false, ""},
+		{"lan https without ports", func(c *config.ModulesConfig) { c.HTTPS.Interfaces = []string{"192.0.2.1"}; c.HTTPS.Ports = []int{} }, false, ""},
 		{"rpc protected, status writes", nil, true, "refusing to let modules http_status write to the node without protection while API.Authorizations is set"},
-		{"rpc protected, read-only", func(c *node.ModulesConfig) { c.AllowWrite = []string{} }, true, ""},
-		{"rpc protected, auth", func(c *node.ModulesConfig) { c.Authorizations = auth }, true, ""},
+		{"rpc protected, read-only", func(c *config.ModulesConfig) { c.AllowWrite = []string{} }, true, ""},
+		{"rpc protected, auth", func(c *config.ModulesConfig) { c.Authorizations = auth }, true, ""},
 	} {
-		cfg := node.DefaultModules()
+		cfg := config.DefaultModules()
 		if tc.edit != nil {
 			tc.edit(&cfg)
 		}
@@ -166,12 +169,12 @@ func TestCheckExposure_Rules(t *testing.T) {
 	}
 	// Start refuses too, before it listens.
 	n := testutil.MustOpenNode(t)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
 	if _, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, APIProtected: true, Log: slog.New(slog.DiscardHandler)}); err == nil {
 		t.Error("Start with a writing module and a protected RPC: no error")
 	}
-	cfg.Authorizations = map[string]*node.RPCAuthScope{"me": {AuthSecret: "nope:x"}}
+	cfg.Authorizations = map[string]*config.RPCAuthScope{"me": {AuthSecret: "nope:x"}}
 	if _, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)}); err == nil || !strings.Contains(err.Error(), "Modules.Authorizations.me") {
 		t.Errorf("Start with a bad AuthSecret: %v", err)
 	}
@@ -191,7 +194,7 @@ func TestLuaMemoryFor_ShareOfBudget(t *testing.T) {
 // Prosody's names; a wrong type is a config error.
 func TestHost_HTTPErrorsOptions(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.Enabled = []string{"http_status"}
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
 	cfg.Options = map[string]map[string]any{"http_errors": {

@@ -19,11 +19,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"cairn/node"
+	"cairn/node/config"
 )
 
 // certPaths resolves the configured certificate and key against repo.
-func certPaths(repo string, c node.ModulesHTTPS) (cert, key string) {
+func certPaths(repo string, c config.ModulesHTTPS) (cert, key string) {
 	cert, key = c.Certificate, c.Key
 	if cert == "" {
 		cert = "tls/modules.crt"
@@ -44,7 +44,7 @@ func certPaths(repo string, c node.ModulesHTTPS) (cert, key string) {
 // repo, generating a self-signed pair (ECDSA P-256, ten years, for
 // localhost, 127.0.0.1, ::1 and the host name) when neither file exists.
 // It reports whether it generated one.
-func EnsureCert(repo string, cfg node.ModulesConfig) (bool, error) {
+func EnsureCert(repo string, cfg config.ModulesConfig) (bool, error) {
 	certFile, keyFile := certPaths(repo, cfg.HTTPS)
 	_, cerr := os.Stat(certFile)
 	_, kerr := os.Stat(keyFile)
@@ -110,7 +110,7 @@ func selfSigned() (certPEM, keyPEM []byte, err error) {
 }
 
 // loadTLS returns the TLS config of the HTTPS service.
-func loadTLS(repo string, c node.ModulesHTTPS) (*tls.Config, error) {
+func loadTLS(repo string, c config.ModulesHTTPS) (*tls.Config, error) {
 	certFile, keyFile := certPaths(repo, c)
 	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {

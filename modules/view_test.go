@@ -6,7 +6,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/modules"
-	"cairn/node"
+	"cairn/node/config"
 )
 
 // The status page reads the cap the writes enforce: every StorageMax form
@@ -19,7 +19,7 @@ func TestView_Repo_StorageMaxForms(t *testing.T) {
 		want int64
 	}{{"200K", 200_000}, {"10G", 10_000_000_000}, {"10gb", 10_000_000_000}, {"10 GB", 10_000_000_000}, {"", 0}} {
 		if err := n.UpdateConfig(func(doc map[string]any) error {
-			return node.SetKey(doc, "Datastore.StorageMax", tc.in)
+			return config.SetKey(doc, "Datastore.StorageMax", tc.in)
 		}); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"cairn/board"
+	"cairn/node/config"
 )
 
 // DefaultMemoryMiB is the budget assumed when Budget.MemoryMiB is unset.
@@ -38,8 +39,8 @@ type NetLimits struct {
 	LANIn, LANOut, WANIn, WANOut int64
 }
 
-// NetLimits derives the network limits from the config.
-func (c *Config) NetLimits() (NetLimits, error) {
+// NetLimitsOf derives the network limits from the config.
+func NetLimitsOf(c *config.Config) (NetLimits, error) {
 	l := NetLimits{MemoryMiB: c.Budget.MemoryMiB}
 	if l.MemoryMiB <= 0 {
 		l.MemoryMiB = DefaultMemoryMiB
@@ -51,20 +52,20 @@ func (c *Config) NetLimits() (NetLimits, error) {
 		l.LowWater, l.HighWater = 10, 20
 	}
 	cm := c.Swarm.ConnMgr
-	if cm.LowWater > 0 {
-		l.LowWater = cm.LowWater
+	if v := cm.LowWater.WithDefault(0); v > 0 {
+		l.LowWater = int(v)
 	}
-	if cm.HighWater > 0 {
-		l.HighWater = cm.HighWater
+	if v := cm.HighWater.WithDefault(0); v > 0 {
+		l.HighWater = int(v)
 	}
 	if l.HighWater < l.LowWater {
 		return l, fmt.Errorf("config Swarm.ConnMgr: HighWater %d below LowWater %d", l.HighWater, l.LowWater)
 	}
 	l.GracePeriod = time.Minute
-	if cm.GracePeriod != "" {
-		d, err := time.ParseDuration(cm.GracePeriod)
-		if err != nil || d < 0 {
-			return l, fmt.Errorf("config Swarm.ConnMgr.GracePeriod %q: want a duration", cm.GracePeriod)
+	if !cm.GracePeriod.IsDefault() {
+		d := cm.GracePeriod.WithDefault(0)
+		if d < 0 {
+			return l, fmt.Errorf("config Swarm.ConnMgr.GracePeriod %q: want a duration", d)
 		}
 		l.GracePeriod = d
 	}
@@ -98,8 +99,11 @@ func (c *Config) NetLimits() (NetLimits, error) {
 		if f.s == "" {
 			continue
 		}
-		v, err := parseSize("Swarm.Bandwidth."+f.key, f.s)
-		if err != nil || v == 0 || v > 1<<40 {
+		v, err := config.ParseSize("Swarm.Bandwidth."+f.key, f.s)
+		if err != nil {
+			return l, err
+		}
+		if v == 0 || v > 1<<40 {
 			return l, fmt.Errorf("config Swarm.Bandwidth.%s %q: want a byte rate such as 512KiB", f.key, f.s)
 		}
 		*f.dst = int64(v)

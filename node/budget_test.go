@@ -7,6 +7,7 @@ import (
 
 	"cairn/board"
 	"cairn/node"
+	"cairn/node/config"
 )
 
 // The resource manager's memory the network layer runs with is the figure
@@ -17,8 +18,8 @@ func TestConfig_NetLimits_SameNetMemoryAsBoard(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := &node.Config{Budget: b}
-		l, err := cfg.NetLimits()
+		cfg := &config.Config{Budget: b}
+		l, err := node.NetLimitsOf(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func TestConfig_Budget_JSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Board = "pi-zero-2w"
-	doc, err := (&node.Config{Budget: b}).ToDoc()
+	doc, err := (&config.Config{Budget: b}).ToDoc()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestConfig_Budget_JSON(t *testing.T) {
 		t.Fatalf("Budget section: %s", s)
 	}
 	doc["Budget"].(map[string]any)["CacheMiB"] = 16
-	cfg, err := node.DecodeConfig(doc)
+	cfg, err := config.Decode(doc)
 	if err != nil {
 		t.Fatal(err)
 	}

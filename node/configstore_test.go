@@ -8,6 +8,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 )
 
 func TestNode_ReplaceConfig_KeepsPrivKey(t *testing.T) {
@@ -23,7 +24,7 @@ func TestNode_ReplaceConfig_KeepsPrivKey(t *testing.T) {
 	if err := n.ReplaceConfig(doc); err != nil {
 		t.Fatal(err)
 	}
-	disk, _ := node.ReadConfigDoc(n.Repo)
+	disk, _ := config.ReadDoc(n.Repo)
 	id := disk["Identity"].(map[string]any)
 	if id["PrivKey"] != priv || id["PeerID"] != n.PeerID.String() || len(id) != 2 {
 		t.Fatalf("Identity on disk: %v", id)
@@ -63,7 +64,7 @@ func TestNode_UpdateConfig_Concurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			err := n.UpdateConfig(func(doc map[string]any) error {
-				return node.SetKeyExact(doc, fmt.Sprintf("API.HTTPHeaders.X-%d", i), []any{"v"})
+				return config.SetKeyExact(doc, fmt.Sprintf("API.HTTPHeaders.X-%d", i), []any{"v"})
 			})
 			if err != nil {
 				t.Error(err)
@@ -94,7 +95,7 @@ func TestNode_CheckConfigKey_Cases(t *testing.T) {
 		"Datastore.StorageMax.x":          "Datastore.StorageMax key is not a map",
 		"API.Authorizations.x.Nope":       "API.Authorizations.x.Nope not found",
 	} {
-		err := node.CheckConfigKey(key)
+		err := config.CheckKey(key)
 		if (want == "" && err != nil) || (want != "" && (err == nil || err.Error() != want)) {
 			t.Errorf("%s: %v, want %q", key, err, want)
 		}
@@ -104,7 +105,7 @@ func TestNode_CheckConfigKey_Cases(t *testing.T) {
 func TestNode_MergeConfigDocs_Deep(t *testing.T) {
 	left := map[string]any{"A": map[string]any{"x": 1, "y": 2}, "B": 1}
 	right := map[string]any{"A": map[string]any{"y": 3}, "C": []any{1}}
-	got := node.MergeConfigDocs(left, right)
+	got := config.MergeDocs(left, right)
 	a := got["A"].(map[string]any)
 	if a["x"] != 1 || a["y"] != 3 || got["B"] != 1 || got["C"] == nil {
 		t.Fatalf("%v", got)
@@ -151,4 +152,71 @@ func TestNode_Config_ReadWhileReplaced(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+}
+
+// Swarm.Bandwidth's caps are sizes of the one grammar too (the node
+// checks them, with the network settings).
+func TestSizeKeys_Bandwidth(t *testing.T) {
+	for _, key := range []string{"LANIn", "LANOut", "WANIn", "WANOut"} {
+		set := func(c *config.Config, v string) {
+			*map[string]*string{"LANIn": &c.Swarm.Bandwidth.LANIn, "LANOut": &c.Swarm.Bandwidth.LANOut,
+				"WANIn": &c.Swarm.Bandwidth.WANIn, "WANOut": &c.Swarm.Bandwidth.WANOut}[key] = v
+		}
+		for _, good := range []string{"10 gb", "10GB", "10GiB", "1024"} {
+			c := config.DefaultConfig(config.Identity{})
+			set(c, good)
+			if err := node.CheckConfigValues(c); err != nil {
+				t.Errorf("Swarm.Bandwidth.%s %q: %v", key, good, err)
+			}
+		}
+		c := config.DefaultConfig(config.Identity{})
+		set(c, "ten")
+		want := "Swarm.Bandwidth." + key + ` "ten": `
+		if err := node.CheckConfigValues(c); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Swarm.Bandwidth.%s \"ten\": %v, want %s...", key, err, want)
+		}
+	}
+}
+
+// A config set and an identity rotation at the same time both reach the
+// file: each reads, changes and writes it under the one lock.
+func TestConfig_SetAndRotateIdentity_Concurrent(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	for i := range 10 {
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			errs[0] = n.UpdateConfig(func(doc map[string]any) error {
+				return config.SetKeyExact(doc, "Datastore.StorageGCWatermark", 50+i)
+			})
+		}()
+		go func() {
+			defer wg.Done()
+			errs[1] = n.RotateIdentity(fmt.Sprintf("old-%d", i), "ed25519", 0)
+		}()
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatalf("round %d: set %v, rotate %v", i, errs[0], errs[1])
+		}
+		doc, err := config.ReadDoc(n.Repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		disk, err := config.Decode(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, _, err := disk.Identity.Keys()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if disk.Datastore.StorageGCWatermark != int64(50+i) || pid != n.PeerID {
+			t.Fatalf("round %d: file has watermark %d and peer %s, want %d and %s", i, disk.Datastore.StorageGCWatermark, pid, 50+i, n.PeerID)
+		}
+		if got := n.Config(); got.Datastore.StorageGCWatermark != int64(50+i) || got.Identity.PeerID != n.PeerID.String() {
+			t.Fatalf("round %d: config in effect has watermark %d and peer %s", i, got.Datastore.StorageGCWatermark, got.Identity.PeerID)
+		}
+	}
 }

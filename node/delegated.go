@@ -31,7 +31,7 @@ import (
 	"sync"
 	"time"
 
-	"cairn/node/kuboconf"
+	"cairn/node/config"
 
 	"github.com/ipfs/boxo/ipns"
 )
@@ -59,11 +59,11 @@ var delegatedTimeout = 15 * time.Second
 // when Routing.Type runs the Amino DHT natively (unset, auto,
 // autoclient, dht, dhtclient, dhtserver), else the public publisher
 // https://delegated-ipfs.dev/routing/v1/ipns.
-func (c *Config) DelegatedPublishers() []string {
+func DelegatedPublishers(c *config.Config) []string {
 	var out []string
 	auto := false
 	for _, u := range c.Ipns.DelegatedPublishers {
-		if u != kuboconf.AutoPlaceholder {
+		if u != config.AutoPlaceholder {
 			out = append(out, strings.TrimRight(u, "/"))
 			continue
 		}
@@ -71,13 +71,10 @@ func (c *Config) DelegatedPublishers() []string {
 			continue
 		}
 		auto = true
-		if c.AutoConf.Enabled != nil && !*c.AutoConf.Enabled {
+		if c.AutoConf.Enabled == config.False {
 			continue
 		}
-		typ := "auto"
-		if c.Routing.Type != nil {
-			typ = *c.Routing.Type
-		}
+		typ := c.Routing.Type.WithDefault("auto")
 		switch typ {
 		case "auto", "autoclient", "dht", "dhtclient", "dhtserver":
 		default:
@@ -89,9 +86,9 @@ func (c *Config) DelegatedPublishers() []string {
 
 // delegatedPublishers returns the base URLs the records go to (each once),
 // or why one of Ipns.DelegatedPublishers cannot be a publisher.
-func (c *Config) delegatedPublishers() ([]string, error) {
+func delegatedPublishers(c *config.Config) ([]string, error) {
 	var bases []string
-	for _, u := range c.DelegatedPublishers() {
+	for _, u := range DelegatedPublishers(c) {
 		b, err := publisherBase(u)
 		if err != nil {
 			return nil, fmt.Errorf("Ipns.DelegatedPublishers: %w", err)
@@ -175,7 +172,7 @@ func (n *Node) routedPublishers(k string) []string {
 	if nt == nil || !isIpnsKey(k) || (nt.RoutingType != "auto" && nt.RoutingType != "autoclient") {
 		return nil
 	}
-	bases, err := n.Config().delegatedPublishers()
+	bases, err := delegatedPublishers(n.Config())
 	if err != nil {
 		log.Warnf("%s", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 
 	"github.com/ipfs/boxo/ipns"
 	"github.com/ipfs/boxo/namesys"
@@ -162,35 +163,35 @@ func TestDelegatedPublish_NoPublishers(t *testing.T) {
 // publisher only when the node runs no DHT of its own. Nothing here
 // touches the network.
 func TestDelegatedPublishers_Expand(t *testing.T) {
-	str := func(s string) *string { return &s }
-	off := false
+	str := config.NewOptionalString
+	off, unset := config.False, config.Default
 	for _, tc := range []struct {
 		list    []string
-		routing *string
-		enabled *bool
+		routing *config.OptionalString
+		enabled config.Flag
 		want    string
 	}{
-		{[]string{"auto"}, nil, nil, ""},
-		{[]string{"auto"}, str("auto"), nil, ""},
-		{[]string{"auto"}, str("dht"), nil, ""},
-		{[]string{"auto"}, str("none"), nil, "https://delegated-ipfs.dev/routing/v1/ipns"},
-		{[]string{"auto"}, str("none"), &off, ""},
-		{[]string{"http://127.0.0.1:1/", "auto", "auto", "https://[::1]:2/routing/v1/ipns/"}, str("none"), nil,
+		{[]string{"auto"}, nil, unset, ""},
+		{[]string{"auto"}, str("auto"), unset, ""},
+		{[]string{"auto"}, str("dht"), unset, ""},
+		{[]string{"auto"}, str("none"), unset, "https://delegated-ipfs.dev/routing/v1/ipns"},
+		{[]string{"auto"}, str("none"), off, ""},
+		{[]string{"http://127.0.0.1:1/", "auto", "auto", "https://[::1]:2/routing/v1/ipns/"}, str("none"), unset,
 			"http://127.0.0.1:1 https://delegated-ipfs.dev/routing/v1/ipns https://[::1]:2/routing/v1/ipns"},
-		{[]string{"http://127.0.0.1:1"}, nil, &off, "http://127.0.0.1:1"},
+		{[]string{"http://127.0.0.1:1"}, nil, off, "http://127.0.0.1:1"},
 	} {
-		cfg := &node.Config{}
+		cfg := &config.Config{}
 		cfg.Ipns.DelegatedPublishers = tc.list
 		cfg.Routing.Type = tc.routing
 		cfg.AutoConf.Enabled = tc.enabled
-		if got := strings.Join(cfg.DelegatedPublishers(), " "); got != tc.want {
+		if got := strings.Join(node.DelegatedPublishers(cfg), " "); got != tc.want {
 			t.Errorf("%v (routing %v, autoconf %v): %q, want %q", tc.list, tc.routing, tc.enabled, got, tc.want)
 		}
 	}
 	// URLs a publisher cannot be at are refused by the config commands.
 	for _, bad := range []string{"ftp://127.0.0.1/", "127.0.0.1:8080", "http:///routing/v1/ipns",
 		"http://127.0.0.1:1/routing/v1/providers", "http://127.0.0.1:1/other", "http://a b/"} {
-		cfg := &node.Config{}
+		cfg := &config.Config{}
 		cfg.Ipns.DelegatedPublishers = []string{bad}
 		err := node.CheckConfigValues(cfg)
 		if err == nil || !strings.HasPrefix(err.Error(), "Ipns.DelegatedPublishers: ") {
@@ -207,7 +208,7 @@ func TestDelegatedPublishers_Expand(t *testing.T) {
 func TestDelegatedPublish_Online(t *testing.T) {
 	pub := testutil.NewIpnsPublisher(t, 0, false)
 	withPub := func(doc map[string]any) {
-		if err := node.SetKey(doc, "Ipns.DelegatedPublishers", []any{pub.URL}); err != nil {
+		if err := config.SetKey(doc, "Ipns.DelegatedPublishers", []any{pub.URL}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -21,9 +21,10 @@
 //     limits of budget.go; provide.go announces content; netfilter.go holds
 //     address filters and bandwidth caps; p2p.go carries TCP connections
 //     over libp2p streams (the p2p commands).
-//   - config.go is the config file (Kubo's key names, profiles);
-//     configstore.go changes it on a running node; repo.go is the repo
-//     directory (init, lock, api file).
+//   - the config file is package config (node/config: the type with Kubo's
+//     key names, profiles, checks, the one write path); configstore.go is
+//     the running node's use of it; repo.go is the repo directory (init,
+//     lock, api file).
 //   - keys.go is the keystore: named keys for IPNS in <repo>/keystore (one
 //     0400 file per key, Kubo's layout), checked at start by CheckKeystore.
 //   - gc.go collects garbage with a bounded-memory mark (walk.go) while adds

@@ -13,6 +13,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/storage"
 
 	"github.com/ipfs/boxo/files"
@@ -182,7 +183,7 @@ func TestStorageMax_HardCap(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	ctx := context.Background()
 	if err := n.UpdateConfig(func(doc map[string]any) error {
-		return node.SetKey(doc, "Datastore.StorageMax", "3MB")
+		return config.SetKey(doc, "Datastore.StorageMax", "3MB")
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 
+	"cairn/node/config"
+
 	chunker "github.com/ipfs/boxo/chunker"
 	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/ipfs/boxo/ipld/unixfs/importer/helpers"
@@ -53,7 +55,7 @@ type importSettings struct {
 // as Kubo's UnixFSCidBuilder there, a hash other than sha2-256 moves an
 // Import.CidVersion of 0 to CIDv1, where add refuses the pair as Kubo's add
 // does. Hash names are matched case-insensitively, as Kubo matches them.
-func resolveImport(imp Import, o *AddOptions) (*importSettings, error) {
+func resolveImport(imp config.Import, o *AddOptions) (*importSettings, error) {
 	mfsOnly := o == nil
 	if mfsOnly {
 		o = &AddOptions{}
@@ -61,8 +63,8 @@ func resolveImport(imp Import, o *AddOptions) (*importSettings, error) {
 	st := &importSettings{}
 
 	hashName, hashFromConfig := defaultHashFunction, false
-	if imp.HashFunction != nil && *imp.HashFunction != "" {
-		hashName, hashFromConfig = *imp.HashFunction, true
+	if h := imp.HashFunction.WithDefault(""); h != "" {
+		hashName, hashFromConfig = h, true
 	}
 	if o.Hash != "" {
 		hashName, hashFromConfig = o.Hash, false
@@ -75,13 +77,13 @@ func resolveImport(imp Import, o *AddOptions) (*importSettings, error) {
 		return nil, fmt.Errorf("unrecognized hash function: %q", strings.ToLower(hashName))
 	}
 	cidVer := 0
-	if imp.CidVersion != nil {
-		cidVer = *imp.CidVersion
+	if !imp.CidVersion.IsDefault() {
+		cidVer = int(imp.CidVersion.WithDefault(0))
 	}
 	switch {
 	case o.CidVersion != nil:
 		cidVer = *o.CidVersion
-	case code != mh.SHA2_256 && (imp.CidVersion == nil || mfsOnly && cidVer == 0):
+	case code != mh.SHA2_256 && (imp.CidVersion.IsDefault() || mfsOnly && cidVer == 0):
 		cidVer = 1
 	}
 	if cidVer != 0 && cidVer != 1 {
@@ -110,8 +112,8 @@ func resolveImport(imp Import, o *AddOptions) (*importSettings, error) {
 	}
 
 	st.maxLinks = helpers.DefaultLinksPerBlock
-	if imp.UnixFSFileMaxLinks != nil && *imp.UnixFSFileMaxLinks > 0 {
-		st.maxLinks = *imp.UnixFSFileMaxLinks
+	if v := imp.UnixFSFileMaxLinks.WithDefault(0); v > 0 {
+		st.maxLinks = int(v)
 	}
 	if o.MaxLinks > 0 {
 		st.maxLinks = o.MaxLinks
@@ -123,8 +125,8 @@ func resolveImport(imp Import, o *AddOptions) (*importSettings, error) {
 	}
 
 	st.chunker = defaultChunker
-	if imp.UnixFSChunker != nil && *imp.UnixFSChunker != "" {
-		st.chunker = *imp.UnixFSChunker
+	if c := imp.UnixFSChunker.WithDefault(""); c != "" {
+		st.chunker = c
 	}
 	if o.Chunker != "" {
 		st.chunker = o.Chunker
@@ -133,15 +135,15 @@ func resolveImport(imp Import, o *AddOptions) (*importSettings, error) {
 		return nil, err
 	}
 
-	if imp.UnixFSDirectoryMaxLinks != nil {
-		st.dirMaxLinks = *imp.UnixFSDirectoryMaxLinks
+	if !imp.UnixFSDirectoryMaxLinks.IsDefault() {
+		st.dirMaxLinks = int(imp.UnixFSDirectoryMaxLinks.WithDefault(0))
 	}
 	if o.MaxDirLinks > 0 {
 		st.dirMaxLinks = o.MaxDirLinks
 	}
 	st.fanout = defaultHAMTFanout
-	if imp.UnixFSHAMTDirectoryMaxFanout != nil && *imp.UnixFSHAMTDirectoryMaxFanout > 0 {
-		st.fanout = *imp.UnixFSHAMTDirectoryMaxFanout
+	if v := imp.UnixFSHAMTDirectoryMaxFanout.WithDefault(0); v > 0 {
+		st.fanout = int(v)
 	}
 	if o.MaxHAMTFanout > 0 {
 		st.fanout = o.MaxHAMTFanout
@@ -149,19 +151,16 @@ func resolveImport(imp Import, o *AddOptions) (*importSettings, error) {
 	if f := st.fanout; f < 8 || f > 1024 || f&(f-1) != 0 {
 		return nil, fmt.Errorf("HAMT fanout must be a power of 2, between 8 and 1024 (got %d)", f)
 	}
-	est := ""
-	if imp.UnixFSHAMTDirectorySizeEstimation != nil {
-		est = *imp.UnixFSHAMTDirectorySizeEstimation
-	}
+	est := imp.UnixFSHAMTDirectorySizeEstimation.WithDefault("")
 	if st.estimation, err = ParseSizeEstimation(est); err != nil {
 		return nil, err
 	}
-	if l := imp.UnixFSDAGLayout; l != nil && *l != "balanced" && *l != "trickle" {
-		return nil, fmt.Errorf("Import.UnixFSDAGLayout must be %q or %q, got %q", "balanced", "trickle", *l)
+	if l := imp.UnixFSDAGLayout.WithDefault("balanced"); l != "balanced" && l != "trickle" {
+		return nil, fmt.Errorf("Import.UnixFSDAGLayout must be %q or %q, got %q", "balanced", "trickle", l)
 	}
 	st.hamtSize = defaultHAMTSize
-	if imp.UnixFSHAMTDirectorySizeThreshold != nil && *imp.UnixFSHAMTDirectorySizeThreshold != "" {
-		v, err := parseSize("Import.UnixFSHAMTDirectorySizeThreshold", *imp.UnixFSHAMTDirectorySizeThreshold)
+	if t := imp.UnixFSHAMTDirectorySizeThreshold.WithDefault(""); t != "" {
+		v, err := config.ParseSize("Import.UnixFSHAMTDirectorySizeThreshold", t)
 		if err != nil {
 			return nil, err
 		}
@@ -173,15 +172,15 @@ func resolveImport(imp Import, o *AddOptions) (*importSettings, error) {
 // resolveRawLeaves is Kubo's raw-leaves rule: on by default with CIDv1,
 // the config's Import.UnixFSRawLeaves then --raw-leaves override it,
 // --nocopy needs it and UnixFS metadata (mode, mtime) rules it out.
-func resolveRawLeaves(imp Import, o *AddOptions, cidVer int) (bool, error) {
+func resolveRawLeaves(imp config.Import, o *AddOptions, cidVer int) (bool, error) {
 	raw := cidVer > 0
-	if imp.UnixFSRawLeaves != nil {
-		raw = *imp.UnixFSRawLeaves
+	if imp.UnixFSRawLeaves != config.Default {
+		raw = imp.UnixFSRawLeaves == config.True
 	}
 	if o.RawLeaves != nil {
 		raw = *o.RawLeaves
 	}
-	rawSet := o.RawLeaves != nil || imp.UnixFSRawLeaves != nil
+	rawSet := o.RawLeaves != nil || imp.UnixFSRawLeaves != config.Default
 	if o.NoCopy && !raw {
 		if rawSet {
 			return false, errors.New("nocopy option requires '--raw-leaves' to be enabled as well")

@@ -7,6 +7,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/go-cid"
@@ -101,7 +102,7 @@ func TestImport_AddAndMFS_SameSettings(t *testing.T) {
 	}
 	// A size that is no size is refused when set, as Kubo does.
 	err = n.UpdateConfig(func(doc map[string]any) error {
-		return node.SetKey(doc, "Import.UnixFSHAMTDirectorySizeThreshold", "lots")
+		return config.SetKey(doc, "Import.UnixFSHAMTDirectorySizeThreshold", "lots")
 	})
 	if err == nil || !strings.Contains(err.Error(), "failure to decode config") {
 		t.Fatalf("bad threshold: got %v", err)

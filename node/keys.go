@@ -284,20 +284,9 @@ func (n *Node) RotateIdentity(oldName, typ string, size int) error {
 	if err := ks.Put(oldName, n.PrivKey); err != nil {
 		return fmt.Errorf("saving old key in keystore (%v)", err)
 	}
-	n.cfgMu.Lock()
-	defer n.cfgMu.Unlock()
-	doc, err := ReadConfigDoc(n.Repo)
-	if err != nil {
-		return err
-	}
-	doc["Identity"] = map[string]any{"PeerID": id.PeerID, "PrivKey": id.PrivKey}
-	cfg, err := DecodeConfig(doc)
-	if err != nil {
-		return err
-	}
-	if err := WriteConfigDoc(n.Repo, doc); err != nil {
+	if err := n.cfg.SetIdentity(id); err != nil {
 		return fmt.Errorf("saving new key to config (%v)", err)
 	}
-	n.config, n.PeerID, n.PrivKey = cfg, pid, sk
+	n.PeerID, n.PrivKey = pid, sk
 	return nil
 }

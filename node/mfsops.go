@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"cairn/node/config"
+
 	"github.com/ipfs/boxo/filestore/posinfo"
 	dag "github.com/ipfs/boxo/ipld/merkledag"
 	ft "github.com/ipfs/boxo/ipld/unixfs"
@@ -454,8 +456,9 @@ type WriteOptions struct {
 func (m *MFS) Write(ctx context.Context, p string, input func() (io.Reader, error), o WriteOptions) error {
 	return m.do(o.Flush, func() (err error) {
 		raw := o.RawLeaves
-		if imp := m.n.Config().Import; raw == nil && imp.UnixFSRawLeaves != nil {
-			raw = imp.UnixFSRawLeaves
+		if imp := m.n.Config().Import; raw == nil && imp.UnixFSRawLeaves != config.Default {
+			r := imp.UnixFSRawLeaves == config.True
+			raw = &r
 		}
 		if o.Offset < 0 {
 			return errors.New("cannot have negative write offset")

@@ -2,7 +2,7 @@
 
 package node
 
-import "cairn/node/kuboconf"
+import "cairn/node/config"
 
 // MountsConfig is where /ipfs and /ipns are mounted (Mounts.IPFS,
 // Mounts.IPNS) and whether other users may read them
@@ -18,9 +18,9 @@ func (n *Node) MountsConfig() (MountsConfig, error) {
 	if err != nil {
 		return MountsConfig{}, err
 	}
-	k, err := kuboconf.FromMap(doc)
+	k, err := config.Decode(doc)
 	if err != nil {
 		return MountsConfig{}, err
 	}
-	return MountsConfig{IPFS: k.Mounts.IPFS, IPNS: k.Mounts.IPNS, AllowOther: k.Mounts.FuseAllowOther == kuboconf.True}, nil
+	return MountsConfig{IPFS: k.Mounts.IPFS, IPNS: k.Mounts.IPNS, AllowOther: k.Mounts.FuseAllowOther == config.True}, nil
 }

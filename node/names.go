@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"cairn/node/config"
+
 	"github.com/ipfs/boxo/ipns"
 	"github.com/ipfs/boxo/namesys"
 	"github.com/ipfs/boxo/path"
@@ -56,7 +58,7 @@ const maxNameLen = 512
 // a config change (DNS.Resolvers, Ipns.ResolveCacheSize, Ipns.MaxCacheTTL).
 type nameSys struct {
 	mu      sync.Mutex
-	cfg     *Config // the config ns was built from
+	cfg     *config.Config // the config ns was built from
 	ns      namesys.NameSystem
 	routing *nameRouting
 	pubMu   sync.Mutex // one publish at a time (sequence numbers)
@@ -214,7 +216,7 @@ func (n *Node) names() (*nameSys, namesys.NameSystem, error) {
 // newNameSystem builds a name system over the node's routing, store and
 // DNS resolvers; with cache, resolved names are kept (ipnsCacheSize
 // entries, each for at most its record's TTL).
-func (n *Node) newNameSystem(cfg *Config, cache bool) (namesys.NameSystem, error) {
+func (n *Node) newNameSystem(cfg *config.Config, cache bool) (namesys.NameSystem, error) {
 	dns, err := NewDNSResolver(cfg.DNS.Resolvers)
 	if err != nil {
 		return nil, err
@@ -223,7 +225,7 @@ func (n *Node) newNameSystem(cfg *Config, cache bool) (namesys.NameSystem, error
 	if cache {
 		opts = append(opts, namesys.WithCache(ipnsCacheSize(cfg)))
 	}
-	if d, ok, err := cfg.Ipns.maxCacheTTL(); err != nil {
+	if d, ok, err := cfg.Ipns.CacheTTL(); err != nil {
 		return nil, err
 	} else if ok {
 		opts = append(opts, namesys.WithMaxCacheTTL(d))
@@ -261,7 +263,7 @@ func (n *Node) PublishName(ctx context.Context, p path.Path, o PublishOptions) (
 	online := n.namesOnline() && !isOffline(ctx)
 	switch {
 	case o.AllowDelegated:
-		bases, err := n.Config().delegatedPublishers()
+		bases, err := delegatedPublishers(n.Config())
 		if err != nil {
 			return ipns.Name{}, err
 		}
@@ -474,7 +476,7 @@ func (n *Node) ImmutablePath(ctx context.Context, s string) (path.ImmutablePath,
 // ipnsCacheSize is Ipns.ResolveCacheSize (Kubo's default 128), bounded by
 // the memory budget: at most 32 entries per MiB of budget (an entry is a
 // name, a path and a time, well under 1 KiB).
-func ipnsCacheSize(cfg *Config) int {
+func ipnsCacheSize(cfg *config.Config) int {
 	size := 128
 	if cfg.Ipns.ResolveCacheSize > 0 {
 		size = cfg.Ipns.ResolveCacheSize

@@ -1,6 +1,10 @@
 package node
 
-import "testing"
+import (
+	"testing"
+
+	"cairn/node/config"
+)
 
 // The name cache is Ipns.ResolveCacheSize (Kubo's 128 by default) but
 // never more than 32 entries per MiB of memory budget.
@@ -14,7 +18,7 @@ func TestIpnsCacheSize_BoundedByBudget(t *testing.T) {
 		{100000, 200, 6400},
 		{10, 200, 10},
 	} {
-		cfg := &Config{}
+		cfg := &config.Config{}
 		cfg.Ipns.ResolveCacheSize = tc.size
 		cfg.Budget.MemoryMiB = tc.budget
 		if got := ipnsCacheSize(cfg); got != tc.want {

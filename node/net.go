@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"cairn/node/config"
+
 	"github.com/ipfs/boxo/bitswap"
 	bsnet "github.com/ipfs/boxo/bitswap/network/bsnet"
 	"github.com/ipfs/boxo/blockservice"
@@ -105,7 +107,7 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		return errors.New("network already started")
 	}
 	cfg := n.Config()
-	lim, err := cfg.NetLimits()
+	lim, err := NetLimitsOf(cfg)
 	if err != nil {
 		return err
 	}
@@ -181,7 +183,7 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		shared := []dht.Option{dht.Datastore(namespace.Wrap(n.Store.Datastore(), ds.NewKey("/dht"))),
 			dht.NamespacedValidator("ipns", ipns.Validator{KeyBook: h.Peerstore()})}
 		lan := []dht.Option{dht.Mode(lanMode)}
-		if b := cfg.Routing.LoopbackAddressesOnLanDHT; b != nil && *b {
+		if cfg.Routing.LoopbackAddressesOnLanDHT == config.True {
 			lan = append(lan, dht.AddressFilter(nil))
 		}
 		d, err := dual.New(nctx, capped, dual.DHTOption(shared...),
@@ -213,8 +215,8 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 			return fail(fmt.Errorf("starting mDNS: %w", err))
 		}
 	}
-	ipnsps := o.IpnsPubsub || (cfg.Ipns.UsePubsub != nil && *cfg.Ipns.UsePubsub)
-	if ipnsps || o.Pubsub || (cfg.Pubsub.Enabled != nil && *cfg.Pubsub.Enabled) {
+	ipnsps := o.IpnsPubsub || cfg.Ipns.UsePubsub == config.True
+	if ipnsps || o.Pubsub || cfg.Pubsub.Enabled == config.True {
 		if nt.PubSub, err = startPubSub(nctx, capped, cfg.Pubsub, lim.PubsubQueueBytes); err != nil {
 			return fail(err)
 		}
@@ -260,10 +262,10 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 // and default are cairn's dhtclient on the WAN, while the LAN DHT serves
 // as Kubo's auto does; an explicit dhtclient is a client on both, as in
 // Kubo.
-func routingModes(flag string, typ *string) (rtype string, wan, lan dht.ModeOpt, err error) {
+func routingModes(flag string, typ *config.OptionalString) (rtype string, wan, lan dht.ModeOpt, err error) {
 	setting := flag
-	if setting == "" && typ != nil {
-		setting = *typ
+	if setting == "" {
+		setting = typ.WithDefault("")
 	}
 	switch setting {
 	case "", "auto", "default":
@@ -370,7 +372,7 @@ func expandAuto(list, defaults []string) []string {
 // bootstrapPeers parses the Bootstrap list ("auto" is Kubo's defaults).
 func bootstrapPeers(list []string) ([]peer.AddrInfo, error) {
 	var boot []peer.AddrInfo
-	for _, s := range expandAuto(list, DefaultBootstrap) {
+	for _, s := range expandAuto(list, config.DefaultBootstrap) {
 		ai, err := parseBootstrap(s)
 		if err != nil {
 			return nil, fmt.Errorf("config Bootstrap: %w", err)
@@ -395,7 +397,7 @@ func parseBootstrap(s string) (peer.AddrInfo, error) {
 
 // announceFactory applies Addresses.Announce, AppendAnnounce and
 // NoAnnounce (exact matches) to the addresses the host advertises.
-func announceFactory(a Addresses) func([]ma.Multiaddr) []ma.Multiaddr {
+func announceFactory(a config.Addresses) func([]ma.Multiaddr) []ma.Multiaddr {
 	if len(a.Announce) == 0 && len(a.AppendAnnounce) == 0 && len(a.NoAnnounce) == 0 {
 		return nil
 	}

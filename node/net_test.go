@@ -9,6 +9,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/network"
@@ -53,7 +54,7 @@ func TestNet_WriteFile_FetchesFromPeer(t *testing.T) {
 // Ensure the address filters refuse a dial to a filtered range.
 func TestNet_Filters_BlockDial(t *testing.T) {
 	a := testutil.MustOnlineNode(t, "none", func(doc map[string]any) {
-		node.SetKey(doc, "Swarm.AddrFilters", []any{"/ip4/127.0.0.0/ipcidr/8"})
+		config.SetKey(doc, "Swarm.AddrFilters", []any{"/ip4/127.0.0.0/ipcidr/8"})
 	})
 	b := testutil.MustOnlineNode(t, "none", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -72,7 +73,7 @@ func TestNet_Filters_BlockDial(t *testing.T) {
 // (lightweight libp2p hosts on loopback) connect.
 func TestNet_ConnMgr_TrimsSixtyPeers(t *testing.T) {
 	n := testutil.MustOnlineNode(t, "none", func(doc map[string]any) {
-		node.SetKey(doc, "Swarm.ConnMgr", map[string]any{"LowWater": 10, "HighWater": 20, "GracePeriod": "0s"})
+		config.SetKey(doc, "Swarm.ConnMgr", map[string]any{"LowWater": 10, "HighWater": 20, "GracePeriod": "0s"})
 	})
 	target := peer.AddrInfo{ID: n.PeerID, Addrs: n.Net.Host.Addrs()}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -107,7 +108,7 @@ func TestNet_ConnMgr_TrimsSixtyPeers(t *testing.T) {
 // LAN upload cap takes more than a second.
 func TestNet_Bandwidth_CapSlowsTransfer(t *testing.T) {
 	a := testutil.MustOnlineNode(t, "none", func(doc map[string]any) {
-		node.SetKey(doc, "Swarm.Bandwidth", map[string]any{"LANOut": "512KiB"})
+		config.SetKey(doc, "Swarm.Bandwidth", map[string]any{"LANOut": "512KiB"})
 	})
 	b := testutil.MustOnlineNode(t, "none", nil)
 	if a.Net.Limits.LANOut != 512<<10 || a.Net.Caps.LANOut == nil {
@@ -138,7 +139,7 @@ func TestNet_Bandwidth_CapSlowsTransfer(t *testing.T) {
 // Ensure QUIC listens and carries a connection (loopback UDP).
 func TestNet_QUIC_Connects(t *testing.T) {
 	quicOnly := func(doc map[string]any) {
-		node.SetKey(doc, "Addresses.Swarm", []any{"/ip4/127.0.0.1/udp/0/quic-v1"})
+		config.SetKey(doc, "Addresses.Swarm", []any{"/ip4/127.0.0.1/udp/0/quic-v1"})
 	}
 	a := testutil.MustOnlineNode(t, "none", quicOnly)
 	b := testutil.MustOnlineNode(t, "none", quicOnly)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"cairn/node/config"
 	"cairn/storage"
 
 	"github.com/ipfs/boxo/ipld/merkledag"
@@ -24,10 +25,9 @@ import (
 // concurrent use; Close stops what New started and waits for it.
 type Node struct {
 	Repo string
-	// config is the config in effect, read through Config. It is never
-	// modified: a config change swaps in a new value.
-	config *Config
-	cfgMu  sync.RWMutex // guards config swaps and config file rewrites
+	// cfg is the config file and the config in effect, read through
+	// Config; every change of either goes through it.
+	cfg *config.Store
 
 	Store *storage.Store
 	// Blocks is the store's blocks, with reads falling back to filestore
@@ -76,9 +76,9 @@ type Options struct {
 	// Log receives one line per notable start-up event (may be nil).
 	Log func(format string, a ...any)
 	// Config is the repo's config as the caller read it just before
-	// (ReadConfigDoc, DecodeConfig), so that New need not read it again;
+	// (config.ReadDoc, config.Decode), so that New need not read it again;
 	// nil: New reads it.
-	Config *Config
+	Config *config.Config
 }
 
 // New opens the repo at dir, taking its lock.
@@ -104,15 +104,15 @@ func New(_ context.Context, dir string, opts *Options) (*Node, error) {
 func (n *Node) open(opts *Options) error {
 	cfg := opts.Config
 	if cfg == nil {
-		doc, err := ReadConfigDoc(n.Repo)
+		doc, err := config.ReadDoc(n.Repo)
 		if err != nil {
 			return err
 		}
-		if cfg, err = DecodeConfig(doc); err != nil {
+		if cfg, err = config.Decode(doc); err != nil {
 			return err
 		}
 	}
-	n.config = cfg
+	n.cfg = config.NewStore(n.Repo, cfg, checkNetConfig)
 	if err := n.loadIdentity(); err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (n *Node) open(opts *Options) error {
 }
 
 func (n *Node) loadIdentity() error {
-	pid, sk, err := n.config.Identity.Keys()
+	pid, sk, err := n.Config().Identity.Keys()
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 )
 
 func readJSON(t *testing.T, path string, v any) {
@@ -64,7 +65,7 @@ func slicesHasPrefix(list []string, k string) bool {
 	return false
 }
 
-const kuboTestdata = "kuboconf/testdata"
+const kuboTestdata = "config/testdata"
 
 // TestDefaultConfigDoc_KubosKeys: init writes every key Kubo 0.42's init
 // writes, with Kubo's value except where cairn's default differs.
@@ -75,12 +76,12 @@ func TestDefaultConfigDoc_KubosKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := node.DefaultConfigDoc(id)
+	doc := config.DefaultDoc(id)
 	compareWithKubo(t, doc, kubo, "Addresses.Swarm", "Discovery.MDNS.Enabled", "Bootstrap", "Datastore.Spec.")
 	if _, err := node.CheckConfigDoc(doc); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(testutil.JSONRoundTrip(t, doc)["Datastore"].(map[string]any)["Spec"], testutil.JSONRoundTrip(t, node.DatastoreSpec())) {
+	if !reflect.DeepEqual(testutil.JSONRoundTrip(t, doc)["Datastore"].(map[string]any)["Spec"], testutil.JSONRoundTrip(t, config.DatastoreSpec())) {
 		t.Error("Datastore.Spec is not cairn's")
 	}
 	for _, k := range []string{"Budget", "Modules"} {
@@ -95,7 +96,7 @@ func TestDefaultConfigDoc_KubosKeys(t *testing.T) {
 func TestInit_TestProfile_IsKubos(t *testing.T) {
 	var kubo map[string]any
 	readJSON(t, filepath.Join(kuboTestdata, "init-test.json"), &kubo)
-	doc, err := node.ReadConfigDoc(testutil.MustInitRepo(t))
+	doc, err := config.ReadDoc(testutil.MustInitRepo(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestInit_TestProfile_IsKubos(t *testing.T) {
 }
 
 // TestProfiles_SetKubosKeys: each profile changes the keys Kubo's profile
-// of that name changes, to the same values (kuboconf/testdata/README.md).
+// of that name changes, to the same values (config/testdata/README.md).
 func TestProfiles_SetKubosKeys(t *testing.T) {
 	var kubo map[string]map[string]any
 	readJSON(t, filepath.Join(kuboTestdata, "profiles.json"), &kubo)
@@ -120,13 +121,13 @@ func TestProfiles_SetKubosKeys(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			before := node.DefaultConfigDoc(id)
-			if err := node.ApplyProfiles(before, "test"); err != nil {
+			before := config.DefaultDoc(id)
+			if err := config.ApplyProfiles(before, "test"); err != nil {
 				t.Fatal(err)
 			}
 			before = testutil.JSONRoundTrip(t, before)
 			after := testutil.JSONRoundTrip(t, before)
-			if err := node.ApplyProfiles(after, name); err != nil {
+			if err := config.ApplyProfiles(after, name); err != nil {
 				t.Fatal(err)
 			}
 			after = testutil.JSONRoundTrip(t, after)
@@ -153,7 +154,7 @@ func TestProfiles_SetKubosKeys(t *testing.T) {
 					t.Errorf("%s changed (to %v); Kubo's profile leaves it", k, changed[k])
 				}
 			}
-			if name == "default-networking" && fmtJSON(a["Addresses.Swarm"]) != fmtJSON(node.DefaultConfig(id).Addresses.Swarm) {
+			if name == "default-networking" && fmtJSON(a["Addresses.Swarm"]) != fmtJSON(config.DefaultConfig(id).Addresses.Swarm) {
 				t.Errorf("default-networking Addresses.Swarm = %v", a["Addresses.Swarm"])
 			}
 			if name == "randomports" {
@@ -180,7 +181,7 @@ func TestConfig_OldRepo_ReadsKuboDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := node.DefaultConfig(id).ToDoc()
+	old, err := config.DefaultConfig(id).ToDoc()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestConfig_OldRepo_ReadsKuboDefaults(t *testing.T) {
 	old["Bootstrap"] = []any{}
 	old["DNS"] = map[string]any{"Resolvers": map[string]any{}}
 	raw, _ := json.MarshalIndent(old, "", "  ")
-	path := filepath.Join(dir, node.ConfigFile)
+	path := filepath.Join(dir, config.File)
 	if err := os.WriteFile(path, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestConfig_OldRepo_ReadsKuboDefaults(t *testing.T) {
 		"Pinning.RemoteServices": map[string]any{},
 		"Addresses.API":          "/ip4/127.0.0.1/tcp/0",
 	} {
-		got, err := node.GetKeyExact(testutil.JSONRoundTrip(t, doc), key)
+		got, err := config.GetKeyExact(testutil.JSONRoundTrip(t, doc), key)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s = %v (%v), want %v", key, got, err, want)
 		}
@@ -219,13 +220,13 @@ func TestConfig_OldRepo_ReadsKuboDefaults(t *testing.T) {
 		t.Error("reading the config rewrote the file")
 	}
 	if err := n.UpdateConfig(func(doc map[string]any) error {
-		return node.SetKeyExact(doc, "Gateway.RootRedirect", "/x")
+		return config.SetKeyExact(doc, "Gateway.RootRedirect", "/x")
 	}); err != nil {
 		t.Fatal(err)
 	}
 	var disk map[string]any
 	readJSON(t, path, &disk)
-	if v, _ := node.GetKeyExact(disk, "Mounts.MFS"); v != "/mfs" {
+	if v, _ := config.GetKeyExact(disk, "Mounts.MFS"); v != "/mfs" {
 		t.Errorf("after a write the file lacks Kubo's keys: Mounts.MFS = %v", v)
 	}
 }
@@ -236,16 +237,16 @@ func TestConfig_OldRepo_ReadsKuboDefaults(t *testing.T) {
 func TestConfig_DeprecatedShardingThreshold(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	testutil.SetConfig(t, n, map[string]any{"Internal.UnixFSShardingSizeThreshold": "1B"})
-	if got := n.Config().ImportSettings().UnixFSHAMTDirectorySizeThreshold; got == nil || *got != "1B" {
+	if got := n.Config().ImportSettings().UnixFSHAMTDirectorySizeThreshold; got.IsDefault() || got.WithDefault("") != "1B" {
 		t.Fatalf("threshold %v, want 1B", got)
 	}
 	err := n.UpdateConfig(func(doc map[string]any) error {
-		return node.SetKeyExact(doc, "Import.UnixFSHAMTDirectorySizeThreshold", "2KiB")
+		return config.SetKeyExact(doc, "Import.UnixFSHAMTDirectorySizeThreshold", "2KiB")
 	})
 	if err == nil || !strings.Contains(err.Error(), "was renamed to `Import.UnixFSHAMTDirectorySizeThreshold`") {
 		t.Fatalf("both set: %v", err)
 	}
-	if v, _ := node.GetKeyExact(diskDocOf(t, n), "Import.UnixFSHAMTDirectorySizeThreshold"); v != nil {
+	if v, _ := config.GetKeyExact(diskDocOf(t, n), "Import.UnixFSHAMTDirectorySizeThreshold"); v != nil {
 		t.Fatalf("refused change stored: %v", v)
 	}
 }
@@ -253,6 +254,6 @@ func TestConfig_DeprecatedShardingThreshold(t *testing.T) {
 func diskDocOf(t *testing.T, n *node.Node) map[string]any {
 	t.Helper()
 	var doc map[string]any
-	readJSON(t, filepath.Join(n.Repo, node.ConfigFile), &doc)
+	readJSON(t, filepath.Join(n.Repo, config.File), &doc)
 	return doc
 }

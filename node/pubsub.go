@@ -22,6 +22,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"cairn/node/config"
+
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p-pubsub/timecache"
 	"github.com/libp2p/go-libp2p/core/host"
@@ -67,36 +69,36 @@ type topicRef struct {
 
 // seenMessages reads SeenMessagesTTL and SeenMessagesStrategy, and checks
 // Router.
-func (cfg PubsubConfig) seenMessages() (time.Duration, timecache.Strategy, error) {
+func seenMessages(cfg config.PubsubConfig) (time.Duration, timecache.Strategy, error) {
 	switch cfg.Router {
 	case "", "gossipsub", "floodsub":
 	default:
 		return 0, 0, fmt.Errorf("unknown pubsub router %s", cfg.Router)
 	}
 	ttl := pubsub.TimeCacheDuration
-	if cfg.SeenMessagesTTL != nil && *cfg.SeenMessagesTTL != "" {
-		d, err := time.ParseDuration(*cfg.SeenMessagesTTL)
-		if err != nil || d <= 0 {
-			return 0, 0, fmt.Errorf("config Pubsub.SeenMessagesTTL %q: want a positive duration", *cfg.SeenMessagesTTL)
+	if !cfg.SeenMessagesTTL.IsDefault() {
+		d := cfg.SeenMessagesTTL.WithDefault(0)
+		if d <= 0 {
+			return 0, 0, fmt.Errorf("config Pubsub.SeenMessagesTTL %q: want a positive duration", d)
 		}
 		ttl = d
 	}
 	strategy := timecache.Strategy_LastSeen
-	if cfg.SeenMessagesStrategy != nil {
-		switch *cfg.SeenMessagesStrategy {
+	if !cfg.SeenMessagesStrategy.IsDefault() {
+		switch cfg.SeenMessagesStrategy.WithDefault("") {
 		case "", "last-seen":
 		case "first-seen":
 			strategy = timecache.Strategy_FirstSeen
 		default:
-			return 0, 0, fmt.Errorf("unsupported Pubsub.SeenMessagesStrategy %q", *cfg.SeenMessagesStrategy)
+			return 0, 0, fmt.Errorf("unsupported Pubsub.SeenMessagesStrategy %q", cfg.SeenMessagesStrategy.WithDefault(""))
 		}
 	}
 	return ttl, strategy, nil
 }
 
 // startPubSub starts the router from the config.
-func startPubSub(ctx context.Context, h host.Host, cfg PubsubConfig, queueBytes int) (*PubSub, error) {
-	ttl, strategy, err := cfg.seenMessages()
+func startPubSub(ctx context.Context, h host.Host, cfg config.PubsubConfig, queueBytes int) (*PubSub, error) {
+	ttl, strategy, err := seenMessages(cfg)
 	if err != nil {
 		return nil, err
 	}

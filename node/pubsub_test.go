@@ -9,6 +9,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 )
 
 func pubsubNodes(t *testing.T, n int, edit func(doc map[string]any)) []*node.Node {
@@ -16,7 +17,7 @@ func pubsubNodes(t *testing.T, n int, edit func(doc map[string]any)) []*node.Nod
 	out := make([]*node.Node, n)
 	for i := range out {
 		out[i] = testutil.MustOnlineNode(t, "auto", func(doc map[string]any) {
-			node.SetKey(doc, "Pubsub.Enabled", true)
+			config.SetKey(doc, "Pubsub.Enabled", true)
 			if edit != nil {
 				edit(doc)
 			}
@@ -76,7 +77,7 @@ func TestPubsub_Burst_OrderedAndComplete(t *testing.T) {
 // bound (2 MiB at a 128 MiB budget) is reached: the queue never holds
 // more, what it held is freed, and Next then says why.
 func TestPubsub_StalledSubscription_BoundedThenDropped(t *testing.T) {
-	a := pubsubNodes(t, 1, func(doc map[string]any) { node.SetKey(doc, "Budget.MemoryMiB", 128) })[0]
+	a := pubsubNodes(t, 1, func(doc map[string]any) { config.SetKey(doc, "Budget.MemoryMiB", 128) })[0]
 	ps := a.Net.PubSub
 	s, err := ps.Subscribe("flood")
 	if err != nil {

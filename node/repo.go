@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	"cairn/node/kuboconf"
+	"cairn/node/config"
 	"cairn/storage"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -42,16 +42,16 @@ func DefaultRepoPath() string {
 
 // IsInitialized reports whether repo holds a config file.
 func IsInitialized(repo string) bool {
-	_, err := os.Stat(filepath.Join(repo, ConfigFile))
+	_, err := os.Stat(filepath.Join(repo, config.File))
 	return err == nil
 }
 
 // NewIdentity makes an ed25519 identity in Kubo's encoding.
-func NewIdentity() (Identity, error) { return NewIdentityOf("ed25519", 0) }
+func NewIdentity() (config.Identity, error) { return NewIdentityOf("ed25519", 0) }
 
 // NewIdentityOf makes an identity with Kubo's init key choices: algorithm
 // ed25519 (the default, "" too) or rsa with bits (default 2048).
-func NewIdentityOf(algorithm string, bits int) (Identity, error) {
+func NewIdentityOf(algorithm string, bits int) (config.Identity, error) {
 	var sk crypto.PrivKey
 	var pk crypto.PubKey
 	var err error
@@ -64,25 +64,25 @@ func NewIdentityOf(algorithm string, bits int) (Identity, error) {
 		}
 		sk, pk, err = crypto.GenerateRSAKeyPair(bits, rand.Reader)
 	default:
-		return Identity{}, fmt.Errorf("unrecognized key type: %s", algorithm)
+		return config.Identity{}, fmt.Errorf("unrecognized key type: %s", algorithm)
 	}
 	if err != nil {
-		return Identity{}, err
+		return config.Identity{}, err
 	}
 	id, err := peer.IDFromPublicKey(pk)
 	if err != nil {
-		return Identity{}, err
+		return config.Identity{}, err
 	}
 	raw, err := crypto.MarshalPrivateKey(sk)
 	if err != nil {
-		return Identity{}, err
+		return config.Identity{}, err
 	}
-	return Identity{PeerID: id.String(), PrivKey: base64.StdEncoding.EncodeToString(raw)}, nil
+	return config.Identity{PeerID: id.String(), PrivKey: base64.StdEncoding.EncodeToString(raw)}, nil
 }
 
 // Init creates a repo at dir with the given comma-separated profiles. It
 // fails if a repo is already there.
-func Init(dir, profiles string) (*Config, error) {
+func Init(dir, profiles string) (*config.Config, error) {
 	return InitRepo(dir, InitOptions{Profiles: profiles})
 }
 
@@ -94,15 +94,15 @@ type InitOptions struct {
 	Algorithm string
 	Bits      int
 	// Doc, if set, is the config document to start from instead of
-	// DefaultConfigDoc (`cairn init <default-config>`); its Identity is
+	// config.DefaultDoc (`cairn init <default-config>`); its Identity is
 	// kept, and Kubo keys it lacks read as Kubo's defaults.
 	Doc map[string]any
 }
 
 // InitRepo creates a repo at dir. It fails if a repo is already there.
-func InitRepo(dir string, o InitOptions) (*Config, error) {
+func InitRepo(dir string, o InitOptions) (*config.Config, error) {
 	if IsInitialized(dir) {
-		return nil, fmt.Errorf("cairn configuration file already exists!\nReinitializing would overwrite your keys (%s)", filepath.Join(dir, ConfigFile))
+		return nil, fmt.Errorf("cairn configuration file already exists!\nReinitializing would overwrite your keys (%s)", filepath.Join(dir, config.File))
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("init: %w", err)
@@ -113,11 +113,11 @@ func InitRepo(dir string, o InitOptions) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		doc = DefaultConfigDoc(id)
+		doc = config.DefaultDoc(id)
 	} else {
-		doc = kuboconf.CopyValue(doc).(map[string]any)
-		kuboconf.FillMissing(doc, defaultDocOnce())
-		c, err := DecodeConfig(doc)
+		doc = config.CopyValue(doc).(map[string]any)
+		config.FillMissing(doc)
+		c, err := config.Decode(doc)
 		if err != nil {
 			return nil, fmt.Errorf("init: the config file: %w", err)
 		}
@@ -125,10 +125,10 @@ func InitRepo(dir string, o InitOptions) (*Config, error) {
 			return nil, fmt.Errorf("init: the config file's identity: %w", err)
 		}
 	}
-	if err := ApplyProfiles(doc, o.Profiles); err != nil {
+	if err := config.ApplyProfiles(doc, o.Profiles); err != nil {
 		return nil, err
 	}
-	cfg, err := DecodeConfig(doc)
+	cfg, err := config.Decode(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -144,11 +144,11 @@ func InitRepo(dir string, o InitOptions) (*Config, error) {
 	if err := st.Close(); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, VersionFile), []byte(RepoVersion+"\n"), 0o644); err != nil {
+	if err := config.WriteFileAtomic(filepath.Join(dir, VersionFile), []byte(RepoVersion+"\n"), 0o644); err != nil {
 		return nil, err
 	}
 	// The config goes last: its presence marks an initialised repo.
-	if err := WriteConfigDoc(dir, doc); err != nil {
+	if err := config.WriteDoc(dir, doc); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -190,7 +190,7 @@ func (l *RepoLock) Unlock() error {
 // WriteAPIFile records the bound API multiaddr, as Kubo does (no newline,
 // written to a temporary file and renamed).
 func WriteAPIFile(dir, maddr string) error {
-	return writeFileAtomic(filepath.Join(dir, APIFile), []byte(maddr), 0o600)
+	return config.WriteFileAtomic(filepath.Join(dir, APIFile), []byte(maddr), 0o600)
 }
 
 // RemoveAPIFile deletes the api file.

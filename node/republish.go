@@ -16,6 +16,8 @@ import (
 	"sort"
 	"time"
 
+	"cairn/node/config"
+
 	"github.com/ipfs/boxo/ipns"
 	"github.com/ipfs/boxo/namesys"
 	ds "github.com/ipfs/go-datastore"
@@ -37,7 +39,7 @@ type RepublishStats struct {
 
 // republishLoop runs the republisher until ctx ends (the network's).
 func (n *Node) republishLoop(ctx context.Context) {
-	period, err := durationOr(n.Config().Ipns.RepublishPeriod, 4*time.Hour, "Ipns.RepublishPeriod")
+	period, err := config.DurationOr(n.Config().Ipns.RepublishPeriod, 4*time.Hour, "Ipns.RepublishPeriod")
 	if err != nil {
 		period = 4 * time.Hour
 	}
@@ -62,7 +64,7 @@ func (n *Node) republishLoop(ctx context.Context) {
 // has one in the local record store. It returns how many were
 // republished and how many failed.
 func (n *Node) RepublishNames(ctx context.Context) (done, failed int) {
-	lifetime, err := durationOr(n.Config().Ipns.RecordLifetime, DefaultRecordLifetime, "Ipns.RecordLifetime")
+	lifetime, err := config.DurationOr(n.Config().Ipns.RecordLifetime, DefaultRecordLifetime, "Ipns.RecordLifetime")
 	if err != nil {
 		lifetime = DefaultRecordLifetime
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sync"
 
+	"cairn/node/config"
 	"cairn/storage"
 
 	humanize "github.com/dustin/go-humanize"
@@ -66,7 +67,7 @@ func (s *WriteSession) Sync() error { return s.batch.Sync() }
 
 // StorageMax returns the cap in bytes (0: none).
 func (n *Node) StorageMax() uint64 {
-	v, err := ParseStorageMax(n.Config().Datastore.StorageMax)
+	v, err := config.ParseStorageMax(n.Config().Datastore.StorageMax)
 	if err != nil {
 		return 0
 	}

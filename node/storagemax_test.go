@@ -9,6 +9,7 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/storage"
 
 	"github.com/ipfs/boxo/files"
@@ -26,7 +27,7 @@ func TestStorageMax_BoundsFileOnDisk(t *testing.T) {
 	t.Cleanup(func() { n.Close() })
 	const capBytes = 20_000_000
 	if err := n.UpdateConfig(func(doc map[string]any) error {
-		return node.SetKey(doc, "Datastore.StorageMax", "20MB")
+		return config.SetKey(doc, "Datastore.StorageMax", "20MB")
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"cairn/internal/testutil"
-	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 )
 
 // Ensure API.Authorizations gates every path but /api/v0/version itself.
 func TestServer_Authorizations(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	testutil.SetConfig(t, n, map[string]any{"API.Authorizations": map[string]*node.RPCAuthScope{
+	testutil.SetConfig(t, n, map[string]any{"API.Authorizations": map[string]*config.RPCAuthScope{
 		"alice": {AuthSecret: "bearer:s3cret", AllowedPaths: []string{"/api/v0/cat"}},
 		"bob":   {AuthSecret: "basic:bob:pw", AllowedPaths: []string{"/api/v0"}},
 	}})

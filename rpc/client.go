@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/node"
+	"cairn/node/config"
 
 	"github.com/ipfs/boxo/files"
 	ma "github.com/multiformats/go-multiaddr"
@@ -42,7 +42,7 @@ func NewClient(apiAddr, authSecret, userAgent string) (*Client, error) {
 	}
 	c := &Client{ua: userAgent, hc: &http.Client{Transport: &http.Transport{DisableCompression: true}}}
 	if authSecret != "" {
-		hv, ok := node.AuthHeaderValue(authSecret)
+		hv, ok := config.AuthHeaderValue(authSecret)
 		if !ok {
 			return nil, fmt.Errorf("invalid --api-auth value %q", authSecret)
 		}

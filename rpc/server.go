@@ -19,6 +19,7 @@ import (
 
 	"cairn/internal/connlimit"
 	"cairn/node"
+	"cairn/node/config"
 
 	logging "github.com/ipfs/go-log/v2"
 	"github.com/valyala/fasthttp"
@@ -143,7 +144,7 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(string, ...any) {}
 
-func (s *Server) configure(api node.APIConfig) {
+func (s *Server) configure(api config.API) {
 	s.headers = map[string][]string{}
 	for k, v := range api.HTTPHeaders {
 		switch strings.ToLower(k) {
@@ -169,7 +170,7 @@ func (s *Server) configure(api node.APIConfig) {
 			if scope == nil {
 				continue
 			}
-			if hv, ok := node.AuthHeaderValue(scope.AuthSecret); ok {
+			if hv, ok := config.AuthHeaderValue(scope.AuthSecret); ok {
 				s.auth[hv] = append(s.auth[hv], scope.AllowedPaths...)
 			}
 		}

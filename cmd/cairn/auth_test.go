@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"cairn/node"
+	"cairn/node/config"
 
 	shell "github.com/ipfs/go-ipfs-api"
 	ma "github.com/multiformats/go-multiaddr"
@@ -241,18 +242,18 @@ func TestDaemon_LANAddress_RefusedBeforeListen(t *testing.T) {
 // Ensure the exposure rule: loopback and unix sockets are always allowed;
 // LAN and wildcard addresses need Authorizations or AllowUnauthenticated.
 func TestCheckAPIExposure_Rules(t *testing.T) {
-	withAuth := node.APIConfig{Authorizations: map[string]*node.RPCAuthScope{"a": {AuthSecret: "bearer:x", AllowedPaths: []string{"/api/v0"}}}}
-	open := node.APIConfig{AllowUnauthenticated: true}
+	withAuth := config.API{Authorizations: map[string]*config.RPCAuthScope{"a": {AuthSecret: "bearer:x", AllowedPaths: []string{"/api/v0"}}}}
+	open := config.API{AllowUnauthenticated: true}
 	for _, tc := range []struct {
 		addr string
-		api  node.APIConfig
+		api  config.API
 		ok   bool
 	}{
-		{"/ip4/127.0.0.1/tcp/5001", node.APIConfig{}, true},
-		{"/ip6/::1/tcp/5001", node.APIConfig{}, true},
-		{"/unix/tmp/cairn.sock", node.APIConfig{}, true},
-		{"/ip6/2001:db8::1/tcp/5001", node.APIConfig{}, false},
-		{"/ip6/::/tcp/5001", node.APIConfig{}, false},
+		{"/ip4/127.0.0.1/tcp/5001", config.API{}, true},
+		{"/ip6/::1/tcp/5001", config.API{}, true},
+		{"/unix/tmp/cairn.sock", config.API{}, true},
+		{"/ip6/2001:db8::1/tcp/5001", config.API{}, false},
+		{"/ip6/::/tcp/5001", config.API{}, false},
 		{"/ip6/2001:db8::1/tcp/5001", withAuth, true},
 		{"/ip6/::/tcp/5001", open, true},
 	} {

@@ -19,34 +19,34 @@ import (
 
 	"cairn/board"
 	"cairn/node"
-	"cairn/node/kuboconf"
+	"cairn/node/config"
 	"cairn/storage"
 )
 
 // setConfig sets dotted keys in repo's config file.
 func setConfig(t *testing.T, repo string, kv map[string]any) {
 	t.Helper()
-	doc, err := node.ReadConfigDoc(repo)
+	doc, err := config.ReadDoc(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k, v := range kv {
-		if err := node.SetKey(doc, k, v); err != nil {
+		if err := config.SetKey(doc, k, v); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := node.WriteConfigDoc(repo, doc); err != nil {
+	if err := config.WriteDoc(repo, doc); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func loadConfig(t *testing.T, repo string) *node.Config {
+func loadConfig(t *testing.T, repo string) *config.Config {
 	t.Helper()
-	doc, err := node.ReadConfigDoc(repo)
+	doc, err := config.ReadDoc(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := node.DecodeConfig(doc)
+	cfg, err := config.Decode(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,14 +122,14 @@ func TestInit_Board_EveryProfileLoads(t *testing.T) {
 				t.Fatalf("init output: %q", out)
 			}
 			cfg := loadConfig(t, repo)
-			doc, err := node.ReadConfigDoc(repo)
+			doc, err := config.ReadDoc(repo)
 			if err != nil {
 				t.Fatal(err)
 			}
 			// The daemon decodes it without encoding/json's field tables
 			// (docs/performance.md, "Idle memory").
-			if !kuboconf.DecodeDoc(doc, &kuboconf.Config{}) || !kuboconf.DecodeDoc(doc, &node.Config{}) {
-				t.Fatal("kuboconf.DecodeDoc declined the board's config")
+			if !config.DecodeDoc(doc, &config.Config{}) {
+				t.Fatal("config.DecodeDoc declined the board's config")
 			}
 			if cfg.Budget.Board != p.Name || cfg.Budget.MemoryMiB != board.BudgetFor(p, memTotalHere()) {
 				t.Fatalf("budget: %+v", cfg.Budget)
@@ -138,7 +138,7 @@ func TestInit_Board_EveryProfileLoads(t *testing.T) {
 			if err != nil || lim == nil {
 				t.Fatalf("limits: %v %v", lim, err)
 			}
-			net, err := cfg.NetLimits()
+			net, err := node.NetLimitsOf(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,16 +150,16 @@ func TestInit_Board_EveryProfileLoads(t *testing.T) {
 			if lim.HeapNeedMiB() > b.GoMemLimitMiB {
 				t.Fatalf("consumers need %d MiB > GOMEMLIMIT %d", lim.HeapNeedMiB(), b.GoMemLimitMiB)
 			}
-			if cfg.Swarm.ConnMgr.LowWater != net.LowWater || cfg.Swarm.ConnMgr.HighWater != net.HighWater || net.LowWater == 0 {
+			if cfg.Swarm.ConnMgr.LowWater.WithDefault(0) != int64(net.LowWater) || cfg.Swarm.ConnMgr.HighWater.WithDefault(0) != int64(net.HighWater) || net.LowWater == 0 {
 				t.Fatalf("watermarks %+v, network limits %+v", cfg.Swarm.ConnMgr, net)
 			}
 			if b.MemoryMiB <= 256 && (net.LowWater != 10 || net.HighWater != 20) {
 				t.Fatalf("512 MiB board: watermarks %d/%d, want 10/20", net.LowWater, net.HighWater)
 			}
-			if cfg.Routing.Type == nil || *cfg.Routing.Type != "dhtclient" {
+			if cfg.Routing.Type.IsDefault() || cfg.Routing.Type.WithDefault("") != "dhtclient" {
 				t.Fatalf("routing: %v", cfg.Routing.Type)
 			}
-			umax, err := node.ParseStorageMax(cfg.Datastore.StorageMax)
+			umax, err := config.ParseStorageMax(cfg.Datastore.StorageMax)
 			if err != nil {
 				t.Fatal(err)
 			}

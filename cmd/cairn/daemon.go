@@ -22,6 +22,7 @@ import (
 	"cairn/internal/memtarget"
 	"cairn/modules"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 	"cairn/storage"
 
@@ -59,7 +60,7 @@ func cmdInit(argv []string, stdout, stderr io.Writer) int {
 	var plan *boardPlan
 	if boardName != "" || budget != 0 || storageMax != "" {
 		if node.IsInitialized(dir) {
-			fmt.Fprintf(stderr, "Error: cairn configuration file already exists!\nReinitializing would overwrite your keys (%s)\n", filepath.Join(dir, node.ConfigFile))
+			fmt.Fprintf(stderr, "Error: cairn configuration file already exists!\nReinitializing would overwrite your keys (%s)\n", filepath.Join(dir, config.File))
 			return 1
 		}
 		var err error
@@ -184,8 +185,8 @@ func planBoard(dir, name string, budgetMiB int, storageMax string) (*boardPlan, 
 		return nil, err
 	}
 	lim.Board = p.profile.Name
-	probe := &node.Config{Budget: lim}
-	if p.net, err = probe.NetLimits(); err != nil {
+	probe := &config.Config{Budget: lim}
+	if p.net, err = node.NetLimitsOf(probe); err != nil {
 		return nil, err
 	}
 	p.limits = lim
@@ -195,7 +196,7 @@ func planBoard(dir, name string, budgetMiB int, storageMax string) (*boardPlan, 
 	}
 	capped := board.Capped32(p.profile, board.WordBits)
 	if storageMax != "" {
-		n, err := node.ParseStorageMax(storageMax)
+		n, err := config.ParseStorageMax(storageMax)
 		if err != nil {
 			return nil, fmt.Errorf("--storage-max: %w", err)
 		}
@@ -213,15 +214,15 @@ func planBoard(dir, name string, budgetMiB int, storageMax string) (*boardPlan, 
 }
 
 // write stores the plan in the new repo's config.
-func (p *boardPlan) write(dir string, cfg *node.Config) error {
+func (p *boardPlan) write(dir string, cfg *config.Config) error {
 	cfg.Budget = p.limits
 	// Written out so that the config shows them; the network layer would
 	// derive the same from Budget.MemoryMiB.
-	cfg.Swarm.ConnMgr.LowWater, cfg.Swarm.ConnMgr.HighWater = p.net.LowWater, p.net.HighWater
-	dhtclient := "dhtclient"
-	cfg.Routing.Type = &dhtclient
+	cfg.Swarm.ConnMgr.LowWater = config.NewOptionalInteger(int64(p.net.LowWater))
+	cfg.Swarm.ConnMgr.HighWater = config.NewOptionalInteger(int64(p.net.HighWater))
+	cfg.Routing.Type = config.NewOptionalString("dhtclient")
 	cfg.Datastore.StorageMax = board.FormatSize(p.storageMax)
-	return node.WriteConfig(dir, cfg)
+	return config.NewStore(dir, nil).WriteConfig(cfg)
 }
 
 func (p *boardPlan) print(w io.Writer) {
@@ -349,16 +350,16 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	if !node.IsInitialized(dir) {
 		return fmt.Errorf("%w at %s: please run 'cairn init'", node.ErrNoRepo, dir)
 	}
-	doc, err := node.ReadConfigDoc(dir)
+	doc, err := config.ReadDoc(dir)
 	if err != nil {
 		return err
 	}
-	cfg, err := node.DecodeConfig(doc)
+	cfg, err := config.Decode(doc)
 	if err != nil {
 		return err
 	}
 	if cfg.Internal.UnixFSShardingSizeThreshold != nil {
-		fmt.Fprintf(stderr, "ERROR: %s\n", node.DeprecatedShardingThreshold)
+		fmt.Fprintf(stderr, "ERROR: %s\n", config.DeprecatedShardingThreshold)
 	}
 	// Everything that can refuse a start is checked before the repo is
 	// opened and before anything listens.
@@ -369,7 +370,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	if err := checkStorage(dir, cfg, lim != nil, stderr); err != nil {
 		return err
 	}
-	apiAddrs, err := node.ParseAddrs("Addresses.API", cfg.Addresses.API)
+	apiAddrs, err := config.ParseAddrs("Addresses.API", cfg.Addresses.API)
 	if err != nil {
 		return err
 	}
@@ -524,7 +525,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 // budgetLimits fills the config's Budget section from Budget.MemoryMiB
 // and checks it; nil when the repo has no budget (no field set besides
 // Board).
-func budgetLimits(cfg *node.Config) (*board.Budget, error) {
+func budgetLimits(cfg *config.Config) (*board.Budget, error) {
 	l := cfg.Budget
 	if l == (board.Budget{Board: l.Board}) {
 		return nil, nil
@@ -542,8 +543,8 @@ func budgetLimits(cfg *node.Config) (*board.Budget, error) {
 // checkStorage checks Datastore.StorageMax against the free disk and the
 // 32-bit cap. A repo with a budget (made for a board) refuses to start on a
 // violation; others get a warning.
-func checkStorage(dir string, cfg *node.Config, strict bool, stderr io.Writer) error {
-	max, err := node.ParseStorageMax(cfg.Datastore.StorageMax)
+func checkStorage(dir string, cfg *config.Config, strict bool, stderr io.Writer) error {
+	max, err := config.ParseStorageMax(cfg.Datastore.StorageMax)
 	if err != nil || max == 0 {
 		return err // "" is no cap
 	}
@@ -582,7 +583,7 @@ func sdNotify(state string) error {
 
 // checkAPIExposure refuses a non-loopback RPC address unless it is
 // protected by API.Authorizations or explicitly opened.
-func checkAPIExposure(m ma.Multiaddr, api node.APIConfig) error {
+func checkAPIExposure(m ma.Multiaddr, api config.API) error {
 	if manet.IsIPLoopback(m) {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"cairn/commands"
 	"cairn/internal/tcpecho"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -19,7 +20,7 @@ import (
 func P2PNode(t testing.TB) *node.Node {
 	t.Helper()
 	return MustOnlineNode(t, "none", func(doc map[string]any) {
-		node.SetKey(doc, "Experimental.Libp2pStreamMounting", true)
+		config.SetKey(doc, "Experimental.Libp2pStreamMounting", true)
 	})
 }
 

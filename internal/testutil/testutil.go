@@ -14,6 +14,7 @@ import (
 
 	"cairn/commands"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/rpc"
 	"cairn/storage"
 
@@ -113,17 +114,17 @@ func OverwriteBlock(t testing.TB, st *storage.Store, key, data []byte) {
 func MustOnlineNode(t testing.TB, routing string, edit func(doc map[string]any)) *node.Node {
 	t.Helper()
 	dir := MustInitRepo(t)
-	doc, err := node.ReadConfigDoc(dir)
+	doc, err := config.ReadDoc(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := node.SetKey(doc, "Routing.Type", routing); err != nil {
+	if err := config.SetKey(doc, "Routing.Type", routing); err != nil {
 		t.Fatal(err)
 	}
 	if edit != nil {
 		edit(doc)
 	}
-	if err := node.WriteConfigDoc(dir, doc); err != nil {
+	if err := config.WriteDoc(dir, doc); err != nil {
 		t.Fatal(err)
 	}
 	n, err := node.New(context.Background(), dir, nil)
@@ -152,7 +153,7 @@ func SetConfig(t testing.TB, n *node.Node, kv map[string]any) {
 	t.Helper()
 	if err := n.UpdateConfig(func(doc map[string]any) error {
 		for k, v := range kv {
-			if err := node.SetKey(doc, k, v); err != nil {
+			if err := config.SetKey(doc, k, v); err != nil {
 				return err
 			}
 		}

@@ -16,21 +16,21 @@ import (
 	"cairn/internal/testutil"
 	"cairn/modules"
 	"cairn/modules/lua"
-	"cairn/node"
+	"cairn/node/config"
 )
 
 // startHost runs the module host on a fresh node with the Lua files of
 // testdata/ and the given enabled modules.
-func startHost(t *testing.T, enabled []string, edit func(*node.ModulesConfig)) (*modules.Host, string) {
+func startHost(t *testing.T, enabled []string, edit func(*config.ModulesConfig)) (*modules.Host, string) {
 	t.Helper()
 	return startHostLog(t, enabled, slog.New(slog.DiscardHandler), edit)
 }
 
 // startHostLog is startHost with the host's logger.
-func startHostLog(t *testing.T, enabled []string, log *slog.Logger, edit func(*node.ModulesConfig)) (*modules.Host, string) {
+func startHostLog(t *testing.T, enabled []string, log *slog.Logger, edit func(*config.ModulesConfig)) (*modules.Host, string) {
 	t.Helper()
 	n := testutil.MustOpenNode(t)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.Enabled = enabled
 	cfg.Dir, _ = filepath.Abs("testdata")
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
@@ -69,7 +69,7 @@ func req(t *testing.T, method, url, body string, hdr ...string) result {
 }
 
 func TestLua_Returns_Conventions(t *testing.T) {
-	_, u := startHost(t, []string{"http_conv"}, func(c *node.ModulesConfig) {
+	_, u := startHost(t, []string{"http_conv"}, func(c *config.ModulesConfig) {
 		c.Options = map[string]map[string]any{"http_conv": {"greeting": "hi there"}}
 	})
 	for _, tc := range []struct {
@@ -125,7 +125,7 @@ func TestLua_Returns_Conventions(t *testing.T) {
 }
 
 func TestLua_Limits_Contained(t *testing.T) {
-	h, u := startHost(t, []string{"http_limits", "http_conv", "broken_syntax", "broken_loop", "broken_route", "missing_module"}, func(c *node.ModulesConfig) {
+	h, u := startHost(t, []string{"http_limits", "http_conv", "broken_syntax", "broken_loop", "broken_route", "missing_module"}, func(c *config.ModulesConfig) {
 		c.Lua.MaxRunTime = "2s"
 		c.Lua.MaxMemory = "32MiB"
 	})
@@ -188,7 +188,7 @@ func TestLua_NodeAPI_WriteAllowed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s.txt"), []byte("static"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, u := startHost(t, []string{"http_writer", "pastebin"}, func(c *node.ModulesConfig) {
+	_, u := startHost(t, []string{"http_writer", "pastebin"}, func(c *config.ModulesConfig) {
 		c.AllowWrite = []string{"http_writer"}
 		c.Options = map[string]map[string]any{"http_writer": {"dir": dir}}
 	})
@@ -213,7 +213,7 @@ func TestLua_NodeAPI_WriteAllowed(t *testing.T) {
 // handler (event tables, the call under limits, the result).
 func BenchmarkLua_Handler(b *testing.B) {
 	n := testutil.MustOpenNode(b)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.Enabled = []string{"http_conv"}
 	cfg.Dir, _ = filepath.Abs("testdata")
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
@@ -244,7 +244,7 @@ func TestLua_Depends_NameIsNotAPath(t *testing.T) {
 	mods, _ := filepath.Abs("testdata")
 	// mod_<name>.lua under testdata/ names <dir>/evil.lua.
 	name := "/.." + strings.Repeat("/..", strings.Count(mods, "/")) + filepath.Join(dir, "evil")
-	h, u := startHost(t, []string{"http_dep"}, func(c *node.ModulesConfig) {
+	h, u := startHost(t, []string{"http_dep"}, func(c *config.ModulesConfig) {
 		c.Options = map[string]map[string]any{"http_dep": {"dep": name}}
 	})
 	r := req(t, "GET", u+"/dep/", "")
@@ -273,7 +273,7 @@ func TestLua_Depends_NameIsNotAPath(t *testing.T) {
 // 20 MiB 64 times and rep(2^62) each get the 500 page within the time cap
 // and with the heap's peak growth within a few times the memory cap.
 func TestLua_Builtins_WithinCaps(t *testing.T) {
-	_, u := startHost(t, []string{"http_builtins"}, func(c *node.ModulesConfig) {
+	_, u := startHost(t, []string{"http_builtins"}, func(c *config.ModulesConfig) {
 		c.Lua.MaxRunTime = "1s"
 		c.Lua.MaxMemory = "32MiB"
 	})

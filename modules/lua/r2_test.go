@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"cairn/node"
+	"cairn/node/config"
 )
 
 // Ensure two provides("http") in one module are both served.
@@ -32,7 +32,7 @@ func TestLua_Serve_DelegateKeepsHeadersAndType(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s.txt"), []byte("static"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, u := startHost(t, []string{"http_delegate"}, func(c *node.ModulesConfig) {
+	_, u := startHost(t, []string{"http_delegate"}, func(c *config.ModulesConfig) {
 		c.Options = map[string]map[string]any{"http_delegate": {"dir": dir}}
 	})
 	r := req(t, "GET", u+"/delegate/one", "")
@@ -97,7 +97,7 @@ func TestLua_OSDateTime_Lua51(t *testing.T) {
 // Ensure module:get_option_set is a util.set; the other
 // getters convert as Prosody's.
 func TestLua_OptionGetters_Prosody(t *testing.T) {
-	_, u := startHost(t, []string{"http_lib"}, func(c *node.ModulesConfig) {
+	_, u := startHost(t, []string{"http_lib"}, func(c *config.ModulesConfig) {
 		c.Options = map[string]map[string]any{"http_lib": {
 			"names": []any{"a", "b", "c", "b"}, "num": 42.0, "numstr": "7", "float": 2.5, "yes": "true",
 			"no_str": "false", "list": []any{"first", "second"}, "one": "solo", "period": "2 days",
@@ -127,7 +127,7 @@ module:provides("http", { route = {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, u := startHost(t, []string{"http_grow"}, func(c *node.ModulesConfig) {
+	_, u := startHost(t, []string{"http_grow"}, func(c *config.ModulesConfig) {
 		c.Dir = dir
 		c.Lua.MaxMemory = "32MiB"
 		c.Lua.MaxRunTime = "3s"
@@ -182,7 +182,7 @@ module:provides("http", { route = { ["GET /"] = function() return "my status" en
 		t.Fatal(err)
 	}
 	var logs logBuffer
-	_, u := startHostLog(t, []string{"http_status"}, slog.New(slog.NewTextHandler(&logs, nil)), func(c *node.ModulesConfig) { c.Dir = dir })
+	_, u := startHostLog(t, []string{"http_status"}, slog.New(slog.NewTextHandler(&logs, nil)), func(c *config.ModulesConfig) { c.Dir = dir })
 	if r := req(t, "GET", u+"/status/", ""); r.code != 200 || r.body != "my status" {
 		t.Errorf("got %d %.60q, want the user's module", r.code, r.body)
 	}
@@ -197,7 +197,7 @@ func TestLua_SyntaxError_NamesLine(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "mod_open.lua"), []byte("module:depends(\"http\")\nlocal t = {\n\ta = 1,\n\nmodule:provides(\"http\", { route = { GET = \"x\" } })\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, _ := startHost(t, []string{"open"}, func(c *node.ModulesConfig) { c.Dir = dir })
+	h, _ := startHost(t, []string{"open"}, func(c *config.ModulesConfig) { c.Dir = dir })
 	err := h.Failed()["open"]
 	if err == nil || !strings.Contains(err.Error(), "mod_open.lua:5: '}' expected (to close '{' at line 2) near '<eof>'") {
 		t.Errorf("unclosed {: %v", err)

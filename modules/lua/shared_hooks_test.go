@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/node"
+	"cairn/node/config"
 )
 
 // module:shared: one table per path for every module (relative paths
@@ -12,7 +12,7 @@ import (
 // across a memory stop of the state; values are strings, numbers,
 // booleans and tables, and the store is capped.
 func TestLua_Shared_ProsodyPaths(t *testing.T) {
-	_, u := startHost(t, []string{"http_share_a", "http_share_b"}, func(c *node.ModulesConfig) {
+	_, u := startHost(t, []string{"http_share_a", "http_share_b"}, func(c *config.ModulesConfig) {
 		c.Lua.MaxMemory = "16MiB"
 		c.Lua.MaxRunTime = "3s"
 	})
@@ -57,7 +57,7 @@ func TestLua_Shared_ProsodyPaths(t *testing.T) {
 // fails passes, re-entry into the firing module, hooks back after a
 // memory stop, gone with their module.
 func TestLua_Hooks_ProsodyEvents(t *testing.T) {
-	h, u := startHost(t, []string{"http_hooks_a", "http_hooks_b"}, func(c *node.ModulesConfig) {
+	h, u := startHost(t, []string{"http_hooks_a", "http_hooks_b"}, func(c *config.ModulesConfig) {
 		c.Lua.MaxMemory = "16MiB"
 		c.Lua.MaxRunTime = "3s"
 	})

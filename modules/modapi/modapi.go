@@ -93,7 +93,7 @@ func (readOnly) Add(context.Context, string, io.Reader) (string, error) { return
 func (readOnly) Pin(context.Context, string) error                      { return ErrReadOnly }
 
 // Settings is the module section of the config as modules need it; the
-// host fills it from node.ModulesConfig.
+// host fills it from config.ModulesConfig.
 type Settings struct {
 	Repo       string // repo directory
 	ModulesDir string // where mod_<name>.lua files are looked up

@@ -20,6 +20,7 @@ import (
 	"cairn/modules"
 	"cairn/modules/modapi"
 	"cairn/node"
+	"cairn/node/config"
 
 	"github.com/gorilla/websocket"
 	bfiles "github.com/ipfs/boxo/files"
@@ -111,12 +112,12 @@ func browserUpload(t *testing.T, login bool) {
 		t.Skip("chromium not found (install it with scripts/install-test-deps.sh, or set CAIRN_CHROMIUM)")
 	}
 	n := testutil.MustOpenNode(t)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.Enabled = []string{"http_status", "http_ipfs"}
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
 	pageURL, getAuth := "", ""
 	if login {
-		cfg.Authorizations = map[string]*node.RPCAuthScope{"me": {AuthSecret: "basic:me:pw", AllowedPaths: []string{"/"}}}
+		cfg.Authorizations = map[string]*config.RPCAuthScope{"me": {AuthSecret: "basic:me:pw", AllowedPaths: []string{"/"}}}
 		getAuth = "Basic bWU6cHc="
 	}
 	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Version: "test", Log: slog.New(slog.DiscardHandler)})
@@ -300,7 +301,7 @@ func TestStatus_Browser_PhoneLayoutAndChart(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	// A memory budget and some stored data, so that the wear and memory
 	// figures are not zero.
-	if err := n.UpdateConfig(func(doc map[string]any) error { return node.SetKeyExact(doc, "Budget.MemoryMiB", 512) }); err != nil {
+	if err := n.UpdateConfig(func(doc map[string]any) error { return config.SetKeyExact(doc, "Budget.MemoryMiB", 512) }); err != nil {
 		t.Fatal(err)
 	}
 	data := make([]byte, 4<<20) // random: no two chunks alike, 4 MiB written
@@ -308,7 +309,7 @@ func TestStatus_Browser_PhoneLayoutAndChart(t *testing.T) {
 	if _, err := modules.ViewOf(n).Add(context.Background(), "photo.jpg", bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
 	}
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
 	h, err := modules.Start(context.Background(), busyView{modules.ViewOf(n)}, cfg, modules.Options{Repo: n.Repo, Version: "test", Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -407,7 +408,7 @@ module:provides("http", { route = { ["GET /"] = function() return "wiki index" e
 		t.Fatal(err)
 	}
 	n := testutil.MustOpenNode(t)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.Enabled = []string{"http_status", "http_wiki"}
 	cfg.Dir = dir
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}

@@ -16,7 +16,7 @@ import (
 	"cairn/modules"
 	"cairn/modules/modapi"
 	"cairn/modules/status"
-	"cairn/node"
+	"cairn/node/config"
 )
 
 // onePeer is a node view that reports one connected peer.
@@ -28,7 +28,7 @@ func (onePeer) Peers() int { return 1 }
 // and shows the repo figure StorageMax counts.
 func TestStatus_Upload_RedirectAfterPost(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
 	h, err := modules.Start(context.Background(), onePeer{modules.ViewOf(n)}, cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -101,7 +101,7 @@ func TestStatus_Chart_LabelsInside(t *testing.T) {
 // says there is none.
 func TestStatus_Page_WearAndMemoryBudget(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
 	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -124,7 +124,7 @@ func TestStatus_Page_WearAndMemoryBudget(t *testing.T) {
 	if _, err := modules.ViewOf(n).Add(context.Background(), "wear.bin", bytes.NewReader(bytes.Repeat([]byte("flash"), 200_000))); err != nil {
 		t.Fatal(err)
 	}
-	if err := n.UpdateConfig(func(doc map[string]any) error { return node.SetKeyExact(doc, "Budget.MemoryMiB", 256) }); err != nil {
+	if err := n.UpdateConfig(func(doc map[string]any) error { return config.SetKeyExact(doc, "Budget.MemoryMiB", 256) }); err != nil {
 		t.Fatal(err)
 	}
 	got := page()

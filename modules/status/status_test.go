@@ -12,22 +12,22 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/modules"
-	"cairn/node"
+	"cairn/node/config"
 )
 
 func startStatus(t *testing.T, allowWrite bool) string {
 	t.Helper()
-	return startStatusWith(t, func(c *node.ModulesConfig) {
+	return startStatusWith(t, func(c *config.ModulesConfig) {
 		if !allowWrite {
 			c.AllowWrite = nil
 		}
 	})
 }
 
-func startStatusWith(t *testing.T, edit func(*node.ModulesConfig)) string {
+func startStatusWith(t *testing.T, edit func(*config.ModulesConfig)) string {
 	t.Helper()
 	n := testutil.MustOpenNode(t)
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{0}
 	edit(&cfg)
 	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
@@ -133,8 +133,8 @@ func TestStatus_Upload_DNSRebindingRefused(t *testing.T) {
 // with a Basic challenge (browsers prompt) and pins nothing, and the same
 // upload with the login works.
 func TestStatus_Upload_NeedsLogin(t *testing.T) {
-	u := startStatusWith(t, func(c *node.ModulesConfig) {
-		c.Authorizations = map[string]*node.RPCAuthScope{"me": {AuthSecret: "basic:me:pw", AllowedPaths: []string{"/status"}}}
+	u := startStatusWith(t, func(c *config.ModulesConfig) {
+		c.Authorizations = map[string]*config.RPCAuthScope{"me": {AuthSecret: "basic:me:pw", AllowedPaths: []string{"/status"}}}
 	})
 	code, _ := post(t, u+"/status/")
 	if code != 401 {

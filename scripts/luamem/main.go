@@ -25,6 +25,7 @@ import (
 	"cairn/internal/daemon"
 	"cairn/modules"
 	"cairn/node"
+	"cairn/node/config"
 	"cairn/scripts/internal/benchutil"
 )
 
@@ -64,7 +65,7 @@ func main() {
 	if err := os.WriteFile(filepath.Join(dir, "modules", "mod_http_grow.lua"), []byte(grow), 0o644); err != nil {
 		log.Fatal(err)
 	}
-	cfg := node.DefaultModules()
+	cfg := config.DefaultModules()
 	cfg.Enabled = []string{"http_grow"}
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
 	cfg.Lua.MaxRunTime = "5s"

@@ -1,26 +1,24 @@
-// Package kuboconf describes the config file of Kubo 0.42: every section
-// and key Kubo reads, with the types of their values, and the document
-// `ipfs init` writes. cairn's own config type (node.Config) holds only the
-// keys cairn acts on; this package lets cairn keep every other Kubo key in
-// the file, check key names and value types as Kubo does (config set and
-// replace) and write Kubo's defaults at init.
-//
-// The declarations follow Kubo's config package (github.com/ipfs/kubo,
-// tag v0.42.0, config/*.go) field by field; only the JSON shape matters
-// here, so values are kept as Kubo writes them and nothing is
-// interpreted.
-package kuboconf
+// config.go: the config file's Go type, every section with Kubo 0.42's
+// key names and value types, and cairn's own keys beside them.
+
+package config
 
 import (
+	"encoding/base64"
 	"encoding/json"
-	"fmt"
-	"reflect"
 	"strings"
+
+	"cairn/board"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
-// Config is Kubo 0.42's config file.
+// Config is the repo's config file. Sections and keys are Kubo 0.42's
+// (config/*.go of github.com/ipfs/kubo, tag v0.42.0, field by field);
+// the keys only cairn has carry the tag kubo:"-": Kubo's checks and
+// defaults (CheckKey's messages, FillMissing) pass over them. Values
+// keep Kubo's JSON shape, so a decode and encode leaves a Kubo document
+// as Kubo wrote it; cairn reads only some of them.
 type Config struct {
 	Identity      Identity
 	Datastore     Datastore
@@ -46,11 +44,20 @@ type Config struct {
 	HTTPRetrieval HTTPRetrieval
 	Experimental  Experiments
 	Plugins       Plugins
-	Pinning       Pinning
-	Import        Import
-	Version       Version
-	Internal      Internal
-	Bitswap       Bitswap
+	// Pinning holds the remote pinning services of pin/remote. Each
+	// service's API.Key is a secret: it stays in this file (mode 0600,
+	// beside Identity.PrivKey) and is never shown by config show, service
+	// ls or any error.
+	Pinning  Pinning
+	Import   Import
+	Version  Version
+	Internal Internal
+	Bitswap  Bitswap
+	// Budget is cairn's: the memory budget every limit is derived from
+	// (package board).
+	Budget board.Budget `kubo:"-"`
+	// Modules is cairn's: the module facility (web apps on 5280/5281).
+	Modules ModulesConfig `kubo:"-"`
 }
 
 // Identity is the node's key pair.
@@ -59,7 +66,9 @@ type Identity struct {
 	PrivKey string `json:",omitempty"`
 }
 
-// Datastore is the storage section.
+// Datastore is the storage section. cairn reads StorageMax (e.g. "10GB"),
+// StorageGCWatermark (percent of StorageMax) and GCPeriod (a Go
+// duration); its store is always <repo>/blocks.db, whatever Spec says.
 type Datastore struct {
 	StorageMax         string
 	StorageGCWatermark int64
@@ -103,10 +112,13 @@ type MDNS struct{ Enabled bool }
 
 // Routing is content and peer routing.
 type Routing struct {
-	Type                      *OptionalString `json:",omitempty"`
-	AcceleratedDHTClient      Flag            `json:",omitempty"`
-	LoopbackAddressesOnLanDHT Flag            `json:",omitempty"`
-	IgnoreProviders           []string        `json:",omitempty"`
+	Type                 *OptionalString `json:",omitempty"`
+	AcceleratedDHTClient Flag            `json:",omitempty"`
+	// LoopbackAddressesOnLanDHT keeps loopback addresses in the LAN DHT's
+	// peer and provider records (the test profile sets it), so nodes on
+	// one machine find each other.
+	LoopbackAddressesOnLanDHT Flag     `json:",omitempty"`
+	IgnoreProviders           []string `json:",omitempty"`
 	DelegatedRouters          []string
 	Routers                   map[string]Router `json:",omitempty"`
 	Methods                   map[string]Method `json:",omitempty"`
@@ -121,13 +133,25 @@ type Router struct {
 // Method names the router a routing method uses.
 type Method struct{ RouterName string }
 
-// Ipns is IPNS publishing and resolving.
+// Ipns is IPNS publishing and resolving (docs/names.md).
 type Ipns struct {
-	RepublishPeriod     string
-	RecordLifetime      string
-	ResolveCacheSize    int
-	MaxCacheTTL         *OptionalDuration `json:",omitempty"`
-	UsePubsub           Flag              `json:",omitempty"`
+	// RepublishPeriod is how often the node signs its records again
+	// (Go duration; "" is 4h).
+	RepublishPeriod string
+	// RecordLifetime is the lifetime of republished records ("" is 48h).
+	RecordLifetime string
+	// ResolveCacheSize is the number of resolved names kept (0 is 128;
+	// capped by the memory budget).
+	ResolveCacheSize int
+	// MaxCacheTTL caps how long a resolved name is cached (null: the
+	// record's TTL).
+	MaxCacheTTL *OptionalDuration `json:",omitempty"`
+	// UsePubsub turns IPNS over pubsub on (daemon --enable-namesys-pubsub
+	// too); it starts pubsub as well.
+	UsePubsub Flag `json:",omitempty"`
+	// DelegatedPublishers are the HTTP publishers of IPNS records: base
+	// URLs or URLs ending in /routing/v1/ipns, and "auto" (the node's
+	// DelegatedPublishers says what it stands for).
 	DelegatedPublishers []string
 }
 
@@ -162,16 +186,41 @@ type GatewaySpec struct {
 type API struct {
 	HTTPHeaders    map[string][]string
 	Authorizations map[string]*RPCAuthScope `json:",omitempty"`
+	// AllowUnauthenticated is cairn's: allow a non-loopback API address
+	// without Authorizations.
+	AllowUnauthenticated bool `json:",omitempty" kubo:"-"`
 }
 
-// RPCAuthScope is one entry of API.Authorizations.
+// RPCAuthScope is one entry of API.Authorizations (Kubo's format), and of
+// Modules.Authorizations.
 type RPCAuthScope struct {
 	AuthSecret   string
 	AllowedPaths []string
 }
 
-// SwarmConfig is libp2p.
+// AuthHeaderValue turns an AuthSecret ("bearer:T", "basic:u:p",
+// "basic:<b64>", or a bare token) into the Authorization header it expects.
+func AuthHeaderValue(secret string) (string, bool) {
+	typ, val, ok := strings.Cut(secret, ":")
+	if !ok {
+		return "Bearer " + secret, true
+	}
+	switch strings.ToLower(typ) {
+	case "bearer":
+		return "Bearer " + val, true
+	case "basic":
+		if strings.Contains(val, ":") {
+			return "Basic " + base64.StdEncoding.EncodeToString([]byte(val)), true
+		}
+		return "Basic " + val, true
+	}
+	return "", false
+}
+
+// SwarmConfig is libp2p (docs/networking.md).
 type SwarmConfig struct {
+	// AddrFilters are /ip4|ip6/<addr>/ipcidr/<bits> ranges the node
+	// neither dials nor accepts (swarm/filters).
 	AddrFilters             []string
 	DisableBandwidthMetrics bool
 	DisableNatPortMap       bool
@@ -181,6 +230,18 @@ type SwarmConfig struct {
 	Transports              Transports
 	ConnMgr                 ConnMgr
 	ResourceMgr             ResourceMgr
+	// Bandwidth is cairn's: caps per direction for LAN (private and
+	// loopback) and WAN peers, e.g. "512KiB" (per second); "" is no cap.
+	Bandwidth BandwidthCaps `json:",omitempty" kubo:"-"`
+}
+
+// BandwidthCaps are byte rates per second, as sizes ("1MB", "256KiB");
+// empty means unlimited.
+type BandwidthCaps struct {
+	LANIn  string `json:",omitempty"`
+	LANOut string `json:",omitempty"`
+	WANIn  string `json:",omitempty"`
+	WANOut string `json:",omitempty"`
 }
 
 // RelayClient is the circuit relay client.
@@ -221,7 +282,8 @@ type Transports struct {
 	}
 }
 
-// ConnMgr is the connection manager.
+// ConnMgr is the connection manager. cairn reads LowWater, HighWater and
+// GracePeriod (unset: derived from the memory budget).
 type ConnMgr struct {
 	Type          *OptionalString   `json:",omitempty"`
 	LowWater      *OptionalInteger  `json:",omitempty"`
@@ -264,21 +326,33 @@ type AutoTLS struct {
 	ShortAddrs           Flag              `json:",omitempty"`
 }
 
-// PubsubConfig is pubsub.
+// PubsubConfig is pubsub (docs/pubsub.md).
 type PubsubConfig struct {
-	Router               string
-	DisableSigning       bool
-	Enabled              Flag              `json:",omitempty"`
-	SeenMessagesTTL      *OptionalDuration `json:",omitempty"`
-	SeenMessagesStrategy *OptionalString   `json:",omitempty"`
+	// Router is "gossipsub" (also for "") or "floodsub".
+	Router string
+	// DisableSigning sends unsigned messages (and accepts them).
+	DisableSigning bool
+	// Enabled turns pubsub on (daemon --enable-pubsub-experiment too).
+	Enabled Flag `json:",omitempty"`
+	// SeenMessagesTTL is how long a message ID is remembered (default
+	// 120s).
+	SeenMessagesTTL *OptionalDuration `json:",omitempty"`
+	// SeenMessagesStrategy is "last-seen" (default) or "first-seen".
+	SeenMessagesStrategy *OptionalString `json:",omitempty"`
 }
 
-// Peering lists peers to stay connected to.
+// Peering lists peers the node keeps connected (reconnecting with a
+// backoff). swarm/peering/add and rm change the running set only, as in
+// Kubo.
 type Peering struct{ Peers []peer.AddrInfo }
 
-// DNS is the DNS resolver.
+// DNS is DNSLink lookups.
 type DNS struct {
-	Resolvers   map[string]string
+	// Resolvers maps a domain suffix ("eth.", or "." for all) to a
+	// DNS-over-HTTPS URL; domains not listed use the system resolver.
+	Resolvers map[string]string
+	// MaxCacheTTL caps how long DNS answers are cached (not used: cairn
+	// keeps no DNS cache of its own beyond the name cache).
 	MaxCacheTTL *OptionalDuration `json:",omitempty"`
 }
 
@@ -288,7 +362,9 @@ type Migration struct {
 	Keep            string   `json:",omitempty"`
 }
 
-// AutoConf is the remote defaults service.
+// AutoConf is the remote defaults service. cairn fetches no AutoConf:
+// Enabled false only makes "auto" in Ipns.DelegatedPublishers stand for
+// nothing, as in Kubo.
 type AutoConf struct {
 	URL                   *OptionalString   `json:",omitempty"`
 	Enabled               Flag              `json:",omitempty"`
@@ -341,7 +417,8 @@ type HTTPRetrieval struct {
 	TLSInsecureSkipVerify Flag             `json:",omitempty"`
 }
 
-// Experiments are feature gates.
+// Experiments are feature gates. cairn reads FilestoreEnabled,
+// UrlstoreEnabled and Libp2pStreamMounting (the p2p commands).
 type Experiments struct {
 	FilestoreEnabled              bool
 	UrlstoreEnabled               bool
@@ -394,7 +471,8 @@ type RemotePinningServiceMFSPolicy struct {
 	RepinInterval string
 }
 
-// Import are the defaults of add and of the files commands.
+// Import are the defaults of add and of the files commands; unset
+// (null) means Kubo's default.
 type Import struct {
 	CidVersion                        OptionalInteger
 	UnixFSRawLeaves                   Flag
@@ -413,6 +491,21 @@ type Import struct {
 	FastProvideWait                   Flag
 }
 
+// ImportSettings returns Import as Kubo 0.42 reads it: a deprecated
+// Internal.UnixFSShardingSizeThreshold stands for an unset
+// Import.UnixFSHAMTDirectorySizeThreshold (Decode refuses both).
+func (c *Config) ImportSettings() Import {
+	imp := c.Import
+	if t := c.Internal.UnixFSShardingSizeThreshold; t != nil && !t.IsDefault() && imp.UnixFSHAMTDirectorySizeThreshold.IsDefault() {
+		imp.UnixFSHAMTDirectorySizeThreshold = OptionalBytes{*t}
+	}
+	return imp
+}
+
+// DeprecatedShardingThreshold is Kubo's message for a config that still
+// sets Internal.UnixFSShardingSizeThreshold beside its successor.
+const DeprecatedShardingThreshold = "The `Internal.UnixFSShardingSizeThreshold` field was renamed to `Import.UnixFSHAMTDirectorySizeThreshold`. Please update your config."
+
 // Version is the agent version and the swarm version check.
 type Version struct {
 	AgentSuffix                *OptionalString  `json:",omitempty"`
@@ -422,7 +515,9 @@ type Version struct {
 
 // Internal holds experimental settings.
 type Internal struct {
-	Bitswap                     *InternalBitswap  `json:",omitempty"`
+	Bitswap *InternalBitswap `json:",omitempty"`
+	// UnixFSShardingSizeThreshold is the deprecated name of
+	// Import.UnixFSHAMTDirectorySizeThreshold (see ImportSettings).
 	UnixFSShardingSizeThreshold *OptionalString   `json:",omitempty"`
 	Libp2pForceReachability     *OptionalString   `json:",omitempty"`
 	BackupBootstrapInterval     *OptionalDuration `json:",omitempty"`
@@ -462,179 +557,3 @@ type Bitswap struct {
 // Bootstrap, DNS.Resolvers, Routing.DelegatedRouters and
 // Ipns.DelegatedPublishers.
 const AutoPlaceholder = "auto"
-
-// DefaultDoc returns the document Kubo 0.42's `ipfs init` writes, without
-// its Identity (an empty PeerID) and with the flatfs datastore spec.
-func DefaultDoc() map[string]any {
-	c := &Config{
-		API:       API{HTTPHeaders: map[string][]string{}},
-		Addresses: defaultAddresses(),
-		Datastore: Datastore{
-			StorageMax: "10GB", StorageGCWatermark: 90, GCPeriod: "1h",
-			Spec: map[string]any{
-				"type": "mount",
-				"mounts": []any{
-					map[string]any{
-						"mountpoint": "/blocks", "type": "flatfs", "prefix": "flatfs.datastore",
-						"path": "blocks", "sync": false, "shardFunc": "/repo/flatfs/shard/v1/next-to-last/2",
-					},
-					map[string]any{
-						"mountpoint": "/", "type": "levelds", "prefix": "leveldb.datastore",
-						"path": "datastore", "compression": "none",
-					},
-				},
-			},
-		},
-		Bootstrap: []string{AutoPlaceholder},
-		Discovery: Discovery{MDNS: MDNS{Enabled: true}},
-		Mounts:    Mounts{IPFS: "/ipfs", IPNS: "/ipns", MFS: "/mfs"},
-		Ipns:      Ipns{ResolveCacheSize: 128, DelegatedPublishers: []string{AutoPlaceholder}},
-		Gateway:   Gateway{HTTPHeaders: map[string][]string{}},
-		Pinning:   Pinning{RemoteServices: map[string]RemotePinningService{}},
-		DNS:       DNS{Resolvers: map[string]string{".": AutoPlaceholder}},
-		Routing:   Routing{DelegatedRouters: []string{AutoPlaceholder}},
-	}
-	doc, err := ToMap(c)
-	if err != nil {
-		panic(err) // a fixed value that always encodes
-	}
-	return doc
-}
-
-func defaultAddresses() Addresses {
-	return Addresses{
-		Swarm: []string{
-			"/ip4/0.0.0.0/tcp/4001",
-			"/ip6/::/tcp/4001",
-			"/ip4/0.0.0.0/udp/4001/webrtc-direct",
-			"/ip4/0.0.0.0/udp/4001/quic-v1",
-			"/ip4/0.0.0.0/udp/4001/quic-v1/webtransport",
-			"/ip6/::/udp/4001/webrtc-direct",
-			"/ip6/::/udp/4001/quic-v1",
-			"/ip6/::/udp/4001/quic-v1/webtransport",
-		},
-		Announce: []string{}, AppendAnnounce: []string{}, NoAnnounce: []string{},
-		API:     Strings{"/ip4/127.0.0.1/tcp/5001"},
-		Gateway: Strings{"/ip4/127.0.0.1/tcp/8080"},
-	}
-}
-
-// FromMap decodes a config document as Kubo does; a value of the wrong
-// type fails with Kubo's message ("failure to decode config: ...").
-func FromMap(doc map[string]any) (*Config, error) {
-	var c Config
-	if err := Decode(doc, &c); err != nil {
-		return nil, fmt.Errorf("failure to decode config: %w", err)
-	}
-	return &c, nil
-}
-
-// ToMap encodes c as a generic document, every Kubo key present (zero
-// values included) except those Kubo omits when empty.
-func ToMap(c *Config) (map[string]any, error) {
-	b, err := json.Marshal(c)
-	if err != nil {
-		return nil, err
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("failure to decode config: %w", err)
-	}
-	return doc, nil
-}
-
-// Normalize returns doc as Kubo would write it after decoding it: Kubo's
-// keys only, each with the given value or its zero value.
-func Normalize(doc map[string]any) (map[string]any, error) {
-	c, err := FromMap(doc)
-	if err != nil {
-		return nil, err
-	}
-	return ToMap(c)
-}
-
-// CheckKey reports whether key (dot-separated, names matched exactly)
-// names a Kubo config key, as Kubo's config.CheckKey does: any name is
-// accepted inside a map section or a free-form value. Errors: "A.B not
-// found", "A key is not a map".
-func CheckKey(key string) error { return CheckKeyIn(reflect.TypeFor[Config](), key) }
-
-// CheckKeyIn is CheckKey for the fields of the struct type t (cairn's own
-// config type uses it too).
-func CheckKeyIn(t reflect.Type, key string) error {
-	parts := strings.Split(key, ".")
-	for i, part := range parts {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		switch t.Kind() {
-		case reflect.Struct:
-			f, ok := t.FieldByName(part)
-			if !ok || !f.IsExported() {
-				return fmt.Errorf("%s not found", strings.Join(parts[:i+1], "."))
-			}
-			t = f.Type
-		case reflect.Map:
-			t = t.Elem()
-		case reflect.Interface:
-			return nil
-		default:
-			return fmt.Errorf("%s key is not a map", strings.Join(parts[:i], "."))
-		}
-	}
-	return nil
-}
-
-// FillMissing adds to doc the keys of defaults that doc lacks, where
-// they are Kubo keys: it descends into sections that are structs in
-// Kubo's config (Datastore, Swarm.ConnMgr, ...) but never into maps of
-// the user's entries (DNS.Resolvers, API.HTTPHeaders, ...), so a map the
-// user emptied stays empty. Values present in doc, null included, are
-// never changed; keys that are not Kubo's are left to the caller. Values
-// taken from defaults are copied (CopyValue): doc never shares them.
-func FillMissing(doc, defaults map[string]any) {
-	fillMissing(doc, defaults, reflect.TypeFor[Config]())
-}
-
-func fillMissing(doc, defaults map[string]any, t reflect.Type) {
-	for k, dv := range defaults {
-		f, ok := t.FieldByName(k)
-		if !ok || !f.IsExported() {
-			continue
-		}
-		cur, present := doc[k]
-		if !present {
-			doc[k] = CopyValue(dv)
-			continue
-		}
-		ft := f.Type
-		for ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		cm, ok1 := cur.(map[string]any)
-		dm, ok2 := dv.(map[string]any)
-		if ok1 && ok2 && ft.Kind() == reflect.Struct {
-			fillMissing(cm, dm, ft)
-		}
-	}
-}
-
-// CopyValue deep-copies a generic JSON document value (maps and slices;
-// other values are shared, as they are immutable).
-func CopyValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = CopyValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = CopyValue(e)
-		}
-		return out
-	}
-	return v
-}

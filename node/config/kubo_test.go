@@ -1,4 +1,4 @@
-package kuboconf_test
+package config_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/node/kuboconf"
+	"cairn/node/config"
 )
 
 func readDoc(t *testing.T, path string) map[string]any {
@@ -27,7 +27,7 @@ func readDoc(t *testing.T, path string) map[string]any {
 // Kubo 0.42's `ipfs init` wrote (testdata/README.md).
 func TestDefaultDoc_IsKubosInit(t *testing.T) {
 	want := readDoc(t, "testdata/init-default.json")
-	got := kuboconf.DefaultDoc()
+	got := config.KuboDefaultDoc()
 	delete(got, "Identity")
 	if !reflect.DeepEqual(got, want) {
 		g, _ := json.MarshalIndent(got, "", "  ")
@@ -37,16 +37,17 @@ func TestDefaultDoc_IsKubosInit(t *testing.T) {
 }
 
 // TestNormalize_KeepsKubosDocument: Kubo's own documents survive a
-// decode and encode unchanged.
+// decode and encode unchanged (beside the keys only cairn has, which the
+// encode adds).
 func TestNormalize_KeepsKubosDocument(t *testing.T) {
 	for _, f := range []string{"testdata/init-default.json", "testdata/init-test.json"} {
 		doc := readDoc(t, f)
 		doc["Identity"] = map[string]any{"PeerID": ""}
-		got, err := kuboconf.Normalize(doc)
+		got, err := config.Normalize(doc)
 		if err != nil {
 			t.Fatal(f, err)
 		}
-		if !reflect.DeepEqual(got, doc) {
+		if !reflect.DeepEqual(config.WithoutOwnKeys(got), doc) {
 			g, _ := json.MarshalIndent(got, "", "  ")
 			t.Fatalf("%s changed by Normalize:\n%s", f, g)
 		}
@@ -54,7 +55,7 @@ func TestNormalize_KeepsKubosDocument(t *testing.T) {
 }
 
 func TestNormalize_EmptyGivesZeroValues(t *testing.T) {
-	got, err := kuboconf.Normalize(map[string]any{"Fruit": "banana"})
+	got, err := config.Normalize(map[string]any{"Fruit": "banana"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +71,9 @@ func TestNormalize_EmptyGivesZeroValues(t *testing.T) {
 	}
 }
 
-// TestFromMap_TypeErrors: the messages are the ones Kubo 0.42 printed for
+// TestDecode_TypeErrors: the messages are the ones Kubo 0.42 printed for
 // `ipfs config --json <key> <value>` (run by hand, see testdata/README.md).
-func TestFromMap_TypeErrors(t *testing.T) {
+func TestDecode_TypeErrors(t *testing.T) {
 	cases := []struct {
 		doc  string
 		want string
@@ -89,23 +90,29 @@ func TestFromMap_TypeErrors(t *testing.T) {
 		if err := json.Unmarshal([]byte(c.doc), &doc); err != nil {
 			t.Fatal(err)
 		}
-		_, err := kuboconf.FromMap(doc)
+		_, err := config.Decode(doc)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to contain %q", c.doc, err, c.want)
 		}
 	}
+	// The two thresholds go in two documents: a config that sets both is
+	// refused (DeprecatedShardingThreshold).
 	ok := `{"Import":{"UnixFSHAMTDirectorySizeThreshold":1024,"UnixFSRawLeaves":null},"Swarm":{"ResourceMgr":{"Limits":{}}},` +
-		`"Experimental":{"GraphsyncEnabled":false},"Datastore":{"Spec":{"any":["thing"]}},"Internal":{"UnixFSShardingSizeThreshold":"1B"}}`
+		`"Experimental":{"GraphsyncEnabled":false},"Datastore":{"Spec":{"any":["thing"]}}}`
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(ok), &doc); err != nil {
 		t.Fatal(err)
 	}
-	norm, err := kuboconf.Normalize(doc)
+	norm, err := config.Normalize(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v := norm["Import"].(map[string]any)["UnixFSHAMTDirectorySizeThreshold"]; v != "1024" {
 		t.Errorf("a numeric threshold is written back as %v, want \"1024\"", v)
+	}
+	norm, err = config.Normalize(map[string]any{"Internal": map[string]any{"UnixFSShardingSizeThreshold": "1B"}})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if v := norm["Internal"].(map[string]any)["UnixFSShardingSizeThreshold"]; v != "1B" {
 		t.Errorf("Internal.UnixFSShardingSizeThreshold = %v", v)
@@ -120,7 +127,7 @@ func TestCheckKey(t *testing.T) {
 		"Plugins.Plugins.p.Config.anything.deep", "Mounts.FuseAllowOther", "Provide.DHT.Interval", "DNS.Resolvers.eth",
 	}
 	for _, k := range good {
-		if err := kuboconf.CheckKey(k); err != nil {
+		if err := config.CheckKey(k); err != nil {
 			t.Errorf("CheckKey(%q) = %v", k, err)
 		}
 	}
@@ -134,7 +141,7 @@ func TestCheckKey(t *testing.T) {
 		"Pinning.RemoteServices.x.y": "Pinning.RemoteServices.x.y not found",
 	}
 	for k, want := range bad {
-		if err := kuboconf.CheckKey(k); err == nil || err.Error() != want {
+		if err := config.CheckKey(k); err == nil || err.Error() != want {
 			t.Errorf("CheckKey(%q) = %v, want %q", k, err, want)
 		}
 	}

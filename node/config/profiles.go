@@ -4,7 +4,7 @@
 // defaults differ (docs/rpc.md, "Config"); cairn's own sections follow
 // (the test profile also moves the module listeners to random ports).
 
-package node
+package config
 
 import (
 	"fmt"
@@ -12,8 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"cairn/node/kuboconf"
 )
 
 // Profile changes a config document; profiles compose left to right.
@@ -111,7 +109,7 @@ func without(have, del []string) []any {
 // defaultSection returns a section of the default document.
 func defaultSection(key string) any {
 	v, _ := GetKeyExact(defaultDocOnce(), key)
-	return kuboconf.CopyValue(v)
+	return CopyValue(v)
 }
 
 func unixfsProfile(cidVer int, raw bool, chunker string, fileLinks int, estimation string) func(map[string]any) error {

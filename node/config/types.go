@@ -1,10 +1,10 @@
 // types.go: the value types of Kubo 0.42's config file, as far as their
-// JSON goes: what each accepts and how it is written back. Their names
-// are Kubo's, so that a wrong value fails with Kubo's message ("json:
+// JSON goes: what each accepts and how it is written back, and how cairn
+// reads them (WithDefault, IsDefault, as in Kubo). Their names are Kubo's, so that a wrong value fails with Kubo's message ("json:
 // cannot unmarshal number into Go struct field Gateway.Gateway.RootRedirect
 // of type string").
 
-package kuboconf
+package config
 
 import (
 	"bytes"
@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/dustin/go-humanize"
 )
 
 // Strings is a list written as a single string when it holds one value
@@ -87,6 +85,14 @@ func (f *Flag) UnmarshalJSON(input []byte) error {
 	return nil
 }
 
+// WithDefault is the flag's value, or def when it is null.
+func (f Flag) WithDefault(def bool) bool {
+	if f == Default {
+		return def
+	}
+	return f == True
+}
+
 // Priority is a positive number, false (disabled) or null (the default).
 type Priority int64
 
@@ -154,6 +160,17 @@ func (d *OptionalDuration) UnmarshalJSON(input []byte) error {
 	return nil
 }
 
+// WithDefault is the duration, or def when d is nil or null.
+func (d *OptionalDuration) WithDefault(def time.Duration) time.Duration {
+	if d.IsDefault() {
+		return def
+	}
+	return *d.value
+}
+
+// IsDefault reports whether d is nil or null.
+func (d *OptionalDuration) IsDefault() bool { return d == nil || d.value == nil }
+
 // Duration is a duration string or a number of nanoseconds.
 type Duration struct{ time.Duration }
 
@@ -207,6 +224,17 @@ func (p *OptionalInteger) UnmarshalJSON(input []byte) error {
 	return nil
 }
 
+// WithDefault is the integer, or def when p is nil or null.
+func (p *OptionalInteger) WithDefault(def int64) int64 {
+	if p.IsDefault() {
+		return def
+	}
+	return *p.value
+}
+
+// IsDefault reports whether p is nil or null.
+func (p *OptionalInteger) IsDefault() bool { return p == nil || p.value == nil }
+
 // OptionalString is a string or null.
 type OptionalString struct{ value *string }
 
@@ -236,6 +264,17 @@ func (p *OptionalString) UnmarshalJSON(input []byte) error {
 	return nil
 }
 
+// WithDefault is the string, or def when p is nil or null.
+func (p *OptionalString) WithDefault(def string) string {
+	if p.IsDefault() {
+		return def
+	}
+	return *p.value
+}
+
+// IsDefault reports whether p is nil or null.
+func (p *OptionalString) IsDefault() bool { return p == nil || p.value == nil }
+
 // OptionalBytes is a byte size ("256KiB", or a number) or null; it is
 // written back as a string.
 type OptionalBytes struct{ OptionalString }
@@ -256,7 +295,7 @@ func (p *OptionalBytes) UnmarshalJSON(input []byte) error {
 		s := fmt.Sprintf("%.0f", v)
 		p.value = &s
 	case string:
-		if _, err := humanize.ParseBytes(v); err != nil {
+		if _, err := parseBytes(v); err != nil {
 			return err
 		}
 		p.value = &v

@@ -11,7 +11,7 @@
 // do anything else: the caller then takes the encoding/json path, which
 // also gives every error its usual text.
 
-package kuboconf
+package config
 
 import (
 	"encoding"
@@ -28,10 +28,10 @@ var (
 	numberType          = reflect.TypeFor[json.Number]()
 )
 
-// Decode sets *out (a pointer to a zero value) to what
+// decodeInto sets *out (a pointer to a zero value) to what
 // json.Unmarshal(json.Marshal(doc), out) gives, with DecodeDoc when it can
 // tell and through the JSON text otherwise.
-func Decode(doc map[string]any, out any) error {
+func decodeInto(doc map[string]any, out any) error {
 	if DecodeDoc(doc, out) {
 		return nil
 	}

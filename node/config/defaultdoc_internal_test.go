@@ -1,4 +1,4 @@
-package node
+package config
 
 import (
 	"encoding/json"
@@ -32,7 +32,7 @@ func TestDefaultDocFile(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		gb, _ := json.Marshal(got)
 		wb, _ := json.Marshal(want)
-		t.Fatalf("defaultdoc.json is stale (go test ./node -run TestDefaultDocFile -update):\nfile:  %s\nbuilt: %s", gb, wb)
+		t.Fatalf("defaultdoc.json is stale (go test ./node/config -run TestDefaultDocFile -update):\nfile:  %s\nbuilt: %s", gb, wb)
 	}
 	if !reflect.DeepEqual(defaultDoc(), want) {
 		t.Fatal("defaultDoc differs from buildDefaultDoc")
