@@ -5,6 +5,7 @@
 package node
 
 import (
+	"cairn/node/unixfs"
 	"context"
 	"fmt"
 
@@ -109,10 +110,10 @@ func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error
 		return ferr
 	}
 	if c.Type() == cid.DagProtobuf {
-		if f, perr := decodePB(blk.RawData()); perr == nil && len(f.links) > 0 {
-			ks := make([]cid.Cid, len(f.links))
-			for i, l := range f.links {
-				ks[i] = l.c
+		if f, perr := unixfs.Decode(blk.RawData()); perr == nil && len(f.Links) > 0 {
+			ks := make([]cid.Cid, len(f.Links))
+			for i, l := range f.Links {
+				ks[i] = l.Cid
 			}
 			go n.prefetch(ctx, nt, ks)
 		}
@@ -202,9 +203,9 @@ func (n *Node) storeArriving(ctx context.Context, nt *Net, ch <-chan blocks.Bloc
 			if b.Cid().Type() != cid.DagProtobuf {
 				continue
 			}
-			if f, err := decodePB(b.RawData()); err == nil {
-				for _, l := range f.links {
-					children[b.Cid()] = append(children[b.Cid()], l.c)
+			if f, err := unixfs.Decode(b.RawData()); err == nil {
+				for _, l := range f.Links {
+					children[b.Cid()] = append(children[b.Cid()], l.Cid)
 				}
 			}
 		}
