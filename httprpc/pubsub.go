@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"io"
 
-	"cairn/node"
+	"cairn/node/p2p"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	mbase "github.com/multiformats/go-multibase"
@@ -63,9 +63,9 @@ func decodeTopic(s string) (string, error) {
 }
 
 // pubsubOf returns the node's pubsub service or Kubo's error.
-func pubsubOf(r *Request) (*node.PubSub, error) {
+func pubsubOf(r *Request) (*p2p.PubSub, error) {
 	if r.Node == nil || r.Node.Net == nil || r.Node.Net.PubSub == nil {
-		return nil, node.ErrPubsubDisabled
+		return nil, p2p.ErrPubsubDisabled
 	}
 	return r.Node.Net.PubSub, nil
 }
@@ -229,7 +229,7 @@ func runPubsubPub(r *Request, e Emitter) error {
 		return errors.New("file argument 'data' is required")
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, node.PubsubMaxMessageSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, p2p.PubsubMaxMessageSize+1))
 	if err != nil {
 		return err
 	}

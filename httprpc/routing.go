@@ -12,7 +12,7 @@ import (
 	"io"
 	"time"
 
-	"cairn/node"
+	"cairn/node/p2p"
 
 	"github.com/ipfs/boxo/ipns"
 	"github.com/libp2p/go-libp2p/core/routing"
@@ -171,7 +171,7 @@ func runProvideStat(r *Request, e Emitter) error {
 	l := &LegacyProvideStats{
 		TotalReprovides:        uint64(s.TotalProvides),
 		LastReprovideBatchSize: uint64(s.LastReprovideBatchSize),
-		ReprovideInterval:      node.ReprovideInterval,
+		ReprovideInterval:      p2p.ReprovideInterval,
 		AvgReprovideDuration:   s.AvgProvideDuration,
 		LastReprovideDuration:  s.LastReprovideDuration,
 		LastRun:                s.LastReprovide,

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/node/p2p"
 
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -325,7 +326,7 @@ func runSwarmDisconnect(r *Request, e Emitter) error {
 
 // disconnect closes the peer's connections (addr nil), or its first
 // connection on addr, with Kubo's texts when there is none.
-func disconnect(nt *node.Net, id peer.ID, addr ma.Multiaddr) error {
+func disconnect(nt *p2p.Net, id peer.ID, addr ma.Multiaddr) error {
 	net := nt.Host.Network()
 	if addr == nil {
 		if net.Connectedness(id) != network.Connected {
@@ -402,7 +403,7 @@ func runFiltersAdd(r *Request, e Emitter) error {
 		return err
 	}
 	for _, s := range r.Args {
-		if _, err := node.ParseAddrFilter(s); err != nil {
+		if _, err := p2p.ParseAddrFilter(s); err != nil {
 			return err
 		}
 	}

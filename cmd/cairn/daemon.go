@@ -22,6 +22,7 @@ import (
 	"cairn/internal/memtarget"
 	"cairn/modules"
 	"cairn/node"
+	"cairn/node/p2p"
 	"cairn/storage"
 
 	ma "github.com/multiformats/go-multiaddr"
@@ -147,7 +148,7 @@ type boardPlan struct {
 	profile    board.Profile
 	why        string // how the profile was chosen
 	limits     board.Budget
-	net        node.NetLimits // what the network layer derives from the budget
+	net        p2p.Limits // what the network layer derives from the budget
 	storageMax int64
 	storageWhy string
 	note       string // the 32-bit cap, if any

@@ -13,7 +13,7 @@
 // host the way libp2p.New would with cairn's options (DisableRelay,
 // DisableMetrics, no hole punching, no AutoNAT service or v2).
 
-package node
+package p2p
 
 import (
 	"context"
