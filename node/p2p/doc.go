@@ -14,7 +14,10 @@
 //   - host.go: the libp2p host, assembled from go-libp2p's parts (TCP and
 //     QUIC, Noise and TLS, yamux, identify, ping, the AutoNAT v1 client)
 //     rather than with libp2p.New, and the resource limits of go-libp2p's
-//     own services.
+//     own services; the addresses it advertises (Addresses.Announce,
+//     AppendAnnounce, NoAnnounce).
+//   - peers.go: the bootstrap peers and mDNS at start, Connect and
+//     FindPeer (peerstore, then DHT).
 //   - limits.go: Limits, the numbers the layer runs with (resource
 //     manager, connection manager, bitswap, pubsub queues, bandwidth
 //     caps); the node derives them from the memory budget.
