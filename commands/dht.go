@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/node"
+	"cairn/node/p2p"
 	"cairn/rpc"
 
 	"github.com/ipfs/go-cid"
@@ -191,7 +191,7 @@ func verboseEvent(w io.Writer, ev *RoutingEvent) error {
 var errNotDHT = errors.New("routing service is not a DHT")
 
 // dhtOf returns the running (dual) DHT or the error a command answers.
-func dhtOf(r *rpc.Request) (*node.Net, *dual.DHT, error) {
+func dhtOf(r *rpc.Request) (*p2p.Net, *dual.DHT, error) {
 	nt, err := online(r)
 	if err != nil {
 		return nil, nil, err

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/node/p2p"
 	"cairn/rpc"
 
 	"github.com/ipfs/go-cid"
@@ -72,7 +73,7 @@ func resolveRoot(ctx context.Context, n *node.Node, s string) (cid.Cid, error) {
 }
 
 // online returns the node's network layer, or Kubo's offline error.
-func online(r *rpc.Request) (*node.Net, error) {
+func online(r *rpc.Request) (*p2p.Net, error) {
 	if r.Node == nil || r.Node.Net == nil {
 		return nil, errOffline
 	}
@@ -81,7 +82,7 @@ func online(r *rpc.Request) (*node.Net, error) {
 
 // onlineSwarm is online for the swarm commands Kubo runs through its core
 // API (peers, addrs, connect, disconnect), which says it in other words.
-func onlineSwarm(r *rpc.Request) (*node.Net, error) {
+func onlineSwarm(r *rpc.Request) (*p2p.Net, error) {
 	nt, err := online(r)
 	if err != nil {
 		return nil, node.ErrOfflineAction
@@ -92,7 +93,7 @@ func onlineSwarm(r *rpc.Request) (*node.Net, error) {
 // onlineStat is online for the statistics commands (stats/bw,
 // bitswap/stat, stats/bitswap): offline they answer a client error (400,
 // Code 1), as Kubo does.
-func onlineStat(r *rpc.Request) (*node.Net, error) {
+func onlineStat(r *rpc.Request) (*p2p.Net, error) {
 	nt, err := online(r)
 	if err != nil {
 		return nil, rpc.ClientError("unable to run offline: %s", err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"cairn/node"
+	"cairn/node/p2p"
 	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -138,7 +139,7 @@ func runID(r *rpc.Request, e rpc.Emitter) error {
 
 // peerInfo is what the peerstore knows of p (id <peer>, swarm/peers
 // --identify).
-func peerInfo(nt *node.Net, p peer.ID, format func(peer.ID) (string, error)) IDOutput {
+func peerInfo(nt *p2p.Net, p peer.ID, format func(peer.ID) (string, error)) IDOutput {
 	ps := nt.Host.Peerstore()
 	var out IDOutput
 	out.ID, _ = format(p)

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"cairn/node"
+	"cairn/node/p2p"
 	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/protocol"
@@ -198,7 +198,7 @@ var p2pCommands = []*rpc.Command{
 
 // p2pProtocol checks a protocol argument against the /x/ rule.
 func p2pProtocol(r *rpc.Request) (protocol.ID, error) {
-	if err := node.CheckP2PProtocol(r.Args[0], r.Bool("allow-custom-protocol")); err != nil {
+	if err := p2p.CheckProtocol(r.Args[0], r.Bool("allow-custom-protocol")); err != nil {
 		return "", err
 	}
 	return protocol.ID(r.Args[0]), nil
@@ -213,7 +213,7 @@ func runP2PListen(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	if err := node.CheckP2PTarget(target); err != nil {
+	if err := p2p.CheckTarget(target); err != nil {
 		return err
 	}
 	proto, err := p2pProtocol(r)
@@ -253,7 +253,7 @@ func runP2PForward(r *rpc.Request, e rpc.Emitter) error {
 
 // p2pForeground waits, with --foreground, until the listener is closed
 // (saying so) or the client goes (closing it), as Kubo does.
-func p2pForeground(r *rpc.Request, e rpc.Emitter, p *node.P2P, h *node.P2PHandle, addr string) error {
+func p2pForeground(r *rpc.Request, e rpc.Emitter, p *p2p.P2P, h *p2p.Handle, addr string) error {
 	if !r.Bool("foreground") {
 		return nil
 	}
@@ -330,7 +330,7 @@ func runP2PClose(r *rpc.Request, e rpc.Emitter) error {
 	if all && (hasProto || hasListen || hasTarget) {
 		return errors.New("can't combine --all with other matching options")
 	}
-	n := p.CloseListeners(func(l node.P2PListenerInfo) bool {
+	n := p.CloseListeners(func(l p2p.ListenerInfo) bool {
 		if all {
 			return true
 		}

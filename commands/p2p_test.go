@@ -15,6 +15,7 @@ import (
 	"cairn/internal/tcpecho"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/p2p"
 
 	"github.com/libp2p/go-libp2p/core/network"
 )
@@ -99,12 +100,12 @@ func TestP2P_EchoThroughTunnel(t *testing.T) {
 			dir func(network.ScopeStat) int
 		}{{a, func(s network.ScopeStat) int { return s.NumStreamsOutbound }}, {b, func(s network.ScopeStat) int { return s.NumStreamsInbound }}} {
 			var stat network.ScopeStat
-			x.n.Net.Host.Network().ResourceManager().ViewService(node.P2PService, func(s network.ServiceScope) error {
+			x.n.Net.Host.Network().ResourceManager().ViewService(p2p.StreamService, func(s network.ServiceScope) error {
 				stat = s.Stat()
 				return nil
 			})
 			if x.dir(stat) != 1 {
-				t.Fatalf("resource manager, service %s: %+v", node.P2PService, stat)
+				t.Fatalf("resource manager, service %s: %+v", p2p.StreamService, stat)
 			}
 		}
 		c.Close()

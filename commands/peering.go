@@ -1,5 +1,5 @@
 // peering.go: swarm/peering/add, ls and rm (Kubo 0.42): the running set
-// of peers the node keeps connected (node.Net.Peering; Peering.Peers in
+// of peers the node keeps connected (p2p.Net.Peering; Peering.Peers in
 // the config is loaded at start, these commands do not save to it).
 
 package commands

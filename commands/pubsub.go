@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"io"
 
-	"cairn/node"
+	"cairn/node/p2p"
 	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -64,9 +64,9 @@ func decodeTopic(s string) (string, error) {
 }
 
 // pubsubOf returns the node's pubsub service or Kubo's error.
-func pubsubOf(r *rpc.Request) (*node.PubSub, error) {
+func pubsubOf(r *rpc.Request) (*p2p.PubSub, error) {
 	if r.Node == nil || r.Node.Net == nil || r.Node.Net.PubSub == nil {
-		return nil, node.ErrPubsubDisabled
+		return nil, p2p.ErrPubsubDisabled
 	}
 	return r.Node.Net.PubSub, nil
 }
@@ -230,7 +230,7 @@ func runPubsubPub(r *rpc.Request, e rpc.Emitter) error {
 		return errors.New("file argument 'data' is required")
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, node.PubsubMaxMessageSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, p2p.PubsubMaxMessageSize+1))
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"cairn/internal/testutil"
 	"cairn/node"
 	"cairn/node/config"
+	"cairn/node/p2p"
 
 	mbase "github.com/multiformats/go-multibase"
 )
@@ -255,7 +256,7 @@ func TestPubsub_BadInput(t *testing.T) {
 		if p == "pubsub/ls" {
 			args = nil
 		}
-		wantErr(t, callErr(t, off, p, args, nil, nil), node.ErrPubsubDisabled.Error())
+		wantErr(t, callErr(t, off, p, args, nil, nil), p2p.ErrPubsubDisabled.Error())
 	}
 	wantErrPrefix(t, callErr(t, a, "pubsub/sub", []string{"u!!!"}, nil, nil), "URL arg must be multibase encoded: ")
 	wantErrPrefix(t, callErr(t, a, "pubsub/peers", []string{"u!!!"}, nil, nil), "URL arg must be multibase encoded: ")

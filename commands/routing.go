@@ -12,7 +12,7 @@ import (
 	"io"
 	"time"
 
-	"cairn/node"
+	"cairn/node/p2p"
 	"cairn/rpc"
 
 	"github.com/ipfs/boxo/ipns"
@@ -172,7 +172,7 @@ func runProvideStat(r *rpc.Request, e rpc.Emitter) error {
 	l := &LegacyProvideStats{
 		TotalReprovides:        uint64(s.TotalProvides),
 		LastReprovideBatchSize: uint64(s.LastReprovideBatchSize),
-		ReprovideInterval:      node.ReprovideInterval,
+		ReprovideInterval:      p2p.ReprovideInterval,
 		AvgReprovideDuration:   s.AvgProvideDuration,
 		LastReprovideDuration:  s.LastReprovideDuration,
 		LastRun:                s.LastReprovide,

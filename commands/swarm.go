@@ -10,6 +10,7 @@ import (
 
 	"cairn/node"
 	"cairn/node/config"
+	"cairn/node/p2p"
 	"cairn/rpc"
 
 	"github.com/libp2p/go-libp2p/core/network"
@@ -327,7 +328,7 @@ func runSwarmDisconnect(r *rpc.Request, e rpc.Emitter) error {
 
 // disconnect closes the peer's connections (addr nil), or its first
 // connection on addr, with Kubo's texts when there is none.
-func disconnect(nt *node.Net, id peer.ID, addr ma.Multiaddr) error {
+func disconnect(nt *p2p.Net, id peer.ID, addr ma.Multiaddr) error {
 	net := nt.Host.Network()
 	if addr == nil {
 		if net.Connectedness(id) != network.Connected {
@@ -404,7 +405,7 @@ func runFiltersAdd(r *rpc.Request, e rpc.Emitter) error {
 		return err
 	}
 	for _, s := range r.Args {
-		if _, err := node.ParseAddrFilter(s); err != nil {
+		if _, err := p2p.ParseAddrFilter(s); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,8 @@
 package node
 
 import (
+	"cairn/node/unixfs"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -708,9 +710,9 @@ func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
 	lo := a.leafOptions()
 	var nd ipld.Node
 	if a.o.Trickle {
-		nd, err = trickleLayout(db, spl, lo)
+		nd, err = unixfs.TrickleLayout(db, spl, lo)
 	} else {
-		nd, err = balancedLayout(db, spl, lo)
+		nd, err = unixfs.BalancedLayout(db, spl, lo)
 	}
 	if err != nil {
 		return nil, err
@@ -719,15 +721,15 @@ func (a *Adder) addFile(path string, f files.File) (ipld.Node, error) {
 }
 
 // leafOptions are the leaf settings of this import's files.
-func (a *Adder) leafOptions() leafOptions {
-	size := fixedChunkSize(a.st.chunker)
-	o := leafOptions{raw: a.st.rawLeaves, chunkSize: size, nocopy: a.o.NoCopy,
-		window: leafWindow(runtime.GOMAXPROCS(0), size, a.n.Config().Budget.MemoryMiB)}
+func (a *Adder) leafOptions() unixfs.LeafOptions {
+	size := unixfs.FixedChunkSize(a.st.chunker)
+	o := unixfs.LeafOptions{Raw: a.st.rawLeaves, ChunkSize: size, NoCopy: a.o.NoCopy,
+		Window: unixfs.LeafWindow(runtime.GOMAXPROCS(0), size, cmp.Or(a.n.Config().Budget.MemoryMiB, DefaultMemoryMiB))}
 	switch d := a.dag.(type) {
 	case *hashOnlyDAG:
-		o.handback = d
+		o.Handback = d
 	case *batchDAG:
-		o.handback = d
+		o.Handback = d
 	}
 	return o
 }

@@ -9,39 +9,15 @@ import (
 
 	"cairn/board"
 	"cairn/node/config"
+	"cairn/node/p2p"
 )
 
 // DefaultMemoryMiB is the budget assumed when Budget.MemoryMiB is unset.
 const DefaultMemoryMiB = 1024
 
-// NetLimits are the numbers the network layer runs with.
-type NetLimits struct {
-	MemoryMiB int
-	// LibP2PMemory is the resource manager's system memory limit (bytes).
-	LibP2PMemory int64
-	// ConnsInbound, ConnsOutbound, Streams cap the resource manager's
-	// system scope.
-	ConnsInbound, ConnsOutbound, Streams int
-	// Connection manager water marks and grace period.
-	LowWater, HighWater int
-	GracePeriod         time.Duration
-	// Bitswap: engine workers, bytes queued per peer, want-list entries
-	// accepted per peer, blocks prefetched ahead of a reader.
-	EngineTaskWorkers       int
-	EngineBlockstoreWorkers int
-	TaskWorkers             int
-	MaxOutstandingBytes     int
-	MaxWantlistPerPeer      uint
-	PrefetchWindow          int
-	// PubsubQueueBytes bounds the queue of each pubsub subscription.
-	PubsubQueueBytes int
-	// Bandwidth caps in bytes per second (0: none).
-	LANIn, LANOut, WANIn, WANOut int64
-}
-
 // NetLimitsOf derives the network limits from the config.
-func NetLimitsOf(c *config.Config) (NetLimits, error) {
-	l := NetLimits{MemoryMiB: c.Budget.MemoryMiB}
+func NetLimitsOf(c *config.Config) (p2p.Limits, error) {
+	l := p2p.Limits{MemoryMiB: c.Budget.MemoryMiB}
 	if l.MemoryMiB <= 0 {
 		l.MemoryMiB = DefaultMemoryMiB
 	}

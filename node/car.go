@@ -13,8 +13,8 @@ package node
 import (
 	"bufio"
 	"bytes"
+	"cairn/node/unixfs"
 	"context"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -31,7 +31,6 @@ import (
 	cidlink "github.com/ipld/go-ipld-prime/linking/cid"
 	basicnode "github.com/ipld/go-ipld-prime/node/basicnode"
 	"github.com/multiformats/go-varint"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // CidSet is an exact set of CIDs kept as 128-bit keyed hashes of their
@@ -76,76 +75,13 @@ func BlockLinks(c cid.Cid, data []byte) ([]cid.Cid, error) {
 	case cid.Raw:
 		return nil, nil
 	case cid.DagProtobuf:
-		return pbLinkCids(data)
+		return unixfs.LinkCids(data)
 	}
 	nd, err := DecodeBlock(c, data)
 	if err != nil {
 		return nil, err
 	}
 	return primeLinks(nd)
-}
-
-// pbLinkCids reads only the link CIDs of a dag-pb block (one small
-// allocation per link: walks of nodes with many links stay lean).
-func pbLinkCids(b []byte) ([]cid.Cid, error) {
-	count := 0
-	for rest := b; len(rest) > 0; {
-		num, typ, k := protowire.ConsumeTag(rest)
-		if k < 0 {
-			return nil, errors.New("dag-pb: malformed node")
-		}
-		rest = rest[k:]
-		k = protowire.ConsumeFieldValue(num, typ, rest)
-		if k < 0 {
-			return nil, errors.New("dag-pb: malformed node")
-		}
-		rest = rest[k:]
-		if num == 2 {
-			count++
-		}
-	}
-	out := make([]cid.Cid, 0, count)
-	for len(b) > 0 {
-		num, typ, k := protowire.ConsumeTag(b)
-		if k < 0 || typ != protowire.BytesType {
-			return nil, errors.New("dag-pb: malformed node")
-		}
-		b = b[k:]
-		v, k := protowire.ConsumeBytes(b)
-		if k < 0 {
-			return nil, errors.New("dag-pb: malformed node")
-		}
-		b = b[k:]
-		if num != 2 {
-			continue
-		}
-		var c cid.Cid
-		for len(v) > 0 {
-			lnum, ltyp, k := protowire.ConsumeTag(v)
-			if k < 0 {
-				return nil, errors.New("dag-pb link: bad tag")
-			}
-			v = v[k:]
-			k = protowire.ConsumeFieldValue(lnum, ltyp, v)
-			if k < 0 {
-				return nil, errors.New("dag-pb link: bad field")
-			}
-			if lnum == 1 && ltyp == protowire.BytesType {
-				h, _ := protowire.ConsumeBytes(v)
-				_, lc, err := cid.CidFromBytes(h)
-				if err != nil {
-					return nil, fmt.Errorf("dag-pb link: %w", err)
-				}
-				c = lc
-			}
-			v = v[k:]
-		}
-		if !c.Defined() {
-			return nil, errors.New("dag-pb link: missing Hash")
-		}
-		out = append(out, c)
-	}
-	return out, nil
 }
 
 // primeLinks collects the links of a data-model node depth first, without

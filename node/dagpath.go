@@ -32,8 +32,8 @@ import (
 // resolvers builds Kubo's two path resolvers over the local blocks.
 func (n *Node) resolvers() (ipldRes, unixfsRes resolver.Resolver) {
 	bs := n.localBlockService()
-	if nt := n.Net; nt != nil {
-		bs = nt.bserv // missing blocks come from peers, unless offline
+	if on := n.online; on != nil {
+		bs = on.bserv // missing blocks come from peers, unless offline
 	}
 	fc := bsfetcher.NewFetcherConfig(bs)
 	fc.PrototypeChooser = dagpb.AddSupportToChooser(bsfetcher.DefaultPrototypeChooser)

@@ -4,11 +4,13 @@
 package node
 
 import (
+	"cairn/node/unixfs"
 	"context"
 	"errors"
 	"sync"
 
 	"fmt"
+
 	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/ipfs/boxo/verifcid"
 	blocks "github.com/ipfs/go-block-format"
@@ -26,37 +28,7 @@ type batchDAG struct {
 	// ctx is the command's: boxo's DAG builders pass context.TODO to
 	// Add, so a command that stops (client gone) stops here.
 	ctx context.Context
-	leafHandback
-}
-
-// leafHandback hands a leaf's buffer back to the importer (leafhash.go)
-// once the DAG service no longer holds its bytes: the layout names the
-// leaf it is about to add (expect), and Add of that node passes the
-// callback on.
-type leafHandback struct {
-	mu   sync.Mutex
-	node ipld.Node
-	free func()
-}
-
-// expect tells the service that the next Add of nd may give its buffer
-// back by calling free.
-func (h *leafHandback) expect(nd ipld.Node, free func()) {
-	h.mu.Lock()
-	h.node, h.free = nd, free
-	h.mu.Unlock()
-}
-
-// take returns the callback expected for n, if any.
-func (h *leafHandback) take(n ipld.Node) func() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.node != n {
-		return nil
-	}
-	f := h.free
-	h.node, h.free = nil, nil
-	return f
+	unixfs.Handback
 }
 
 func newBatchDAG(ctx context.Context, n *Node, s *WriteSession) *batchDAG {
@@ -73,7 +45,7 @@ func (d *batchDAG) Add(ctx context.Context, n ipld.Node) error {
 		return err
 	}
 	// The store holds a leaf's bytes until their transaction ends.
-	return d.sess.PutAsyncThen(ctx, n, d.take(n))
+	return d.sess.PutAsyncThen(ctx, n, d.Take(n))
 }
 
 func (d *batchDAG) AddMany(ctx context.Context, ns []ipld.Node) error {
@@ -136,7 +108,7 @@ type hashOnlyDAG struct {
 	ctx   context.Context // the command's, as batchDAG's
 	mu    sync.Mutex
 	nodes map[cid.Cid]ipld.Node
-	leafHandback
+	unixfs.Handback
 }
 
 func newHashOnlyDAG(ctx context.Context) *hashOnlyDAG {
@@ -152,7 +124,7 @@ func (d *hashOnlyDAG) Add(_ context.Context, n ipld.Node) error {
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, n.Cid()); err != nil {
 		return err
 	}
-	free := d.take(n)
+	free := d.Take(n)
 	if !d.keeps(n) {
 		if free != nil {
 			free() // dropped: nothing holds its bytes

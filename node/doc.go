@@ -17,10 +17,11 @@
 //     fetched with bitswap, and the DAG below it prefetched; block.go gives
 //     single blocks through it (GetBlock, BlockSize), and a request marked
 //     offline (OfflineContext) answers Kubo's offline error instead.
-//   - net.go starts the network layer (libp2p host, DHT, bitswap) with the
-//     limits of budget.go; provide.go announces content; netfilter.go holds
-//     address filters and bandwidth caps; p2p.go carries TCP connections
-//     over libp2p streams (the p2p commands).
+//   - net.go starts the network layer (package p2p) from the config with
+//     the limits of budget.go, and holds the node's own part of an online
+//     node; provide.go announces content (the pinned roots to reprovide);
+//     p2pmount.go is the node's side of the p2p commands (whether they are
+//     on, and a forward's target).
 //   - the config file is package config (node/config: the type with Kubo's
 //     key names, profiles, checks, the one write path); configstore.go is
 //     the running node's use of it; repo.go is the repo directory (init,
@@ -30,6 +31,13 @@
 //   - gc.go collects garbage with a bounded-memory mark (walk.go) while adds
 //     and reads go on; mfs.go is the files commands' tree and mfsops.go
 //     their operations (cp, mv, mkdir, rm, read, write, add --to-files).
+//
+// The network layer is package p2p (node/p2p): the libp2p host, the DHT,
+// bitswap, pubsub, peering, stream mounting and the provide queue. StartNet
+// hands it plain values (p2p.Options), not the config, and Node.Net is the
+// running *p2p.Net; what needs the node's own state stays in node: the
+// read path over bitswap (fetch.go), IPNS over pubsub and the republisher,
+// and which roots to reprovide.
 //
 // Imports run one way: node uses storage and board (leaves that import
 // nothing of cairn's; the config's Budget section is board.Budget) and

@@ -7,6 +7,8 @@ package node
 import (
 	"errors"
 
+	"cairn/node/p2p"
+
 	"github.com/ipfs/boxo/filestore"
 	ipld "github.com/ipfs/go-ipld-format"
 )
@@ -41,7 +43,7 @@ var (
 	// ErrOffline is returned by network operations on an offline node:
 	// Kubo's commands' text (ErrNotOnline), word for word, 'ipfs daemon'
 	// included, since scripts match it.
-	ErrOffline = errors.New("this command must be run in online mode. Try running 'ipfs daemon' first")
+	ErrOffline = p2p.ErrOffline
 
 	// ErrOfflineAction is Kubo's other offline text, that of its core
 	// API (coreiface.ErrOffline): the swarm commands answer it.

@@ -5,6 +5,8 @@
 package node
 
 import (
+	"cairn/node/p2p"
+	"cairn/node/unixfs"
 	"context"
 	"fmt"
 
@@ -94,14 +96,14 @@ func errOfflineNotFound(err error) error {
 // so a reader walking a file does not wait one round trip per block).
 func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error {
 	err := n.Blocks.View(ctx, c, fn)
-	nt := n.Net
-	if err != nil && (nt == nil || isOffline(ctx)) && ipld.IsNotFound(err) {
+	on := n.online
+	if err != nil && (on == nil || isOffline(ctx)) && ipld.IsNotFound(err) {
 		return errOfflineNotFound(err)
 	}
-	if err == nil || nt == nil || !ipld.IsNotFound(err) {
+	if err == nil || on == nil || !ipld.IsNotFound(err) {
 		return err
 	}
-	blk, ferr := nt.bserv.GetBlock(ctx, c)
+	blk, ferr := on.bserv.GetBlock(ctx, c)
 	if ferr != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -109,12 +111,12 @@ func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error
 		return ferr
 	}
 	if c.Type() == cid.DagProtobuf {
-		if f, perr := decodePB(blk.RawData()); perr == nil && len(f.links) > 0 {
-			ks := make([]cid.Cid, len(f.links))
-			for i, l := range f.links {
-				ks[i] = l.c
+		if f, perr := unixfs.Decode(blk.RawData()); perr == nil && len(f.Links) > 0 {
+			ks := make([]cid.Cid, len(f.Links))
+			for i, l := range f.Links {
+				ks[i] = l.Cid
 			}
-			go n.prefetch(ctx, nt, ks)
+			go n.prefetch(ctx, on.net, ks)
 		}
 	}
 	return n.Blocks.View(ctx, c, fn)
@@ -128,13 +130,13 @@ const maxPrefetchQueue = 1 << 16
 // request with two requests in flight, until ctx ends. Blocks that arrive
 // together are stored together (one commit), not one commit each as the
 // block service would.
-func (n *Node) prefetch(ctx context.Context, nt *Net, ks []cid.Cid) {
+func (n *Node) prefetch(ctx context.Context, nt *p2p.Net, ks []cid.Cid) {
 	type window struct {
 		ch      <-chan blocks.Block
 		missing []cid.Cid
 	}
 	var inflight []window
-	for (len(ks) > 0 || len(inflight) > 0) && ctx.Err() == nil && nt.ctx.Err() == nil {
+	for (len(ks) > 0 || len(inflight) > 0) && ctx.Err() == nil && nt.Ctx().Err() == nil {
 		for len(inflight) < 2 && len(ks) > 0 {
 			k := min(nt.Limits.PrefetchWindow, len(ks))
 			var missing []cid.Cid
@@ -178,7 +180,7 @@ func (n *Node) prefetch(ctx context.Context, nt *Net, ks []cid.Cid) {
 
 // storeArriving stores the blocks of ch as they come, in batches, and
 // returns the links of the dag-pb ones.
-func (n *Node) storeArriving(ctx context.Context, nt *Net, ch <-chan blocks.Block) (map[cid.Cid][]cid.Cid, bool) {
+func (n *Node) storeArriving(ctx context.Context, nt *p2p.Net, ch <-chan blocks.Block) (map[cid.Cid][]cid.Cid, bool) {
 	children := map[cid.Cid][]cid.Cid{}
 	for blk := range ch {
 		batch := []blocks.Block{blk}
@@ -202,9 +204,9 @@ func (n *Node) storeArriving(ctx context.Context, nt *Net, ch <-chan blocks.Bloc
 			if b.Cid().Type() != cid.DagProtobuf {
 				continue
 			}
-			if f, err := decodePB(b.RawData()); err == nil {
-				for _, l := range f.links {
-					children[b.Cid()] = append(children[b.Cid()], l.c)
+			if f, err := unixfs.Decode(b.RawData()); err == nil {
+				for _, l := range f.Links {
+					children[b.Cid()] = append(children[b.Cid()], l.Cid)
 				}
 			}
 		}

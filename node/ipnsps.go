@@ -28,6 +28,8 @@ import (
 	"sync"
 	"time"
 
+	"cairn/node/p2p"
+
 	"github.com/ipfs/boxo/ipns"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	psrouter "github.com/libp2p/go-libp2p-pubsub-router"
@@ -45,10 +47,10 @@ var ErrIpnsPubsubDisabled = errors.New("IPNS pubsub subsystem is not enabled")
 // again (Kubo's setting).
 const ipnsPubsubRebroadcast = time.Minute
 
-// IpnsPubsub is the running IPNS-over-pubsub router (Net.IpnsPubsub).
+// IpnsPubsub is the running IPNS-over-pubsub router (Node.IpnsPubsub).
 type IpnsPubsub struct {
 	vs *psrouter.PubsubValueStore
-	ps *PubSub
+	ps *p2p.PubSub
 	mu sync.Mutex // Cancel and the topic references it gives back
 }
 
@@ -62,7 +64,7 @@ func nameValidator(ks peerstore.KeyBook) record.Validator {
 }
 
 // startIpnsPubsub starts the router on a running pubsub service.
-func startIpnsPubsub(ctx context.Context, h host.Host, ps *PubSub) (*IpnsPubsub, error) {
+func startIpnsPubsub(ctx context.Context, h host.Host, ps *p2p.PubSub) (*IpnsPubsub, error) {
 	vs, err := psrouter.NewPubsubValueStore(ctx, h, psTopics{ps}, nameValidator(h.Peerstore()),
 		psrouter.WithRebroadcastInterval(ipnsPubsubRebroadcast))
 	if err != nil {
@@ -74,14 +76,14 @@ func startIpnsPubsub(ctx context.Context, h host.Host, ps *PubSub) (*IpnsPubsub,
 // psTopics lets the router join topics through the service's reference
 // counts, so that a `pubsub sub` of a name's topic and the router's own
 // subscription can coexist in either order.
-type psTopics struct{ p *PubSub }
+type psTopics struct{ p *p2p.PubSub }
 
 func (t psTopics) RegisterTopicValidator(topic string, val any, opts ...pubsub.ValidatorOpt) error {
 	return t.p.RegisterTopicValidator(topic, val, opts...)
 }
 
 func (t psTopics) Join(topic string, _ ...pubsub.TopicOpt) (*pubsub.Topic, error) {
-	return t.p.join(topic)
+	return t.p.Join(topic)
 }
 
 // IpnsTopic is the pubsub topic of a name's records.
@@ -115,7 +117,7 @@ func (s *IpnsPubsub) Cancel(id peer.ID) (bool, error) {
 	key := ipns.NameFromPeer(id).RoutingKey()
 	ok, err := s.vs.Cancel(string(key))
 	if ok {
-		s.ps.release(psrouter.KeyToTopic(string(key)))
+		s.ps.Release(psrouter.KeyToTopic(string(key)))
 	}
 	return ok, err
 }

@@ -3,13 +3,22 @@ package node
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"math/rand"
 	"runtime"
 	"sync/atomic"
 	"testing"
 
+	"cairn/node/unixfs"
 	"cairn/storage"
 
+	chunker "github.com/ipfs/boxo/chunker"
+	"github.com/ipfs/boxo/ipld/merkledag"
+	"github.com/ipfs/boxo/ipld/unixfs/importer/balanced"
+	"github.com/ipfs/boxo/ipld/unixfs/importer/helpers"
+	"github.com/ipfs/boxo/ipld/unixfs/importer/trickle"
+	"github.com/ipfs/go-cid"
 	ipld "github.com/ipfs/go-ipld-format"
 )
 
@@ -19,8 +28,56 @@ type countingHandback struct {
 	n atomic.Int64
 }
 
-func (c *countingHandback) expect(nd ipld.Node, free func()) {
-	c.batchDAG.expect(nd, func() { c.n.Add(1); free() })
+func (c *countingHandback) Expect(nd ipld.Node, free func()) {
+	c.batchDAG.Expect(nd, func() { c.n.Add(1); free() })
+}
+
+// storedCase is a file layout of the test: 65536-byte chunks, 7 links a
+// node, CIDv0 dag-pb leaves or CIDv1 raw leaves, balanced or trickle.
+type storedCase struct{ raw, trickle bool }
+
+func (c storedCase) String() string { return fmt.Sprintf("raw%v_trickle%v", c.raw, c.trickle) }
+
+// layoutStored builds r's file into ds with boxo's layout, or with
+// cairn's (3 chunks ahead, buffers reused when hb hands them back).
+func layoutStored(t *testing.T, c storedCase, r io.Reader, ours bool, ds ipld.DAGService, hb unixfs.Handbacker) (ipld.Node, error) {
+	const size = "size-65536"
+	spl, err := chunker.FromString(r, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix, _ := merkledag.PrefixForCidVersion(map[bool]int{false: 0, true: 1}[c.raw])
+	p := helpers.DagBuilderParams{Dagserv: ds, RawLeaves: c.raw, Maxlinks: 7, CidBuilder: prefix}
+	db, err := p.New(spl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := unixfs.LeafOptions{Raw: c.raw, ChunkSize: unixfs.FixedChunkSize(size), Window: 3, Handback: hb}
+	switch {
+	case !ours && c.trickle:
+		return trickle.Layout(db)
+	case !ours:
+		return balanced.Layout(db)
+	case c.trickle:
+		return unixfs.TrickleLayout(db, spl, o)
+	}
+	return unixfs.BalancedLayout(db, spl, o)
+}
+
+// orderDAG keeps the CIDs added, in order, and their bytes.
+type orderDAG struct {
+	ipld.DAGService
+	order []cid.Cid
+	data  map[cid.Cid][]byte
+}
+
+func (d *orderDAG) Add(ctx context.Context, n ipld.Node) error {
+	if d.data == nil {
+		d.data = map[cid.Cid][]byte{}
+	}
+	d.order = append(d.order, n.Cid())
+	d.data[n.Cid()] = append([]byte{}, n.RawData()...)
+	return nil
 }
 
 // Stored imports reuse leaf buffers once the store's transaction that
@@ -41,18 +98,15 @@ func TestLayout_StoredReusesBuffers(t *testing.T) {
 	defer n.Close()
 	data := make([]byte, 12<<20+7)
 	rand.New(rand.NewSource(5)).Read(data)
-	for _, c := range []layoutCase{
-		{size: len(data), chunker: "size-65536", maxLinks: 7},
-		{size: len(data), chunker: "size-65536", maxLinks: 7, raw: true, v1: true, trickle: true},
-	} {
-		var want recordDAG
-		wn, err := layoutWith(t, c, bytes.NewReader(data), false, &want)
+	for _, c := range []storedCase{{}, {raw: true, trickle: true}} {
+		var want orderDAG
+		wn, err := layoutStored(t, c, bytes.NewReader(data), false, &want, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sess := n.BeginWrite()
 		hb := &countingHandback{batchDAG: newBatchDAG(ctx, n, sess)}
-		gn, err := layoutOpts(t, c, bytes.NewReader(data), true, hb.batchDAG, 3, hb)
+		gn, err := layoutStored(t, c, bytes.NewReader(data), true, hb.batchDAG, hb)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,9 +5,9 @@
 package node
 
 import (
+	"cairn/node/unixfs"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
@@ -16,10 +16,10 @@ import (
 	"github.com/ipfs/boxo/verifcid"
 	"github.com/ipfs/go-cid"
 	ipld "github.com/ipfs/go-ipld-format"
+
 	// Links of dag-cbor and dag-json blocks come from their IPLD codecs.
 	_ "github.com/ipld/go-ipld-prime/codec/dagcbor"
 	_ "github.com/ipld/go-ipld-prime/codec/dagjson"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // Entry types of a listing: the UnixFS data types Kubo's ls reports.
@@ -117,7 +117,7 @@ func (n *Node) unixfsNode(ctx context.Context, c cid.Cid) (*ft.FSNode, error) {
 	}
 	var data []byte
 	err := n.view(ctx, c, func(b []byte) error {
-		d, _, err := scanPB(b, false)
+		d, _, err := unixfs.Scan(b, false)
 		data = append([]byte(nil), d...)
 		return err
 	})
@@ -148,7 +148,7 @@ func (n *Node) Links(ctx context.Context, c cid.Cid) ([]*ipld.Link, error) {
 		var links []*ipld.Link
 		err := n.view(ctx, c, func(b []byte) error {
 			var err error
-			_, links, err = scanPB(b, true)
+			_, links, err = unixfs.Scan(b, true)
 			return err
 		})
 		return links, err
@@ -158,40 +158,4 @@ func (n *Node) Links(ctx context.Context, c cid.Cid) ([]*ipld.Link, error) {
 		return nil, err
 	}
 	return nd.Links(), nil
-}
-
-// scanPB reads the outer dag-pb fields of b: the Data bytes (aliasing b)
-// and, with wantLinks, copies of the links.
-func scanPB(b []byte, wantLinks bool) ([]byte, []*ipld.Link, error) {
-	var data []byte
-	var links []*ipld.Link
-	for len(b) > 0 {
-		num, typ, k := protowire.ConsumeTag(b)
-		if k < 0 || typ != protowire.BytesType {
-			return nil, nil, errors.New("dag-pb: malformed node")
-		}
-		b = b[k:]
-		v, k := protowire.ConsumeBytes(b)
-		if k < 0 {
-			return nil, nil, errors.New("dag-pb: malformed node")
-		}
-		b = b[k:]
-		switch num {
-		case 1:
-			data = v
-		case 2:
-			if !wantLinks {
-				continue
-			}
-			l, err := decodeLink(v)
-			if err != nil {
-				return nil, nil, err
-			}
-			if !l.c.Defined() {
-				return nil, nil, fmt.Errorf("dag-pb link: missing Hash")
-			}
-			links = append(links, &ipld.Link{Name: l.name, Size: l.tsize, Cid: l.c})
-		}
-	}
-	return data, links, nil
 }

@@ -92,8 +92,8 @@ func (r *nameRouting) store() routing.ValueStore {
 
 // pubsub is the IPNS-over-pubsub router for key, or nil.
 func (r *nameRouting) pubsub(ctx context.Context, k string) *IpnsPubsub {
-	if nt := r.n.Net; nt != nil && nt.IpnsPubsub != nil && isIpnsKey(k) && !isOffline(ctx) {
-		return nt.IpnsPubsub
+	if ps := r.n.IpnsPubsub(); ps != nil && isIpnsKey(k) && !isOffline(ctx) {
+		return ps
 	}
 	return nil
 }
@@ -439,8 +439,8 @@ func (n *Node) SearchName(ctx context.Context, name string, o ResolveOptions, fn
 // namesOnline says whether names can reach the network: through the
 // DHT or IPNS over pubsub.
 func (n *Node) namesOnline() bool {
-	nt := n.Net
-	return nt != nil && (nt.DHT != nil || nt.IpnsPubsub != nil)
+	on := n.online
+	return on != nil && (on.net.DHT != nil || on.ipnsps != nil)
 }
 
 // nameCtx marks ctx offline when the node has no network, so that names

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"cairn/node/config"
+	"cairn/node/p2p"
 	"cairn/storage"
 
 	"github.com/ipfs/boxo/ipld/merkledag"
@@ -37,7 +38,9 @@ type Node struct {
 	// once StartNet ran, bitswap.
 	DAG ipld.DAGService
 	// Net is the network layer (nil while offline; see StartNet).
-	Net *Net
+	Net *p2p.Net
+	// online is the node's own state while Net runs (net.go).
+	online *online
 
 	PeerID  peer.ID
 	PrivKey crypto.PrivKey

@@ -8,6 +8,7 @@
 package node
 
 import (
+	"cairn/node/unixfs"
 	"context"
 	"errors"
 	"fmt"
@@ -26,14 +27,14 @@ func (n *Node) FileSize(ctx context.Context, c cid.Cid) (uint64, error) {
 			size = uint64(len(b))
 			return nil
 		case cid.DagProtobuf:
-			f, err := decodePB(b)
+			f, err := unixfs.Decode(b)
 			if err != nil {
 				return err
 			}
 			if err := fileType(f, true); err != nil {
 				return err
 			}
-			size = f.size()
+			size = f.Size()
 			return nil
 		}
 		return fmt.Errorf("%w: codec 0x%x", ErrNotFile, c.Type())
@@ -44,8 +45,8 @@ func (n *Node) FileSize(ctx context.Context, c cid.Cid) (uint64, error) {
 // fileType accepts the nodes whose bytes a read gives: files and, at the
 // top of a read (root), a symlink, whose bytes are its target as in Kubo
 // (boxo's files.Symlink is a File: cat and files/read answer the target).
-func fileType(f *pbFile, root bool) error {
-	switch f.typ {
+func fileType(f *unixfs.File, root bool) error {
+	switch f.Type {
 	case int64(ft.TFile), int64(ft.TRaw):
 		return nil
 	case int64(ft.TDirectory), int64(ft.THAMTShard):
@@ -81,7 +82,7 @@ func (n *Node) writeRange(ctx context.Context, c cid.Cid, base, from, to int64, 
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	var links []pbLink
+	var links []unixfs.Link
 	var sizes []uint64
 	var total int64
 	var dataLen int64
@@ -92,7 +93,7 @@ func (n *Node) writeRange(ctx context.Context, c cid.Cid, base, from, to int64, 
 			data = b
 			total = int64(len(b))
 		case cid.DagProtobuf:
-			f, err := decodePB(b)
+			f, err := unixfs.Decode(b)
 			if err != nil {
 				return fmt.Errorf("block %s: %w", c, err)
 			}
@@ -102,9 +103,9 @@ func (n *Node) writeRange(ctx context.Context, c cid.Cid, base, from, to int64, 
 				}
 				return fmt.Errorf("block %s: %w", c, err)
 			}
-			data = f.data
-			total = int64(f.size())
-			links, sizes = f.links, f.blocks
+			data = f.Data
+			total = int64(f.Size())
+			links, sizes = f.Links, f.Blocksizes
 		default:
 			return fmt.Errorf("%w: codec 0x%x", ErrNotFile, c.Type())
 		}
@@ -124,7 +125,7 @@ func (n *Node) writeRange(ctx context.Context, c cid.Cid, base, from, to int64, 
 			break
 		}
 		if pos+sz > from {
-			if _, err := n.writeRange(ctx, l.c, pos, from, to, w, false); err != nil {
+			if _, err := n.writeRange(ctx, l.Cid, pos, from, to, w, false); err != nil {
 				return 0, err
 			}
 		}

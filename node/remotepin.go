@@ -202,9 +202,7 @@ func (n *Node) HoldUntil(root cid.Cid, maxHold time.Duration, poll func(ctx cont
 	}
 	release := n.Hold(root)
 	ctx, cancel := context.WithTimeout(nt.Ctx(), maxHold)
-	nt.wg.Add(1)
-	go func() {
-		defer nt.wg.Done()
+	nt.Go(func(context.Context) {
 		defer n.watches.Add(-1)
 		defer release()
 		defer cancel()
@@ -220,7 +218,7 @@ func (n *Node) HoldUntil(root cid.Cid, maxHold time.Duration, poll func(ctx cont
 			}
 			wait = min(2*wait, 30*time.Second)
 		}
-	}()
+	})
 	return true
 }
 

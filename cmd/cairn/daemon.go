@@ -23,6 +23,7 @@ import (
 	"cairn/modules"
 	"cairn/node"
 	"cairn/node/config"
+	"cairn/node/p2p"
 	"cairn/rpc"
 	"cairn/storage"
 
@@ -149,7 +150,7 @@ type boardPlan struct {
 	profile    board.Profile
 	why        string // how the profile was chosen
 	limits     board.Budget
-	net        node.NetLimits // what the network layer derives from the budget
+	net        p2p.Limits // what the network layer derives from the budget
 	storageMax int64
 	storageWhy string
 	note       string // the 32-bit cap, if any

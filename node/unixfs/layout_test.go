@@ -1,4 +1,4 @@
-package node
+package unixfs
 
 import (
 	"bytes"
@@ -76,7 +76,7 @@ func layoutWith(t testing.TB, c layoutCase, r io.Reader, parallel bool, dag ipld
 }
 
 func layoutOpts(t testing.TB, c layoutCase, r io.Reader, parallel bool, dag ipld.DAGService,
-	window int, hb handbacker) (ipld.Node, error) {
+	window int, hb Handbacker) (ipld.Node, error) {
 	spl, err := chunker.FromString(r, c.chunker)
 	if err != nil {
 		t.Fatal(err)
@@ -100,11 +100,11 @@ func layoutOpts(t testing.TB, c layoutCase, r io.Reader, parallel bool, dag ipld
 	if !parallel {
 		return balanced.Layout(db)
 	}
-	o := leafOptions{raw: c.raw, chunkSize: fixedChunkSize(c.chunker), window: window, handback: hb}
+	o := LeafOptions{Raw: c.raw, ChunkSize: FixedChunkSize(c.chunker), Window: window, Handback: hb}
 	if c.trickle {
-		return trickleLayout(db, spl, o)
+		return TrickleLayout(db, spl, o)
 	}
-	return balancedLayout(db, spl, o)
+	return BalancedLayout(db, spl, o)
 }
 
 // The layouts give boxo's block for block, in the same order, for every
@@ -212,13 +212,13 @@ func TestBalancedLayout_ReusesBuffers(t *testing.T) {
 // has copied the leaf, as hashOnlyDAG does for the leaves it drops.
 type handbackDAG struct {
 	copyDAG
-	leafHandback
+	Handback
 	reused int
 }
 
 func (d *handbackDAG) Add(ctx context.Context, n ipld.Node) error {
 	err := d.copyDAG.Add(ctx, n)
-	if free := d.take(n); free != nil {
+	if free := d.Take(n); free != nil {
 		d.reused++
 		free()
 	}
@@ -255,8 +255,8 @@ func TestLeafWindow(t *testing.T) {
 		{1, 262144, 1024, 2}, // at least two
 		{16, 262144, 1024, 32},
 	} {
-		if got := leafWindow(c.workers, c.chunk, c.mib); got != c.want {
-			t.Errorf("leafWindow(%d, %d, %d) = %d, want %d", c.workers, c.chunk, c.mib, got, c.want)
+		if got := LeafWindow(c.workers, c.chunk, c.mib); got != c.want {
+			t.Errorf("LeafWindow(%d, %d, %d) = %d, want %d", c.workers, c.chunk, c.mib, got, c.want)
 		}
 	}
 }
@@ -304,7 +304,7 @@ func TestBalancedLayout_ReadError(t *testing.T) {
 	}
 }
 
-// go test ./node -run XXX -bench BalancedLayout -cpu 1,2: hashing and
+// go test ./node/unixfs -run XXX -bench BalancedLayout -cpu 1,2: hashing and
 // building leaves without storage or HTTP.
 func BenchmarkBalancedLayout(b *testing.B) {
 	data := make([]byte, 64<<20)
@@ -314,12 +314,26 @@ func BenchmarkBalancedLayout(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for range b.N {
 				if _, err := layoutWith(b, layoutCase{size: len(data), chunker: "size-262144", raw: raw, maxLinks: 174, v1: raw},
-					bytes.NewReader(data), true, newHashOnlyDAG(context.Background())); err != nil {
+					bytes.NewReader(data), true, &dropDAG{}); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+}
+
+// dropDAG keeps nothing and hands every leaf's buffer back at once, as
+// an only-hash import does.
+type dropDAG struct {
+	recordDAG
+	Handback
+}
+
+func (d *dropDAG) Add(_ context.Context, n ipld.Node) error {
+	if free := d.Take(n); free != nil {
+		free()
+	}
+	return nil
 }
 
 // eofCounter counts the reads that return io.EOF.

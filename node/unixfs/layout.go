@@ -1,4 +1,4 @@
-// leafhash.go: the balanced and trickle file layouts with leaves built and
+// layout.go: the balanced and trickle file layouts with leaves built and
 // hashed on every core.
 //
 // boxo's layouts cut a chunk, build its leaf and hash it, one chunk at a
@@ -10,7 +10,7 @@
 // order and builds the inner nodes with boxo's own helpers (FSNodeOverDag),
 // so every block and CID is byte-identical to balanced.Layout's and
 // trickle.Layout's (TestBalancedLayout_MatchesBoxo, TestTrickleLayout_
-// MatchesBoxo). At most leafOptions.window chunks are cut ahead of the
+// MatchesBoxo). At most LeafOptions.window chunks are cut ahead of the
 // layout, so memory stays bounded whatever the file size; a leaf's buffer
 // is reused once the DAG service no longer holds its bytes: at once when
 // it drops the leaf (only-hash), after the store's transaction that wrote
@@ -18,7 +18,7 @@
 // With nocopy, whose leaves need the file's offsets, the layouts are
 // boxo's.
 
-package node
+package unixfs
 
 import (
 	"io"
@@ -37,27 +37,27 @@ import (
 	ipld "github.com/ipfs/go-ipld-format"
 )
 
-// leafOptions say how a file's leaves are cut, built and reused.
-type leafOptions struct {
-	// raw is the DAG builder's raw-leaves setting.
-	raw bool
-	// chunkSize is the fixed-size chunker's size (its chunks are read
+// LeafOptions say how a file's leaves are cut, built and reused.
+type LeafOptions struct {
+	// Raw is the DAG builder's raw-leaves setting.
+	Raw bool
+	// ChunkSize is the fixed-size chunker's size (its chunks are read
 	// straight into leaf buffers); 0 for another chunker, whose chunks are
 	// copied into them.
-	chunkSize int
-	// window is how many chunks may be cut ahead of the layout (at least
-	// 2; see leafWindow).
-	window int
-	// handback is the DAG service that gives leaf buffers back to be
+	ChunkSize int
+	// Window is how many chunks may be cut ahead of the layout (at least
+	// 2; see LeafWindow).
+	Window int
+	// Handback is the DAG service that gives leaf buffers back to be
 	// reused (nil: none do).
-	handback handbacker
-	// nocopy uses boxo's layouts (filestore leaves).
-	nocopy bool
+	Handback Handbacker
+	// NoCopy uses boxo's layouts (filestore leaves).
+	NoCopy bool
 }
 
-// fixedChunkSize is the chunk size of a fixed-size chunker spec (boxo's
+// FixedChunkSize is the chunk size of a fixed-size chunker spec (boxo's
 // "default" and "size-N"), 0 for the others.
-func fixedChunkSize(spec string) int {
+func FixedChunkSize(spec string) int {
 	if spec == "" || spec == "default" {
 		return int(chunker.DefaultBlockSize)
 	}
@@ -69,26 +69,26 @@ func fixedChunkSize(spec string) int {
 	return 0
 }
 
-// leafWindow is how many chunks an import cuts ahead of its layout: two
+// LeafWindow is how many chunks an import cuts ahead of its layout: two
 // per worker, so that no worker waits for the reader, but no more than a
-// 64th of the memory budget (memoryMiB, 0: DefaultMemoryMiB) holds, and
-// at least two.
-func leafWindow(workers, chunkSize, memoryMiB int) int {
-	if memoryMiB <= 0 {
-		memoryMiB = DefaultMemoryMiB
-	}
+// 64th of the memory budget (memoryMiB; 0: no budget) holds, and at least
+// two.
+func LeafWindow(workers, chunkSize, memoryMiB int) int {
 	if chunkSize <= 0 {
 		chunkSize = int(chunker.DefaultBlockSize)
 	}
-	w := min(2*workers, (memoryMiB<<20)/64/(chunkSize+leafHead+leafTail))
+	w := 2 * workers
+	if memoryMiB > 0 {
+		w = min(w, (memoryMiB<<20)/64/(chunkSize+leafHead+leafTail))
+	}
 	return max(w, 2)
 }
 
-// balancedLayout builds the balanced DAG of the chunks of spl, which db
+// BalancedLayout builds the balanced DAG of the chunks of spl, which db
 // was made from. db.Done and db.Next are not used: the chunks are read
 // from spl directly.
-func balancedLayout(db *helpers.DagBuilderHelper, spl chunker.Splitter, o leafOptions) (ipld.Node, error) {
-	if o.nocopy {
+func BalancedLayout(db *helpers.DagBuilderHelper, spl chunker.Splitter, o LeafOptions) (ipld.Node, error) {
+	if o.NoCopy {
 		return balanced.Layout(db)
 	}
 	lv := startLeaves(db, spl, ft.TFile, o)
@@ -174,10 +174,10 @@ func fillLeaves(db *helpers.DagBuilderHelper, lv *leaves, nd *helpers.FSNodeOver
 	return filled, size, err
 }
 
-// trickleLayout is trickle.Layout over leaves built on every core: its
+// TrickleLayout is trickle.Layout over leaves built on every core: its
 // leaves carry the UnixFS Raw type, as boxo's FillNodeLayer makes them.
-func trickleLayout(db *helpers.DagBuilderHelper, spl chunker.Splitter, o leafOptions) (ipld.Node, error) {
-	if o.nocopy {
+func TrickleLayout(db *helpers.DagBuilderHelper, spl chunker.Splitter, o LeafOptions) (ipld.Node, error) {
+	if o.NoCopy {
 		return trickle.Layout(db)
 	}
 	lv := startLeaves(db, spl, ft.TRaw, o)
@@ -243,20 +243,20 @@ type leaves struct {
 	ended    bool
 	quit     chan struct{}
 	wg       sync.WaitGroup
-	handback handbacker
+	handback Handbacker
 	free     chan []byte // buffers to reuse
 	cutEnd   bool        // the reader saw the end of the input
 }
 
-func startLeaves(db *helpers.DagBuilderHelper, spl chunker.Splitter, typ pb.Data_DataType, o leafOptions) *leaves {
+func startLeaves(db *helpers.DagBuilderHelper, spl chunker.Splitter, typ pb.Data_DataType, o LeafOptions) *leaves {
 	workers := runtime.GOMAXPROCS(0)
-	window := max(o.window, 2)
+	window := max(o.Window, 2)
 	// Buffers come back from the store after their commit: room for
 	// those of a queue of the store's (storage.DefaultMaxPendingBytes)
 	// besides the window; more are left to the collector.
-	lv := &leaves{order: make(chan chan leaf, window), quit: make(chan struct{}), handback: o.handback,
+	lv := &leaves{order: make(chan chan leaf, window), quit: make(chan struct{}), handback: o.Handback,
 		free: make(chan []byte, window+workers+2+handbackSlack)}
-	enc := newLeafEncoder(o.raw, typ, db.GetCidBuilder())
+	enc := newLeafEncoder(o.Raw, typ, db.GetCidBuilder())
 	jobs := make(chan leafJob)
 	lv.wg.Add(1 + workers)
 	go func() {
@@ -264,7 +264,7 @@ func startLeaves(db *helpers.DagBuilderHelper, spl chunker.Splitter, typ pb.Data
 		defer close(jobs)
 		defer close(lv.order)
 		for {
-			buf, n, err := lv.cut(spl, o.chunkSize)
+			buf, n, err := lv.cut(spl, o.ChunkSize)
 			if err == io.EOF {
 				return
 			}
@@ -337,11 +337,11 @@ func (lv *leaves) buffer(n int) []byte {
 	return make([]byte, leafHead+n+leafTail)
 }
 
-// handbacker is a DAG service that hands leaf buffers back (batchDAG,
+// Handbacker is a DAG service that hands leaf buffers back (batchDAG,
 // hashOnlyDAG): the next Add of nd calls free once the service no longer
 // holds nd's bytes, maybe later and on another goroutine.
-type handbacker interface {
-	expect(nd ipld.Node, free func())
+type Handbacker interface {
+	Expect(nd ipld.Node, free func())
 }
 
 // handbackSlack is how many buffers handed back beyond the window are
@@ -355,7 +355,7 @@ func (lv *leaves) expect(l leaf) {
 		return
 	}
 	buf, free := l.buf, lv.free
-	lv.handback.expect(l.nd, func() {
+	lv.handback.Expect(l.nd, func() {
 		select {
 		case free <- buf:
 		default:

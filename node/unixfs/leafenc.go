@@ -7,7 +7,7 @@
 // hashes that: the same bytes as NewLeafNode's (TestLeafEncoder_MatchesBoxo),
 // with the chunk copied once, from the reader into its buffer.
 
-package node
+package unixfs
 
 import (
 	"encoding/binary"

@@ -1,7 +1,7 @@
 // bwhistory.go: the traffic of the last hour, minute by minute, for the
 // status app's chart.
 
-package node
+package p2p
 
 import (
 	"sync"
@@ -49,22 +49,10 @@ func (nt *Net) sampleBW() {
 	}
 }
 
-// BandwidthHistory returns up to 60 one-minute samples, oldest first
-// (none while offline).
-func (n *Node) BandwidthHistory() []BWSample {
-	if n.Net == nil {
-		return nil
-	}
-	h := &n.Net.bwHist
+// BandwidthHistory returns up to 60 one-minute samples, oldest first.
+func (nt *Net) BandwidthHistory() []BWSample {
+	h := &nt.bwHist
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]BWSample(nil), h.samples...)
-}
-
-// PeerCount is the number of connected peers (0 while offline).
-func (n *Node) PeerCount() int {
-	if n.Net == nil {
-		return 0
-	}
-	return len(n.Net.Host.Network().Peers())
 }

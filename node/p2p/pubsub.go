@@ -7,10 +7,10 @@
 // messages never arrive out of order, and replays are ignored).
 //
 // This file is also the API other parts of cairn use (IPNS over pubsub):
-// Publish, Subscribe (a Subscription with a bounded queue), Topics,
-// Peers, RegisterTopicValidator.
+// Publish, Subscribe (a Subscription with a bounded queue), Join and
+// Release (a topic's shared handle), Topics, Peers, RegisterTopicValidator.
 
-package node
+package p2p
 
 import (
 	"context"
@@ -21,8 +21,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"cairn/node/config"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p-pubsub/timecache"
@@ -67,38 +65,49 @@ type topicRef struct {
 	refs int
 }
 
-// seenMessages reads SeenMessagesTTL and SeenMessagesStrategy, and checks
+// PubsubOptions are the settings of the Pubsub section of the config.
+type PubsubOptions struct {
+	// Router is "gossipsub" (also for "") or "floodsub".
+	Router string
+	// DisableSigning sends unsigned messages (and accepts them).
+	DisableSigning bool
+	// SeenMessagesTTL is how long a message ID is remembered (nil:
+	// go-libp2p-pubsub's default, 120 s); it must be positive.
+	SeenMessagesTTL *time.Duration
+	// SeenMessagesStrategy is "last-seen" (also for "") or "first-seen".
+	SeenMessagesStrategy string
+}
+
+// SeenMessages reads SeenMessagesTTL and SeenMessagesStrategy, and checks
 // Router.
-func seenMessages(cfg config.PubsubConfig) (time.Duration, timecache.Strategy, error) {
+func (cfg PubsubOptions) SeenMessages() (time.Duration, timecache.Strategy, error) {
 	switch cfg.Router {
 	case "", "gossipsub", "floodsub":
 	default:
 		return 0, 0, fmt.Errorf("unknown pubsub router %s", cfg.Router)
 	}
 	ttl := pubsub.TimeCacheDuration
-	if !cfg.SeenMessagesTTL.IsDefault() {
-		d := cfg.SeenMessagesTTL.WithDefault(0)
+	if cfg.SeenMessagesTTL != nil {
+		d := *cfg.SeenMessagesTTL
 		if d <= 0 {
 			return 0, 0, fmt.Errorf("config Pubsub.SeenMessagesTTL %q: want a positive duration", d)
 		}
 		ttl = d
 	}
 	strategy := timecache.Strategy_LastSeen
-	if !cfg.SeenMessagesStrategy.IsDefault() {
-		switch cfg.SeenMessagesStrategy.WithDefault("") {
-		case "", "last-seen":
-		case "first-seen":
-			strategy = timecache.Strategy_FirstSeen
-		default:
-			return 0, 0, fmt.Errorf("unsupported Pubsub.SeenMessagesStrategy %q", cfg.SeenMessagesStrategy.WithDefault(""))
-		}
+	switch cfg.SeenMessagesStrategy {
+	case "", "last-seen":
+	case "first-seen":
+		strategy = timecache.Strategy_FirstSeen
+	default:
+		return 0, 0, fmt.Errorf("unsupported Pubsub.SeenMessagesStrategy %q", cfg.SeenMessagesStrategy)
 	}
 	return ttl, strategy, nil
 }
 
 // startPubSub starts the router from the config.
-func startPubSub(ctx context.Context, h host.Host, cfg config.PubsubConfig, queueBytes int) (*PubSub, error) {
-	ttl, strategy, err := seenMessages(cfg)
+func startPubSub(ctx context.Context, h host.Host, cfg PubsubOptions, queueBytes int) (*PubSub, error) {
+	ttl, strategy, err := cfg.SeenMessages()
 	if err != nil {
 		return nil, err
 	}
@@ -140,9 +149,9 @@ func startPubSub(ctx context.Context, h host.Host, cfg config.PubsubConfig, queu
 	return p, nil
 }
 
-// join returns the topic's handle, joining it on first use; release
+// Join returns the topic's handle, joining it on first use; Release
 // gives it back (the handle is closed when nobody holds it).
-func (p *PubSub) join(topic string) (*pubsub.Topic, error) {
+func (p *PubSub) Join(topic string) (*pubsub.Topic, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if r, ok := p.topics[topic]; ok {
@@ -157,7 +166,8 @@ func (p *PubSub) join(topic string) (*pubsub.Topic, error) {
 	return t, nil
 }
 
-func (p *PubSub) release(topic string) {
+// Release gives back a handle of Join.
+func (p *PubSub) Release(topic string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.topics[topic]
@@ -176,11 +186,11 @@ func (p *PubSub) Publish(ctx context.Context, topic string, data []byte) error {
 	if len(data) > PubsubMaxMessageSize {
 		return fmt.Errorf("message of %d bytes is over the pubsub limit of %d bytes", len(data), PubsubMaxMessageSize)
 	}
-	t, err := p.join(topic)
+	t, err := p.Join(topic)
 	if err != nil {
 		return err
 	}
-	defer p.release(topic)
+	defer p.Release(topic)
 	return t.Publish(ctx, data)
 }
 
@@ -240,7 +250,7 @@ type Subscription struct {
 
 // Subscribe starts a subscription; Close ends it.
 func (p *PubSub) Subscribe(topic string) (*Subscription, error) {
-	t, err := p.join(topic)
+	t, err := p.Join(topic)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +258,7 @@ func (p *PubSub) Subscribe(topic string) (*Subscription, error) {
 	// drops what overflows it: room for a burst.
 	sub, err := t.Subscribe(pubsub.WithBufferSize(pubsubBurst))
 	if err != nil {
-		p.release(topic)
+		p.Release(topic)
 		return nil, err
 	}
 	s := &Subscription{p: p, topic: topic, sub: sub, limit: p.QueueBytes,
@@ -349,7 +359,7 @@ func (s *Subscription) Close() {
 		s.mu.Lock()
 		s.queue, s.bytes = nil, 0
 		s.mu.Unlock()
-		s.p.release(s.topic)
+		s.p.Release(s.topic)
 	})
 }
 

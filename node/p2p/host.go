@@ -1,5 +1,6 @@
 // host.go: the libp2p host, assembled from go-libp2p's parts (peerstore,
-// swarm, upgrader, transports, basic host) rather than with libp2p.New.
+// swarm, upgrader, transports, basic host) rather than with libp2p.New,
+// and the addresses it advertises (announceFactory).
 //
 // Why not libp2p.New: the go-libp2p package and its config package
 // import every transport go-libp2p has (WebRTC, WebTransport, WebSocket,
@@ -13,7 +14,7 @@
 // host the way libp2p.New would with cairn's options (DisableRelay,
 // DisableMetrics, no hole punching, no AutoNAT service or v2).
 
-package node
+package p2p
 
 import (
 	"context"
@@ -235,6 +236,44 @@ func newHost(c hostConfig) (_ host.Host, err error) {
 	}
 	bh.SetAutoNat(an)
 	return &libp2pHost{BasicHost: bh, obs: obs, quic: qcm}, nil
+}
+
+// announceFactory applies Announce, AppendAnnounce and NoAnnounce
+// (exact matches) to the addresses the host advertises.
+func announceFactory(announceList, appendList, noList []string) func([]ma.Multiaddr) []ma.Multiaddr {
+	if len(announceList) == 0 && len(appendList) == 0 && len(noList) == 0 {
+		return nil
+	}
+	parse := func(list []string) []ma.Multiaddr {
+		var out []ma.Multiaddr
+		for _, s := range list {
+			if m, err := ma.NewMultiaddr(s); err == nil {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	announce, appendA, no := parse(announceList), parse(appendList), parse(noList)
+	return func(in []ma.Multiaddr) []ma.Multiaddr {
+		out := in
+		if len(announce) > 0 {
+			out = announce
+		}
+		out = append(append([]ma.Multiaddr{}, out...), appendA...)
+		kept := out[:0]
+		for _, m := range out {
+			drop := false
+			for _, x := range no {
+				if m.Equal(x) {
+					drop = true
+				}
+			}
+			if !drop {
+				kept = append(kept, m)
+			}
+		}
+		return kept
+	}
 }
 
 // quicKeys derives QUIC's stateless reset key and token generator key

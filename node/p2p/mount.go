@@ -1,4 +1,4 @@
-// p2p.go: libp2p stream mounting, Kubo's p2p commands
+// mount.go: libp2p stream mounting, Kubo's p2p commands
 // (Experimental.Libp2pStreamMounting; docs/p2p.md). Two kinds of
 // listener, as Kubo's:
 //
@@ -10,7 +10,7 @@
 //     peer ID and a newline to it first) and copying bytes both ways.
 //
 // Every forwarded stream is a stream of the libp2p host, so the resource
-// manager counts it (under its protocol and the service P2PService) and
+// manager counts it (under its protocol and the service StreamService) and
 // the bandwidth caps apply; its peer is tagged in the connection manager
 // while it lasts. Unlike Kubo, which closes both sides as soon as one
 // direction ends, the end of one direction is passed on as a half-close
@@ -18,7 +18,7 @@
 // shut down their sending side work through the tunnel. An error on
 // either side resets both.
 
-package node
+package p2p
 
 import (
 	"context"
@@ -42,14 +42,14 @@ import (
 	manet "github.com/multiformats/go-multiaddr/net"
 )
 
-// P2PProtoPrefix is the namespace protocol names must be in unless the
+// ProtoPrefix is the namespace protocol names must be in unless the
 // caller allows custom protocols (Kubo's rule).
-const P2PProtoPrefix = "/x/"
+const ProtoPrefix = "/x/"
 
-// P2PService is the resource manager service of forwarded streams: its
+// StreamService is the resource manager service of forwarded streams: its
 // limits (the scaled ServiceDefault) bound how many streams and how much
 // stream memory p2p forwarding may take.
-const P2PService = "cairn.p2p"
+const StreamService = "cairn.p2p"
 
 // p2pDialTimeout bounds opening the stream of a forwarded connection and
 // dialling a service's target (Kubo's 30 s).
@@ -66,26 +66,26 @@ const (
 var p2pLog = logging.Logger("p2p-mount")
 
 var (
-	// ErrP2PDisabled is Kubo's answer when Experimental.Libp2pStreamMounting is off.
-	ErrP2PDisabled = errors.New("libp2p stream mounting not enabled")
-	// ErrP2PListenerExists is Kubo's answer to a second listener on the
+	// ErrMountingDisabled is Kubo's answer when Experimental.Libp2pStreamMounting is off.
+	ErrMountingDisabled = errors.New("libp2p stream mounting not enabled")
+	// ErrListenerExists is Kubo's answer to a second listener on the
 	// same protocol (p2p/listen) or listen address (p2p/forward).
-	ErrP2PListenerExists = errors.New("listener already registered")
-	// ErrP2PProtocolNamespace is Kubo's answer to a protocol outside /x/.
-	ErrP2PProtocolNamespace = errors.New("protocol name must be within '" + P2PProtoPrefix + "' namespace")
+	ErrListenerExists = errors.New("listener already registered")
+	// ErrProtocolNamespace is Kubo's answer to a protocol outside /x/.
+	ErrProtocolNamespace = errors.New("protocol name must be within '" + ProtoPrefix + "' namespace")
 )
 
-// P2PListenerInfo describes one listener (p2p/ls). A forwarder's listen
+// ListenerInfo describes one listener (p2p/ls). A forwarder's listen
 // address is its TCP address and its target /p2p/<peer>; a service's
 // listen address is /p2p/<own id> and its target the TCP address.
-type P2PListenerInfo struct {
+type ListenerInfo struct {
 	Protocol      string
 	ListenAddress string
 	TargetAddress string
 }
 
-// P2PStreamInfo describes one forwarded stream (p2p/stream/ls).
-type P2PStreamInfo struct {
+// StreamInfo describes one forwarded stream (p2p/stream/ls).
+type StreamInfo struct {
 	ID            uint64
 	Protocol      string
 	OriginAddress string
@@ -95,7 +95,7 @@ type P2PStreamInfo struct {
 // P2P holds the listeners and streams of an online node (Net.P2P). It is
 // safe for concurrent use.
 type P2P struct {
-	h    host.Host // capped (netfilter.go)
+	h    host.Host // capped (bwcap.go)
 	self peer.ID
 	ctx  context.Context
 
@@ -140,7 +140,7 @@ type p2pStream struct {
 func newP2P(ctx context.Context, h host.Host) *P2P {
 	p := &P2P{h: h, self: h.ID(), ctx: ctx, forwards: map[string]*p2pForwarder{},
 		services: map[protocol.ID]*p2pService{}, streams: map[uint64]*p2pStream{}, tags: map[peer.ID]int{}}
-	h.SetStreamHandlerMatch(P2PProtoPrefix, func(id protocol.ID) bool {
+	h.SetStreamHandlerMatch(ProtoPrefix, func(id protocol.ID) bool {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		_, ok := p.services[id]
@@ -149,23 +149,10 @@ func newP2P(ctx context.Context, h host.Host) *P2P {
 	return p
 }
 
-// P2P returns the node's stream mounting, or Kubo's error when it is
-// disabled (checked first, as Kubo does) or the node is offline.
-func (n *Node) P2P() (*P2P, error) {
-	if !n.Config().Experimental.Libp2pStreamMounting {
-		return nil, ErrP2PDisabled
-	}
-	nt := n.Net
-	if nt == nil {
-		return nil, ErrOffline
-	}
-	return nt.P2P, nil
-}
-
-// CheckP2PProtocol applies Kubo's /x/ rule to a protocol name.
-func CheckP2PProtocol(proto string, allowCustom bool) error {
-	if !allowCustom && !strings.HasPrefix(proto, P2PProtoPrefix) {
-		return ErrP2PProtocolNamespace
+// CheckProtocol applies Kubo's /x/ rule to a protocol name.
+func CheckProtocol(proto string, allowCustom bool) error {
+	if !allowCustom && !strings.HasPrefix(proto, ProtoPrefix) {
+		return ErrProtocolNamespace
 	}
 	if proto == "" {
 		return errors.New("protocol name is empty")
@@ -173,50 +160,9 @@ func CheckP2PProtocol(proto string, allowCustom bool) error {
 	return nil
 }
 
-// ParseP2PTarget reads the target of p2p/forward: /p2p/<id>, an address
-// ending in /p2p/<id>, or a DNS address (/dnsaddr/...) resolved with
-// DNS.Resolvers to addresses of one peer. Kubo's texts.
-func (n *Node) ParseP2PTarget(ctx context.Context, s string) (peer.AddrInfo, error) {
-	m, err := ma.NewMultiaddr(s)
-	if err != nil {
-		return peer.AddrInfo{}, err
-	}
-	if ai, err := peer.AddrInfoFromP2pAddr(m); err == nil {
-		return *ai, nil
-	}
-	rs, err := NewDNSResolver(n.Config().DNS.Resolvers)
-	if err != nil {
-		return peer.AddrInfo{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	addrs, err := rs.Resolve(ctx, m)
-	if err != nil {
-		return peer.AddrInfo{}, err
-	}
-	var ai peer.AddrInfo
-	for _, a := range addrs {
-		ta, id := peer.SplitAddr(a)
-		if id == "" {
-			continue
-		}
-		if ai.ID != "" && ai.ID != id {
-			return peer.AddrInfo{}, fmt.Errorf("ambiguous multiaddr %s could refer to %s or %s", m, ai.ID, id)
-		}
-		ai.ID = id
-		if ta != nil {
-			ai.Addrs = append(ai.Addrs, ta)
-		}
-	}
-	if ai.ID == "" {
-		return peer.AddrInfo{}, errors.New("fail to resolve the multiaddr:" + m.String())
-	}
-	return ai, nil
-}
-
-// CheckP2PTarget is Kubo's check of a service's target: a TCP or UDP
+// CheckTarget is Kubo's check of a service's target: a TCP or UDP
 // port that is not 0.
-func CheckP2PTarget(target ma.Multiaddr) error {
+func CheckTarget(target ma.Multiaddr) error {
 	sport, _ := target.ValueForProtocol(ma.P_TCP)
 	if sport == "" {
 		sport, _ = target.ValueForProtocol(ma.P_UDP)
@@ -234,21 +180,21 @@ func CheckP2PTarget(target ma.Multiaddr) error {
 	return nil
 }
 
-// P2PHandle is a listener started by Listen or Forward.
-type P2PHandle struct {
+// Handle is a listener started by Listen or Forward.
+type Handle struct {
 	done    chan struct{}
 	key     string
 	service bool
 }
 
 // Done is closed when the listener is closed.
-func (h *P2PHandle) Done() <-chan struct{} { return h.done }
+func (h *Handle) Done() <-chan struct{} { return h.done }
 
 // Listen starts a service (p2p/listen): streams of proto from any peer
 // are forwarded to target; with report, the remote peer's ID and a
 // newline are written to target first.
-func (p *P2P) Listen(proto protocol.ID, target ma.Multiaddr, report bool) (*P2PHandle, error) {
-	if err := CheckP2PTarget(target); err != nil {
+func (p *P2P) Listen(proto protocol.ID, target ma.Multiaddr, report bool) (*Handle, error) {
+	if err := CheckTarget(target); err != nil {
 		return nil, err
 	}
 	for _, have := range p.h.Mux().Protocols() {
@@ -263,16 +209,16 @@ func (p *P2P) Listen(proto protocol.ID, target ma.Multiaddr, report bool) (*P2PH
 		return nil, ErrOffline
 	}
 	if _, ok := p.services[proto]; ok {
-		return nil, ErrP2PListenerExists
+		return nil, ErrListenerExists
 	}
 	p.services[proto] = s
-	return &P2PHandle{done: s.done, key: string(proto), service: true}, nil
+	return &Handle{done: s.done, key: string(proto), service: true}, nil
 }
 
 // Forward starts a forwarder (p2p/forward): connections to listen are
 // forwarded over streams of proto to target (whose addresses are added
 // to the peerstore for a while, as Kubo does).
-func (p *P2P) Forward(proto protocol.ID, listen ma.Multiaddr, target peer.AddrInfo) (*P2PHandle, error) {
+func (p *P2P) Forward(proto protocol.ID, listen ma.Multiaddr, target peer.AddrInfo) (*Handle, error) {
 	l, err := manet.Listen(listen)
 	if err != nil {
 		return nil, err
@@ -288,18 +234,18 @@ func (p *P2P) Forward(proto protocol.ID, listen ma.Multiaddr, target peer.AddrIn
 	if _, ok := p.forwards[key]; ok {
 		p.mu.Unlock()
 		l.Close()
-		return nil, ErrP2PListenerExists
+		return nil, ErrListenerExists
 	}
 	p.forwards[key] = f
 	p.wg.Add(1)
 	p.mu.Unlock()
 	p.h.Peerstore().AddAddrs(target.ID, target.Addrs, peerstore.TempAddrTTL)
 	go p.accept(f)
-	return &P2PHandle{done: f.done, key: key}, nil
+	return &Handle{done: f.done, key: key}, nil
 }
 
 // CloseHandle closes the listener of h if it is still open.
-func (p *P2P) CloseHandle(h *P2PHandle) {
+func (p *P2P) CloseHandle(h *Handle) {
 	p.mu.Lock()
 	var f *p2pForwarder
 	if h.service {
@@ -361,7 +307,7 @@ func (p *P2P) forwardConn(f *p2pForwarder, c manet.Conn) {
 		c.Close()
 		return
 	}
-	if err := s.Scope().SetService(P2PService); err != nil {
+	if err := s.Scope().SetService(StreamService); err != nil {
 		p2pLog.Warnw("stream refused by the resource manager", "peer", f.peer, "protocol", f.proto, "err", err)
 		s.Reset()
 		c.Close()
@@ -381,7 +327,7 @@ func (p *P2P) handleStream(s network.Stream) {
 		return
 	}
 	defer p.wg.Done()
-	if err := s.Scope().SetService(P2PService); err != nil {
+	if err := s.Scope().SetService(StreamService); err != nil {
 		p2pLog.Warnw("stream refused by the resource manager", "protocol", svc.proto, "err", err)
 		s.Reset()
 		return
@@ -464,17 +410,17 @@ func (st *p2pStream) reset() {
 }
 
 // Listeners lists forwarders, then services (Kubo's order), each sorted.
-func (p *P2P) Listeners() []P2PListenerInfo {
+func (p *P2P) Listeners() []ListenerInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var fw, sv []P2PListenerInfo
+	var fw, sv []ListenerInfo
 	for _, f := range p.forwards {
 		fw = append(fw, f.info())
 	}
 	for _, s := range p.services {
 		sv = append(sv, s.info(p.self))
 	}
-	byKey := func(l []P2PListenerInfo) {
+	byKey := func(l []ListenerInfo) {
 		sort.Slice(l, func(i, j int) bool {
 			if l[i].Protocol != l[j].Protocol {
 				return l[i].Protocol < l[j].Protocol
@@ -492,17 +438,17 @@ func (f *p2pForwarder) close() {
 	close(f.done)
 }
 
-func (f *p2pForwarder) info() P2PListenerInfo {
-	return P2PListenerInfo{Protocol: string(f.proto), ListenAddress: f.laddr.String(), TargetAddress: "/p2p/" + f.peer.String()}
+func (f *p2pForwarder) info() ListenerInfo {
+	return ListenerInfo{Protocol: string(f.proto), ListenAddress: f.laddr.String(), TargetAddress: "/p2p/" + f.peer.String()}
 }
 
-func (s *p2pService) info(self peer.ID) P2PListenerInfo {
-	return P2PListenerInfo{Protocol: string(s.proto), ListenAddress: "/p2p/" + self.String(), TargetAddress: s.target.String()}
+func (s *p2pService) info(self peer.ID) ListenerInfo {
+	return ListenerInfo{Protocol: string(s.proto), ListenAddress: "/p2p/" + self.String(), TargetAddress: s.target.String()}
 }
 
 // CloseListeners closes the listeners for which match is true and
 // returns how many. Their streams go on (as in Kubo).
-func (p *P2P) CloseListeners(match func(P2PListenerInfo) bool) int {
+func (p *P2P) CloseListeners(match func(ListenerInfo) bool) int {
 	p.mu.Lock()
 	var fws []*p2pForwarder
 	var svcs []*p2pService
@@ -529,12 +475,12 @@ func (p *P2P) CloseListeners(match func(P2PListenerInfo) bool) int {
 }
 
 // Streams lists the forwarded streams by ID.
-func (p *P2P) Streams() []P2PStreamInfo {
+func (p *P2P) Streams() []StreamInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]P2PStreamInfo, 0, len(p.streams))
+	out := make([]StreamInfo, 0, len(p.streams))
 	for _, s := range p.streams {
-		out = append(out, P2PStreamInfo{ID: s.id, Protocol: string(s.proto),
+		out = append(out, StreamInfo{ID: s.id, Protocol: string(s.proto),
 			OriginAddress: s.origin.String(), TargetAddress: s.target.String()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -559,13 +505,13 @@ func (p *P2P) ResetStreams(id uint64, all bool) int {
 }
 
 // close stops everything: listeners closed, streams reset, and waits
-// for their goroutines (Net.close, before the host closes).
+// for their goroutines (Net.Close, before the host closes).
 func (p *P2P) close() {
-	p.h.RemoveStreamHandler(P2PProtoPrefix)
+	p.h.RemoveStreamHandler(ProtoPrefix)
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
-	p.CloseListeners(func(P2PListenerInfo) bool { return true })
+	p.CloseListeners(func(ListenerInfo) bool { return true })
 	p.ResetStreams(0, true)
 	p.wg.Wait()
 }

@@ -1,4 +1,4 @@
-package node_test
+package p2p_test
 
 import (
 	"context"
@@ -7,19 +7,19 @@ import (
 	"testing"
 	"time"
 
-	"cairn/internal/testutil"
-	"cairn/node"
-	"cairn/node/config"
+	"cairn/node/p2p"
 )
 
-func pubsubNodes(t *testing.T, n int, edit func(doc map[string]any)) []*node.Node {
+// pubsubNets starts n network layers on loopback with pubsub on; edit,
+// if set, changes the options first.
+func pubsubNets(t *testing.T, n int, edit func(o *p2p.Options)) []*p2p.Net {
 	t.Helper()
-	out := make([]*node.Node, n)
+	out := make([]*p2p.Net, n)
 	for i := range out {
-		out[i] = testutil.MustOnlineNode(t, "auto", func(doc map[string]any) {
-			config.SetKey(doc, "Pubsub.Enabled", true)
+		out[i] = mustStart(t, "auto", func(o *p2p.Options) {
+			o.Pubsub = true
 			if edit != nil {
-				edit(doc)
+				edit(o)
 			}
 		})
 	}
@@ -30,23 +30,23 @@ func pubsubNodes(t *testing.T, n int, edit func(doc map[string]any)) []*node.Nod
 // subscribers complete and in the publisher's order (the sequence-number
 // validator runs inline, the router's queues hold the burst).
 func TestPubsub_Burst_OrderedAndComplete(t *testing.T) {
-	ns := pubsubNodes(t, 3, nil)
+	ns := pubsubNets(t, 3, nil)
 	a, b, c := ns[0], ns[1], ns[2]
 	connect(t, a, b)
 	connect(t, a, c)
 	connect(t, b, c)
-	sb, err := b.Net.PubSub.Subscribe("burst")
+	sb, err := b.PubSub.Subscribe("burst")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sb.Close()
-	sc, err := c.Net.PubSub.Subscribe("burst")
+	sc, err := c.PubSub.Subscribe("burst")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sc.Close()
 	deadline := time.Now().Add(15 * time.Second)
-	for len(a.Net.PubSub.Peers("burst")) < 2 {
+	for len(a.PubSub.Peers("burst")) < 2 {
 		if time.Now().After(deadline) {
 			t.Fatal("subscribers not seen by A")
 		}
@@ -56,17 +56,17 @@ func TestPubsub_Burst_OrderedAndComplete(t *testing.T) {
 	defer cancel()
 	const n = 100
 	for i := 0; i < n; i++ {
-		if err := a.Net.PubSub.Publish(ctx, "burst", []byte(fmt.Sprint(i))); err != nil {
+		if err := a.PubSub.Publish(ctx, "burst", []byte(fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for name, s := range map[string]*node.Subscription{"B": sb, "C": sc} {
+	for name, s := range map[string]*p2p.Subscription{"B": sb, "C": sc} {
 		for i := 0; i < n; i++ {
 			m, err := s.Next(ctx)
 			if err != nil {
 				t.Fatalf("%s: message %d: %v", name, i, err)
 			}
-			if string(m.Data) != fmt.Sprint(i) || m.GetFrom() != a.PeerID {
+			if string(m.Data) != fmt.Sprint(i) || m.GetFrom() != a.Host.ID() {
 				t.Fatalf("%s: message %d is %q from %s", name, i, m.Data, m.GetFrom())
 			}
 		}
@@ -74,11 +74,11 @@ func TestPubsub_Burst_OrderedAndComplete(t *testing.T) {
 }
 
 // Ensure a subscription whose reader stalls is dropped when its queue
-// bound (2 MiB at a 128 MiB budget) is reached: the queue never holds
+// bound (2 MiB, what a 128 MiB budget gives) is reached: the queue never holds
 // more, what it held is freed, and Next then says why.
 func TestPubsub_StalledSubscription_BoundedThenDropped(t *testing.T) {
-	a := pubsubNodes(t, 1, func(doc map[string]any) { config.SetKey(doc, "Budget.MemoryMiB", 128) })[0]
-	ps := a.Net.PubSub
+	a := pubsubNets(t, 1, func(o *p2p.Options) { o.Limits.MemoryMiB, o.Limits.PubsubQueueBytes = 128, 2<<20 })[0]
+	ps := a.PubSub
 	s, err := ps.Subscribe("flood")
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestPubsub_StalledSubscription_BoundedThenDropped(t *testing.T) {
 	if q := s.Queued(); q != 0 {
 		t.Fatalf("dropped subscription still holds %d bytes", q)
 	}
-	if _, err := s.Next(ctx); !errors.Is(err, node.ErrSlowSubscriber) {
+	if _, err := s.Next(ctx); !errors.Is(err, p2p.ErrSlowSubscriber) {
 		t.Fatalf("Next after the drop: %v", err)
 	}
 }

@@ -17,7 +17,7 @@
 // Here each peer has one goroutine that reads the swarm's connectedness
 // again after every connection event, so no close goes unseen.
 
-package node
+package p2p
 
 import (
 	"context"
