@@ -154,7 +154,7 @@ func runAdd(r *rpc.Request, e rpc.Emitter) error {
 		return err
 	}
 	o.Encode = enc.Encode
-	a, err := r.Node.NewAdder(r.Ctx, o, func(ev node.AddEvent) error { return e.Emit(&ev) })
+	a, err := r.Node.UnixFS().NewAdder(r.Ctx, o, func(ev node.AddEvent) error { return e.Emit(&ev) })
 	if err != nil {
 		return err
 	}

@@ -113,14 +113,14 @@ func TestAdd_CutBodyKeepsNothing(t *testing.T) {
 			if strings.Contains(msg, `"Hash"`) {
 				t.Fatalf("cut add acknowledged a file: %s", body)
 			}
-			pins, err := n.Pins(ctx, "all")
+			pins, err := n.Pins().List(ctx, "all")
 			if err != nil || len(pins) != 0 {
 				t.Fatalf("pins after a cut add: %v %v", pins, err)
 			}
 			if ents, err := m.List(ctx, "/", false, nil); err != nil || len(ents) != 0 {
 				t.Fatalf("MFS after a cut add: %v %v", ents, err)
 			}
-			if _, err := n.CollectGarbage(ctx, nil); err != nil {
+			if _, err := n.Storage().CollectGarbage(ctx, nil); err != nil {
 				t.Fatal(err)
 			}
 			if b := n.Store.BlockBytes(); b != base {

@@ -118,7 +118,7 @@ var bitswapCommands = []*rpc.Command{
 			if _, err := online(r); err != nil {
 				return err
 			}
-			_, err := r.Node.Reprovide(r.Ctx)
+			_, err := r.Node.Network().Reprovide(r.Ctx)
 			return err
 		},
 	},

@@ -127,7 +127,7 @@ func runBlockStat(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	size, err := r.Node.BlockSize(r.Ctx, c)
+	size, err := r.Node.Block().Size(r.Ctx, c)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func runBlockGet(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	blk, err := r.Node.GetBlock(r.Ctx, c)
+	blk, err := r.Node.Block().Get(r.Ctx, c)
 	if err != nil {
 		return err
 	}
@@ -269,7 +269,7 @@ func putBlock(r *rpc.Request, c cid.Cid, data []byte) error {
 	}
 	// As Kubo (PinWithMode), a pin is recorded without fetching the
 	// blocks the new one links to.
-	return r.Node.PutBlocks(r.Ctx, r.Bool("pin"), blk)
+	return r.Node.Block().Put(r.Ctx, r.Bool("pin"), blk)
 }
 
 func runBlockRm(r *rpc.Request, e rpc.Emitter) error {
@@ -283,7 +283,7 @@ func runBlockRm(r *rpc.Request, e rpc.Emitter) error {
 		if err != nil {
 			return err
 		}
-		if rerr := r.Node.RemoveBlock(r.Ctx, c, force); rerr != nil {
+		if rerr := r.Node.Block().Remove(r.Ctx, c, force); rerr != nil {
 			if err := e.Emit(&RemovedBlock{Hash: enc.Encode(c), Error: rerr.Error()}); err != nil {
 				return err
 			}

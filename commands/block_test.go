@@ -308,7 +308,7 @@ func TestBlockPut_Pin_Recursive(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	key := blkPut(t, n, []byte("pin me"), map[string]string{"pin": "true"})
 	c, _ := cid.Decode(key)
-	ok, err := n.IsPinnedRecursive(context.Background(), c)
+	ok, err := n.Pins().IsRecursive(context.Background(), c)
 	if err != nil || !ok {
 		t.Fatalf("not pinned: %v %v", ok, err)
 	}
@@ -474,7 +474,7 @@ func TestBlockRm_Pinned_Refused(t *testing.T) {
 	fileCid := blkCall(t, n, "block/stat", []string{root + "/f"}, nil, nil).Values[0].(*commands.BlockStat).Key
 	direct := blkPut(t, n, []byte("direct"), nil)
 	dc, _ := cid.Decode(direct)
-	if err := n.AddPin(ctx, dc, false, "", nil); err != nil {
+	if err := n.Pins().Add(ctx, dc, false, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	free := blkPut(t, n, []byte("free"), nil)
@@ -497,11 +497,11 @@ func TestBlockRm_Pinned_Refused(t *testing.T) {
 	}
 	// PinnedReason says the same.
 	fc, _ := cid.Decode(fileCid)
-	if reason, ok, err := n.PinnedReason(ctx, fc); err != nil || !ok || reason != "pinned via "+root {
+	if reason, ok, err := n.Pins().Reason(ctx, fc); err != nil || !ok || reason != "pinned via "+root {
 		t.Errorf("PinnedReason: %q %v %v", reason, ok, err)
 	}
 	fr, _ := cid.Decode(free)
-	if _, ok, err := n.PinnedReason(ctx, fr); err != nil || ok {
+	if _, ok, err := n.Pins().Reason(ctx, fr); err != nil || ok {
 		t.Errorf("free block pinned: %v %v", ok, err)
 	}
 }

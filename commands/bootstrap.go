@@ -102,7 +102,7 @@ func bootstrapAdd(r *rpc.Request, e rpc.Emitter, peers []string) error {
 	// Kubo's order: the peers given (each once, echoed even when already
 	// listed), then the others already listed.
 	var added []string
-	err := r.Node.UpdateConfig(func(doc map[string]any) error {
+	err := r.Node.ConfigFile().Update(func(doc map[string]any) error {
 		list := []string{}
 		for _, s := range peers {
 			if !contains(added, s) {
@@ -145,7 +145,7 @@ func runBootstrapRm(r *rpc.Request, e rpc.Emitter) error {
 		}
 	}
 	var removed []string
-	err := r.Node.UpdateConfig(func(doc map[string]any) error {
+	err := r.Node.ConfigFile().Update(func(doc map[string]any) error {
 		var kept []string
 		for _, s := range bootstrapList(doc) {
 			drop := targets[s]
@@ -174,7 +174,7 @@ func runBootstrapRm(r *rpc.Request, e rpc.Emitter) error {
 
 func bootstrapRmAll(r *rpc.Request, e rpc.Emitter) error {
 	var removed []string
-	err := r.Node.UpdateConfig(func(doc map[string]any) error {
+	err := r.Node.ConfigFile().Update(func(doc map[string]any) error {
 		removed = bootstrapList(doc)
 		return setBootstrap(doc, nil)
 	})

@@ -50,11 +50,11 @@ func runCat(r *rpc.Request, e rpc.Emitter) error {
 	var parts []part
 	var total int64
 	for _, p := range r.Args {
-		res, err := r.Node.Resolve(r.Ctx, p)
+		res, err := r.Node.Dag().Resolve(r.Ctx, p)
 		if err != nil {
 			return err
 		}
-		size, err := r.Node.FileSize(r.Ctx, res.Cid)
+		size, err := r.Node.UnixFS().FileSize(r.Ctx, res.Cid)
 		if err != nil {
 			return err
 		}
@@ -86,7 +86,7 @@ func runCat(r *rpc.Request, e rpc.Emitter) error {
 		if n > left {
 			n = left
 		}
-		if err := r.Node.WriteFile(r.Ctx, p.c, offset, n, e); err != nil {
+		if err := r.Node.UnixFS().WriteFile(r.Ctx, p.c, offset, n, e); err != nil {
 			return err
 		}
 		left -= n

@@ -157,7 +157,7 @@ func runConfig(r *rpc.Request, e rpc.Emitter) error {
 			return fmt.Errorf("failed to set config value: %s (maybe use --json?)", err)
 		}
 	}
-	doc, err := r.Node.ConfigDoc()
+	doc, err := r.Node.ConfigFile().Doc()
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func setConfigKey(n *node.Node, key string, value any) error {
 	if err := config.CheckKey(key); err != nil {
 		return err
 	}
-	return n.UpdateConfig(func(doc map[string]any) error {
+	return n.ConfigFile().Update(func(doc map[string]any) error {
 		return config.SetKeyExact(doc, key, value)
 	})
 }
@@ -209,7 +209,7 @@ func humanJSON(v any) ([]byte, error) {
 }
 
 func runConfigShow(r *rpc.Request, e rpc.Emitter) error {
-	doc, err := r.Node.ConfigDoc()
+	doc, err := r.Node.ConfigFile().Doc()
 	if err != nil {
 		return err
 	}
@@ -275,7 +275,7 @@ func runConfigReplace(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return errors.New("failed to decode file as config")
 	}
-	return r.Node.UpdateConfig(func(disk map[string]any) error {
+	return r.Node.ConfigFile().Update(func(disk map[string]any) error {
 		oldSvcs := remoteServices(disk)
 		newSvcs := remoteServices(fileDoc)
 		if len(newSvcs) != len(oldSvcs) {
@@ -352,7 +352,7 @@ func runProfileApply(r *rpc.Request, e rpc.Emitter) error {
 	if _, ok := config.Profiles[name]; !ok {
 		return fmt.Errorf("%s is not a profile", name)
 	}
-	before, after, err := r.Node.ApplyProfile(name, r.Bool("dry-run"))
+	before, after, err := r.Node.ConfigFile().ApplyProfile(name, r.Bool("dry-run"))
 	if err != nil {
 		return err
 	}

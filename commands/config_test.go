@@ -170,7 +170,7 @@ func TestConfig_Show_Redacted(t *testing.T) {
 	// Secrets a show must hide.
 	mustCall(t, n, "config", []string{"API.Authorizations", `{"cli":{"AuthSecret":"bearer:s3cret","AllowedPaths":["/api/v0"]}}`},
 		map[string]string{"json": "true"}, nil)
-	err := n.UpdateConfig(func(doc map[string]any) error {
+	err := n.ConfigFile().Update(func(doc map[string]any) error {
 		return config.SetKeyExact(doc, "Pinning.RemoteServices.svc.API", map[string]any{"Endpoint": "https://pin.example", "Key": "pinkey"})
 	})
 	if err != nil {
@@ -254,7 +254,7 @@ func TestConfig_Replace_KeepsPrivateKey(t *testing.T) {
 
 func TestConfig_Replace_PinningServices(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	err := n.UpdateConfig(func(doc map[string]any) error {
+	err := n.ConfigFile().Update(func(doc map[string]any) error {
 		return config.SetKeyExact(doc, "Pinning.RemoteServices.svc.API", map[string]any{"Endpoint": "https://pin.example", "Key": "pinkey"})
 	})
 	if err != nil {
@@ -412,7 +412,7 @@ func TestConfig_Set_KuboKeys(t *testing.T) {
 // show, set and a replace with the shown document.
 func TestConfig_UnknownKeys_RoundTrip(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	if err := n.UpdateConfig(func(doc map[string]any) error {
+	if err := n.ConfigFile().Update(func(doc map[string]any) error {
 		doc["Fruit"] = map[string]any{"Kind": "banana", "Count": float64(3)}
 		return config.SetKeyExact(doc, "Gateway.Extra", []any{"kept"})
 	}); err != nil {
@@ -636,8 +636,8 @@ func TestConfig_IllTypedValues_Refused(t *testing.T) {
 	for key, val := range map[string]string{"Datastore.StorageMax": "5GiB", "Datastore.GCPeriod": "30m", "Addresses.API": "/ip4/127.0.0.1/tcp/5001"} {
 		mustCall(t, n, "config", []string{key, val}, nil, nil)
 	}
-	if n.StorageMax() != 5<<30 {
-		t.Fatalf("StorageMax %d after setting 5GiB", n.StorageMax())
+	if n.Storage().Max() != 5<<30 {
+		t.Fatalf("StorageMax %d after setting 5GiB", n.Storage().Max())
 	}
 }
 
@@ -675,7 +675,7 @@ func TestConfig_ExpandAuto_DelegatedPublishers(t *testing.T) {
 // refused one leaves the config as it was.
 func FuzzConfigReplace(f *testing.F) {
 	n, check := fuzzNode(f)
-	doc, err := n.ConfigDoc()
+	doc, err := n.ConfigFile().Doc()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -699,14 +699,14 @@ func FuzzConfigReplace(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		before, err := n.ConfigDoc()
+		before, err := n.ConfigFile().Doc()
 		if err != nil {
 			t.Fatal(err)
 		}
 		pins := pinCount(t, n)
 		_, err = rpc.Call(context.Background(), n, commands.DefaultTable, "config/replace", nil, nil, oneFile("config", data))
 		check(t, err, pins)
-		after, derr := n.ConfigDoc()
+		after, derr := n.ConfigFile().Doc()
 		if derr != nil {
 			t.Fatalf("config unreadable after replace (%v): %v", err, derr)
 		}

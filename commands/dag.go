@@ -251,7 +251,7 @@ func runDagPut(r *rpc.Request, e rpc.Emitter) error {
 	if len(blks) == 0 {
 		return errors.New("expected a file argument")
 	}
-	if err := r.Node.PutBlocks(r.Ctx, r.Bool("pin"), blks...); err != nil {
+	if err := r.Node.Block().Put(r.Ctx, r.Bool("pin"), blks...); err != nil {
 		return err
 	}
 	// CID links ({"/": ...}) always use the CID's default text form.
@@ -268,11 +268,11 @@ func runDagGet(r *rpc.Request, e rpc.Emitter) error {
 	if err := codec.Set(r.String("output-codec")); err != nil {
 		return err
 	}
-	c, rest, err := r.Node.ResolvePath(r.Ctx, r.Args[0])
+	c, rest, err := r.Node.Dag().ResolvePath(r.Ctx, r.Args[0])
 	if err != nil {
 		return err
 	}
-	nd, err := r.Node.LoadBlockNode(r.Ctx, c)
+	nd, err := r.Node.Dag().LoadNode(r.Ctx, c)
 	if err != nil {
 		return err
 	}
@@ -303,7 +303,7 @@ type DagResolveResult struct {
 }
 
 func runDagResolve(r *rpc.Request, e rpc.Emitter) error {
-	c, rest, err := r.Node.ResolvePath(r.Ctx, r.Args[0])
+	c, rest, err := r.Node.Dag().ResolvePath(r.Ctx, r.Args[0])
 	if err != nil {
 		return err
 	}
@@ -392,7 +392,7 @@ func runDagStat(r *rpc.Request, e rpc.Emitter) error {
 	}
 	var roots []cid.Cid
 	for _, a := range r.Args {
-		c, rest, err := r.Node.ResolvePath(r.Ctx, a)
+		c, rest, err := r.Node.Dag().ResolvePath(r.Ctx, a)
 		if err != nil {
 			return err
 		}
@@ -414,12 +414,12 @@ func runDagStat(r *rpc.Request, e rpc.Emitter) error {
 		return e.Emit(&v)
 	}
 	for _, c := range roots {
-		if _, err := r.Node.GetBlock(r.Ctx, c); err != nil {
+		if _, err := r.Node.Block().Get(r.Ctx, c); err != nil {
 			return err
 		}
 		st := &DagStatEntry{Cid: enc.Encode(c)}
 		out.DagStatsArray = append(out.DagStatsArray, st)
-		err := r.Node.WalkUnique(r.Ctx, c, node.WalkOptions{}, func(b cid.Cid, data []byte) error {
+		err := r.Node.Dag().WalkUnique(r.Ctx, c, node.WalkOptions{}, func(b cid.Cid, data []byte) error {
 			size := uint64(len(data))
 			st.Size += size
 			st.NumBlocks++
@@ -510,11 +510,11 @@ func runDagExport(r *rpc.Request, e rpc.Emitter) error {
 	if localOnly && r.IsSet("offline") && !r.Bool("offline") {
 		return errors.New("--local-only implies --offline and cannot be combined with --offline=false; please drop one of them")
 	}
-	c, _, err := r.Node.ResolvePath(r.Ctx, r.Args[0])
+	c, _, err := r.Node.Dag().ResolvePath(r.Ctx, r.Args[0])
 	if err != nil {
 		return err
 	}
-	return r.Node.ExportCAR(r.Ctx, c, e, localOnly)
+	return r.Node.Dag().ExportCAR(r.Ctx, c, e, localOnly)
 }
 
 // CarImportStats counts the blocks dag/import read.
@@ -549,7 +549,7 @@ func runDagImport(r *rpc.Request, e rpc.Emitter) (err error) {
 	if r.Files == nil {
 		return errors.New("expected a file handle")
 	}
-	im := r.Node.NewCarImporter()
+	im := r.Node.Dag().NewCarImporter()
 	im.AllowBigBlock = r.Bool("allow-big-block")
 	defer func() {
 		if err != nil {

@@ -141,7 +141,7 @@ func hasBlock(t *testing.T, n *node.Node, c cid.Cid) bool {
 
 func pinCount(t *testing.T, n *node.Node) int {
 	t.Helper()
-	pins, err := n.Pins(context.Background(), "")
+	pins, err := n.Pins().List(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestDagStatExport_HugeLinkCount(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := n.PutBlocks(ctx, false, leafBlk, same, missing); err != nil {
+	if err := n.Block().Put(ctx, false, leafBlk, same, missing); err != nil {
 		t.Fatal(err)
 	}
 	if len(same.RawData()) < 8<<20 {
@@ -579,7 +579,7 @@ func TestDagExportImport_RoundTrip_FreshRepo(t *testing.T) {
 	if err != nil || len(out) != 1 || out[0].Root.Cid.Cid != root || out[0].Root.PinErrorMsg != "" {
 		t.Fatalf("import: %v %+v", err, out)
 	}
-	if ok, _ := b.IsPinnedRecursive(context.Background(), cid.MustParse(root)); !ok {
+	if ok, _ := b.Pins().IsRecursive(context.Background(), cid.MustParse(root)); !ok {
 		t.Fatal("root not pinned after import")
 	}
 	tarA := mustCall(t, a, "get", []string{root}, nil, nil).Bytes
@@ -640,7 +640,7 @@ func TestDagImport_BadBlock_NothingKept(t *testing.T) {
 	// A block stored and pinned before must survive a failed import that
 	// also carries it.
 	kept := rawBlock(t, "kept before")
-	if err := n.PutBlocks(ctx, true, kept); err != nil {
+	if err := n.Block().Put(ctx, true, kept); err != nil {
 		t.Fatal(err)
 	}
 	good := rawBlock(t, "good block")
@@ -905,7 +905,7 @@ func TestDagImport_Online_MissingRootsAnswerAtOnce(t *testing.T) {
 	if !hasBlock(t, n, partial) {
 		t.Fatal("the import was rolled back")
 	}
-	if pins, _ := n.Pins(context.Background(), ""); len(pins) != 0 {
+	if pins, _ := n.Pins().List(context.Background(), ""); len(pins) != 0 {
 		t.Fatalf("pins after failed root pins: %+v", pins)
 	}
 }
@@ -968,8 +968,8 @@ func TestHangup_StopsExportAndPin(t *testing.T) {
 		hangupMidway(t, srv, httpPost("dag/export?arg="+root.String(), nil, ""), "ExportCAR", nil)
 	})
 	t.Run("pin/add", func(t *testing.T) {
-		hangupMidway(t, srv, httpPost("pin/add?arg="+root.String(), nil, ""), "AddPin", nil)
-		if ok, _ := n.IsPinnedRecursive(context.Background(), root); ok {
+		hangupMidway(t, srv, httpPost("pin/add?arg="+root.String(), nil, ""), "(*Pins).Add(", nil)
+		if ok, _ := n.Pins().IsRecursive(context.Background(), root); ok {
 			t.Fatal("pin/add finished although its client left")
 		}
 	})
@@ -997,7 +997,7 @@ func TestHangup_StopsCARImport(t *testing.T) {
 	io.Copy(w, &car)
 	mw.Close()
 	hangupMidway(t, srv, httpPost("dag/import", body.Bytes(), mw.FormDataContentType()), "CarImporter", storedBlocks(n))
-	if ok, _ := n.IsPinnedRecursive(context.Background(), leaf0.Cid()); ok {
+	if ok, _ := n.Pins().IsRecursive(context.Background(), leaf0.Cid()); ok {
 		t.Fatal("the root of a cut CAR import is pinned")
 	}
 }

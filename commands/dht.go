@@ -395,7 +395,7 @@ func runDHTProvide(r *rpc.Request, e rpc.Emitter) error {
 		var all []cid.Cid
 		seen := map[cid.Cid]bool{}
 		for _, c := range keys {
-			err := r.Node.WalkDAG(r.Ctx, c, nil, func(x cid.Cid) error {
+			err := r.Node.Dag().Walk(r.Ctx, c, nil, func(x cid.Cid) error {
 				if !seen[x] {
 					seen[x] = true
 					all = append(all, x)

@@ -76,7 +76,7 @@ func fileLsType(nd ipld.Node) (*ft.FSNode, string, uint64, error) {
 func runFileLs(r *rpc.Request, e rpc.Emitter) error {
 	out := &FileLsOutput{Arguments: map[string]string{}, Objects: map[string]*FileLsObject{}}
 	for _, p := range r.Args {
-		nd, err := r.Node.ResolveNode(r.Ctx, p)
+		nd, err := r.Node.Dag().ResolveNode(r.Ctx, p)
 		if err != nil {
 			return err
 		}

@@ -324,7 +324,7 @@ func filesPrefix(r *rpc.Request, useConfig bool) (cid.Builder, error) {
 		return &prefix, nil
 	}
 	if useConfig {
-		return r.Node.ImportCidBuilder()
+		return r.Node.UnixFS().CidBuilder()
 	}
 	return nil, nil
 }
@@ -368,7 +368,7 @@ func runFilesCp(r *rpc.Request, _ rpc.Emitter) error {
 	}
 	// cp declares no --cid-version/--hash: parents made by -p use the
 	// configured import format.
-	prefix, err := r.Node.ImportCidBuilder()
+	prefix, err := r.Node.UnixFS().CidBuilder()
 	if err != nil {
 		return err
 	}

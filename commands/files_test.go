@@ -398,7 +398,7 @@ func TestFiles_Root_PersistsAcrossRestartAndGC(t *testing.T) {
 		t.Fatalf("root after restart %s, want %s", h, rootHash)
 	}
 	// Nothing is pinned: only the MFS root keeps the files.
-	res, err := n.CollectGarbage(ctx, nil)
+	res, err := n.Storage().CollectGarbage(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,11 +413,11 @@ func TestFiles_Root_PersistsAcrossRestartAndGC(t *testing.T) {
 	}
 	// Every block of the tree is still stored.
 	var bad []string
-	if err := n.VerifyDAG(ctx, cid.MustParse(rootHash), func(c cid.Cid, err error) { bad = append(bad, c.String()+": "+err.Error()) }); err != nil || len(bad) > 0 {
+	if err := n.Dag().Verify(ctx, cid.MustParse(rootHash), func(c cid.Cid, err error) { bad = append(bad, c.String()+": "+err.Error()) }); err != nil || len(bad) > 0 {
 		t.Fatalf("verify after gc: %v %v", bad, err)
 	}
 	// A second collection finds nothing more.
-	if res, err := n.CollectGarbage(ctx, nil); err != nil || res.Removed != 0 {
+	if res, err := n.Storage().CollectGarbage(ctx, nil); err != nil || res.Removed != 0 {
 		t.Fatalf("second gc removed %d (%v)", res.Removed, err)
 	}
 }
@@ -442,7 +442,7 @@ func TestFiles_GCDuringWrites(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := n.CollectGarbage(ctx, nil); err != nil && err != node.ErrGCRunning {
+			if _, err := n.Storage().CollectGarbage(ctx, nil); err != nil && err != node.ErrGCRunning {
 				t.Errorf("gc: %v", err)
 				return
 			}
@@ -456,7 +456,7 @@ func TestFiles_GCDuringWrites(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	if _, err := n.CollectGarbage(ctx, nil); err != nil {
+	if _, err := n.Storage().CollectGarbage(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	for p, b := range want {
@@ -659,7 +659,7 @@ func TestFiles_Write_StorageMax(t *testing.T) {
 	if got := filesRead(t, n, "/small", nil); !bytes.Equal(got, small) {
 		t.Fatal("/small differs after the refused write")
 	}
-	if used, _ := n.Usage(); used > 1000000 {
+	if used, _ := n.Storage().Usage(); used > 1000000 {
 		t.Fatalf("usage %d over the cap", used)
 	}
 }

@@ -108,7 +108,7 @@ default settings for 'add'. (Deprecated by Kubo in favour of
 // filestoreList emits the entries of the given CIDs (always verified, as
 // Kubo does for listed arguments), or of every reference.
 func filestoreList(r *rpc.Request, e rpc.Emitter, verify, remove bool) error {
-	fs, err := r.Node.Filestore()
+	fs, err := r.Node.Storage().Filestore()
 	if err != nil {
 		return err
 	}
@@ -214,14 +214,14 @@ func textEncoder(t *rpc.TextEnv) func(cid.Cid) string {
 }
 
 func runFilestoreDups(r *rpc.Request, e rpc.Emitter) error {
-	if _, err := r.Node.Filestore(); err != nil {
+	if _, err := r.Node.Storage().Filestore(); err != nil {
 		return err
 	}
 	enc, err := r.CidEncoder()
 	if err != nil {
 		return err
 	}
-	err = r.Node.FilestoreDups(r.Ctx, func(c cid.Cid) error {
+	err = r.Node.Storage().FilestoreDups(r.Ctx, func(c cid.Cid) error {
 		return e.Emit(&RefWrapper{Ref: enc.Encode(c)})
 	})
 	if err != nil && !errors.Is(err, rpc.ErrClientGone) {
@@ -235,7 +235,7 @@ func runUrlstoreAdd(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	c, size, err := r.Node.AddURL(r.Ctx, r.Args[0], r.Bool("trickle"), r.Bool("pin"))
+	c, size, err := r.Node.UnixFS().AddURL(r.Ctx, r.Args[0], r.Bool("trickle"), r.Bool("pin"))
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func setConfigBool(t *testing.T, n *node.Node, key string, v bool) {
 // the repo directory) and returns its absolute path.
 func diskFile(t *testing.T, n *node.Node, name string, data []byte) string {
 	t.Helper()
-	p := filepath.Join(n.FilestoreRoot(), "data", name)
+	p := filepath.Join(n.Storage().FilestoreRoot(), "data", name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestFilestore_Disabled(t *testing.T) {
 	op := filepath.Join(out, "f")
 	os.WriteFile(op, []byte("outside"), 0o644)
 	wantErr(t, callErr(t, n, "add", nil, map[string]string{"nocopy": "true"}, pathFile(t, "f", op)),
-		"cannot add filestore references outside ipfs root ("+n.FilestoreRoot()+")")
+		"cannot add filestore references outside ipfs root ("+n.Storage().FilestoreRoot()+")")
 	// Without a path (stdin) there is nothing to reference.
 	wantErrPrefix(t, callErr(t, n, "add", nil, map[string]string{"nocopy": "true"}, files.NewMapDirectory(map[string]files.Node{
 		"x": files.NewBytesFile([]byte("x"))})), "missing file path or URL")
@@ -335,7 +335,7 @@ func TestUrlstore_Add(t *testing.T) {
 	if st.Key != want {
 		t.Fatalf("urlstore key %s, add --cid-version=1 %s", st.Key, want)
 	}
-	if ok, err := n.IsPinnedRecursive(context.Background(), cid.MustParse(st.Key)); err != nil || !ok {
+	if ok, err := n.Pins().IsRecursive(context.Background(), cid.MustParse(st.Key)); err != nil || !ok {
 		t.Fatalf("not pinned: %v", err)
 	}
 	hits.Store(0)

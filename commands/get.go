@@ -88,11 +88,11 @@ func runGet(r *rpc.Request, e rpc.Emitter) error {
 		return err
 	}
 	arg := r.Args[0]
-	res, err := r.Node.Resolve(r.Ctx, arg)
+	res, err := r.Node.Dag().Resolve(r.Ctx, arg)
 	if err != nil {
 		return err
 	}
-	st, err := r.Node.StatUnixFS(r.Ctx, res.Node)
+	st, err := r.Node.UnixFS().Stat(r.Ctx, res.Node)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func runGet(r *rpc.Request, e rpc.Emitter) error {
 		if st.Kind == node.EntrySymlink {
 			_, err = io.WriteString(gz, st.Target)
 		} else {
-			err = r.Node.WriteFile(r.Ctx, res.Cid, 0, -1, gz)
+			err = r.Node.UnixFS().WriteFile(r.Ctx, res.Cid, 0, -1, gz)
 		}
 		if err != nil {
 			return err
@@ -130,7 +130,7 @@ func runGet(r *rpc.Request, e rpc.Emitter) error {
 		format = tar.FormatUnknown
 	}
 	tw := tar.NewWriter(out)
-	if err := r.Node.WriteTar(r.Ctx, tw, res.Node, getEntryName(arg), format); err != nil {
+	if err := r.Node.UnixFS().WriteTar(r.Ctx, tw, res.Node, getEntryName(arg), format); err != nil {
 		return err
 	}
 	if err := tw.Close(); err != nil {

@@ -58,14 +58,14 @@ func encodeCid(r *rpc.Request, c cid.Cid) (string, error) {
 // (or /ipfs/<cid>) is not fetched, as in Kubo's ResolvePath; deeper paths
 // are walked through the DAG.
 func resolveRoot(ctx context.Context, n *node.Node, s string) (cid.Cid, error) {
-	p, err := n.ImmutablePath(ctx, s)
+	p, err := n.Names().ImmutablePath(ctx, s)
 	if err != nil {
 		return cid.Undef, err
 	}
 	if len(p.Segments()) <= 2 {
 		return p.RootCid(), nil
 	}
-	res, err := n.Resolve(ctx, p.String())
+	res, err := n.Dag().Resolve(ctx, p.String())
 	if err != nil {
 		return cid.Undef, err
 	}

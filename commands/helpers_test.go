@@ -165,7 +165,7 @@ func fuzzNode(f *testing.F) (*node.Node, func(t *testing.T, err error, pinsBefor
 		if got, err := rpc.Call(context.Background(), n, commands.DefaultTable, "cat", []string{root}, nil, nil); err != nil || !bytes.Equal(got.Bytes, canary) {
 			t.Fatalf("canary unreadable or changed: %v", err)
 		}
-		if ok, err := n.IsPinnedRecursive(context.Background(), c); !ok || err != nil {
+		if ok, err := n.Pins().IsRecursive(context.Background(), c); !ok || err != nil {
 			t.Fatalf("canary no longer pinned: %v", err)
 		}
 		if err != nil {

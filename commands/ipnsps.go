@@ -26,10 +26,10 @@ type IpnsPubsubCancel struct {
 
 // ipnsPubsubOf returns the node's IPNS-over-pubsub router or Kubo's error.
 func ipnsPubsubOf(r *rpc.Request) (*node.IpnsPubsub, error) {
-	if r.Node == nil || r.Node.IpnsPubsub() == nil {
+	if r.Node == nil || r.Node.Network().IpnsPubsub() == nil {
 		return nil, rpc.ClientError("%s", node.ErrIpnsPubsubDisabled)
 	}
-	return r.Node.IpnsPubsub(), nil
+	return r.Node.Network().IpnsPubsub(), nil
 }
 
 var ipnsPubsubCommands = []*rpc.Command{

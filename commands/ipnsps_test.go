@@ -205,7 +205,7 @@ func TestIpnsPubsub_BadRecordsDropped(t *testing.T) {
 	if _, err := callT(t, b, 30*time.Second, "name/resolve", []string{name}, nil, nil); err != nil {
 		t.Fatalf("resolve on B: %v", err)
 	}
-	good, err := b.IpnsPubsub().Record(context.Background(), a.PeerID)
+	good, err := b.Network().IpnsPubsub().Record(context.Background(), a.PeerID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,11 +241,11 @@ func TestIpnsPubsub_BadRecordsDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 15*time.Second, "the relayed record on B", func() bool {
-		got, err := b.IpnsPubsub().Record(ctx, a.PeerID)
+		got, err := b.Network().IpnsPubsub().Record(ctx, a.PeerID)
 		return err == nil && bytes.Equal(got, relayedRaw)
 	})
 	time.Sleep(500 * time.Millisecond) // any bad record still in flight
-	got, err := b.IpnsPubsub().Record(ctx, a.PeerID)
+	got, err := b.Network().IpnsPubsub().Record(ctx, a.PeerID)
 	if err != nil || !bytes.Equal(got, relayedRaw) {
 		t.Fatalf("B keeps %x (%v), want the relayed record", got, err)
 	}

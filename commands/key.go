@@ -289,7 +289,7 @@ func runKeySign(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	sk, err := r.Node.PrivateKey(name)
+	sk, err := r.Node.Keys().PrivateKey(name)
 	if err != nil {
 		return err
 	}
@@ -325,7 +325,7 @@ func runKeyVerify(r *rpc.Request, e rpc.Emitter) error {
 	var pk crypto.PubKey
 	if name == "" || name == node.SelfKey {
 		name, pk = node.SelfKey, r.Node.PrivKey.GetPublic()
-	} else if sk, err := r.Node.PrivateKey(name); err == nil {
+	} else if sk, err := r.Node.Keys().PrivateKey(name); err == nil {
 		pk = sk.GetPublic()
 	} else if n, err := ipns.NameFromString(name); err == nil {
 		if pk, err = n.Peer().ExtractPublicKey(); err != nil {
@@ -351,7 +351,7 @@ func runKeyGen(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	k, err := r.Node.GenerateKey(r.Args[0], r.String("type"), int(r.Int("size")))
+	k, err := r.Node.Keys().Generate(r.Args[0], r.String("type"), int(r.Int("size")))
 	if err != nil {
 		return err
 	}
@@ -363,7 +363,7 @@ func runKeyList(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return fmt.Errorf("cannot get key encoder: %w", err)
 	}
-	keys, err := r.Node.ListKeys()
+	keys, err := r.Node.Keys().List()
 	if err != nil {
 		return fmt.Errorf("listing keys failed: %w", err)
 	}
@@ -383,7 +383,7 @@ func runKeyRename(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	k, over, err := r.Node.RenameKey(r.Args[0], r.Args[1], r.Bool("force"))
+	k, over, err := r.Node.Keys().Rename(r.Args[0], r.Args[1], r.Bool("force"))
 	if err != nil {
 		return err
 	}
@@ -397,7 +397,7 @@ func runKeyRm(r *rpc.Request, e rpc.Emitter) error {
 	}
 	var keys []node.Key
 	for _, name := range r.Args {
-		k, err := r.Node.RemoveKey(name)
+		k, err := r.Node.Keys().Remove(name)
 		if err != nil {
 			return err
 		}
@@ -442,7 +442,7 @@ func runKeyImport(r *rpc.Request, e rpc.Emitter) error {
 				" use flag --allow-any-key-type if you are sure of what you're doing", sk)
 		}
 	}
-	k, err := r.Node.ImportKey(name, sk)
+	k, err := r.Node.Keys().Import(name, sk)
 	if err != nil {
 		return err
 	}
@@ -559,7 +559,7 @@ func runKeyRotate(r *rpc.Request, _ rpc.Emitter) error {
 	if old == node.SelfKey {
 		return fmt.Errorf("keystore name for back up cannot be named 'self'")
 	}
-	return r.Node.RotateIdentity(old, r.String("type"), int(r.Int("size")))
+	return r.Node.Keys().RotateIdentity(old, r.String("type"), int(r.Int("size")))
 }
 
 func keyIDText(t *rpc.TextEnv, v any) error {

@@ -86,12 +86,12 @@ func runLs(r *rpc.Request, e rpc.Emitter) error {
 		out = make([]LsObject, len(r.Args))
 	}
 	for i, arg := range r.Args {
-		res, err := r.Node.Resolve(r.Ctx, arg)
+		res, err := r.Node.Dag().Resolve(r.Ctx, arg)
 		if err != nil {
 			return err
 		}
 		links := make([]LsLink, 0)
-		err = r.Node.Ls(r.Ctx, res.Node, resolve, func(le node.LsEntry) error {
+		err = r.Node.UnixFS().Ls(r.Ctx, res.Node, resolve, func(le node.LsEntry) error {
 			l := LsLink{Name: le.Name, Hash: enc.Encode(le.Cid), Size: le.Size, Type: le.Type,
 				Target: le.Target, Mode: le.Mode, ModTime: le.ModTime}
 			if stream {

@@ -142,7 +142,7 @@ func TestLs_HAMT_Directory(t *testing.T) {
 	names = append(names, "zdir")
 	root := blkAdd(t, n, "h", files.NewMapDirectory(entries), map[string]string{"max-hamt-fanout": "8"})
 	rc, _ := cid.Decode(root)
-	res, err := n.Resolve(context.Background(), root)
+	res, err := n.Dag().Resolve(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func runMount(r *rpc.Request, e rpc.Emitter) error {
 // ipfsOpt and ipnsOpt when given (mount's ipfs-path, the daemon's
 // mount-ipfs), else Mounts.IPFS and Mounts.IPNS.
 func MountPoints(r *rpc.Request, ipfsOpt, ipnsOpt string) (ipfs, ipns string, err error) {
-	cfg, err := r.Node.MountsConfig()
+	cfg, err := r.Node.ConfigFile().Mounts()
 	if err != nil {
 		return "", "", err
 	}

@@ -168,11 +168,11 @@ func runNamePublish(r *rpc.Request, e rpc.Emitter) error {
 		return err
 	}
 	if r.Bool("resolve") {
-		if _, err := r.Node.Resolve(r.Ctx, p.String()); err != nil {
+		if _, err := r.Node.Dag().Resolve(r.Ctx, p.String()); err != nil {
 			return err
 		}
 	}
-	name, err := r.Node.PublishName(r.Ctx, p, o)
+	name, err := r.Node.Names().Publish(r.Ctx, p, o)
 	if err != nil {
 		return err
 	}
@@ -236,11 +236,11 @@ func runNameResolve(r *rpc.Request, e rpc.Emitter) error {
 		return err
 	}
 	if r.Bool("stream") {
-		return r.Node.SearchName(r.Ctx, name, o, func(p path.Path) error {
+		return r.Node.Names().Search(r.Ctx, name, o, func(p path.Path) error {
 			return e.Emit(&ResolvedPath{Path: p.String()})
 		})
 	}
-	p, err := r.Node.ResolveName(r.Ctx, name, o)
+	p, err := r.Node.Names().Resolve(r.Ctx, name, o)
 	if err != nil && (o.Depth == 0 || !errors.Is(err, namesys.ErrResolveRecursion)) {
 		return err
 	}
@@ -248,7 +248,7 @@ func runNameResolve(r *rpc.Request, e rpc.Emitter) error {
 }
 
 func runDNS(r *rpc.Request, e rpc.Emitter) error {
-	p, err := r.Node.DNSLink(r.Ctx, strings.TrimPrefix(r.Args[0], "/ipns/"), r.Bool("recursive"))
+	p, err := r.Node.Names().DNSLink(r.Ctx, strings.TrimPrefix(r.Args[0], "/ipns/"), r.Bool("recursive"))
 	if err != nil {
 		return err
 	}

@@ -217,7 +217,7 @@ func TestName_RepublishAfterRestart(t *testing.T) {
 	}
 	defer n.Close()
 	testutil.SetConfig(t, n, map[string]any{"Ipns.RecordLifetime": "72h"})
-	if done, failed := n.RepublishNames(context.Background()); done != 1 || failed != 0 {
+	if done, failed := n.Names().Republish(context.Background()); done != 1 || failed != 0 {
 		t.Fatalf("republish: %d done, %d failed", done, failed)
 	}
 	rec := localRecord(t, n)
@@ -320,7 +320,7 @@ func TestName_PublishWithoutPeers_KeptForRepublish(t *testing.T) {
 	if v, _ := localRecord(t, n).Value(); v.String() != "/ipfs/"+root {
 		t.Errorf("kept record: %s", v)
 	}
-	if done, failed := n.RepublishNames(context.Background()); done != 0 || failed != 1 {
+	if done, failed := n.Names().Republish(context.Background()); done != 0 || failed != 1 {
 		t.Errorf("republish without peers: %d done, %d failed", done, failed)
 	}
 }

@@ -270,7 +270,7 @@ func lowLevelCidEncoder(r *rpc.Request) (rpc.CidEncoder, error) {
 
 // protoNodeAt resolves p and returns its dag-pb node.
 func protoNodeAt(r *rpc.Request, p string) (*dag.ProtoNode, error) {
-	nd, err := r.Node.ResolveNode(r.Ctx, p)
+	nd, err := r.Node.Dag().ResolveNode(r.Ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +295,7 @@ func runObjectLinks(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	c, _, err := r.Node.ResolvePath(r.Ctx, r.Args[0])
+	c, _, err := r.Node.Dag().ResolvePath(r.Ctx, r.Args[0])
 	if err != nil {
 		return err
 	}
@@ -357,7 +357,7 @@ func runObjectStat(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	nd, err := r.Node.ResolveNode(r.Ctx, r.Args[0])
+	nd, err := r.Node.Dag().ResolveNode(r.Ctx, r.Args[0])
 	if err != nil {
 		return err
 	}
@@ -461,7 +461,7 @@ func runObjectPut(r *rpc.Request, e rpc.Emitter) error {
 	default:
 		return errors.New("unknown object encoding")
 	}
-	if err := r.Node.PutBlocks(r.Ctx, r.Bool("pin"), pb); err != nil {
+	if err := r.Node.Block().Put(r.Ctx, r.Bool("pin"), pb); err != nil {
 		return err
 	}
 	return e.Emit(&ObjectResult{Hash: enc.Encode(pb.Cid())})
@@ -485,18 +485,18 @@ func runObjectNew(r *rpc.Request, e rpc.Emitter) error {
 	default:
 		return fmt.Errorf("unknown node type: %s", tmpl)
 	}
-	if err := r.Node.PutBlocks(r.Ctx, false, nd); err != nil {
+	if err := r.Node.Block().Put(r.Ctx, false, nd); err != nil {
 		return err
 	}
 	return e.Emit(&ObjectResult{Hash: enc.Encode(nd.Cid())})
 }
 
 func runObjectDiff(r *rpc.Request, e rpc.Emitter) error {
-	a, err := r.Node.ResolveNode(r.Ctx, r.Args[0])
+	a, err := r.Node.Dag().ResolveNode(r.Ctx, r.Args[0])
 	if err != nil {
 		return err
 	}
-	b, err := r.Node.ResolveNode(r.Ctx, r.Args[1])
+	b, err := r.Node.Dag().ResolveNode(r.Ctx, r.Args[1])
 	if err != nil {
 		return err
 	}
@@ -606,7 +606,7 @@ func editAndStore(r *rpc.Request, base *dag.ProtoNode, edit func(ed *dagutils.Ed
 		return cid.Undef, err
 	}
 	var root cid.Cid
-	err := r.Node.WithDAG(r.Ctx, func(ds ipld.DAGService) error {
+	err := r.Node.Dag().Edit(r.Ctx, func(ds ipld.DAGService) error {
 		nd, err := ed.Finalize(r.Ctx, ds)
 		if err != nil {
 			return err
@@ -622,11 +622,11 @@ func runObjectAddLink(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	baseNd, err := r.Node.ResolveNode(r.Ctx, r.Args[0])
+	baseNd, err := r.Node.Dag().ResolveNode(r.Ctx, r.Args[0])
 	if err != nil {
 		return err
 	}
-	child, err := r.Node.ResolveNode(r.Ctx, r.Args[2])
+	child, err := r.Node.Dag().ResolveNode(r.Ctx, r.Args[2])
 	if err != nil {
 		return err
 	}
@@ -706,7 +706,7 @@ func runObjectPatchData(r *rpc.Request, e rpc.Emitter, appendData bool) error {
 	if err := checkNodeSize(r, pb); err != nil {
 		return err
 	}
-	if err := r.Node.PutBlocks(r.Ctx, false, pb); err != nil {
+	if err := r.Node.Block().Put(r.Ctx, false, pb); err != nil {
 		return err
 	}
 	return e.Emit(&ObjectResult{Hash: pb.Cid().String()})

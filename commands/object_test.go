@@ -123,7 +123,7 @@ func TestObjectGetPutStat_Sharness(t *testing.T) {
 	// put --pin, text with and without --quiet.
 	pinned := objHash(t, n, "object/put", nil, map[string]string{"pin": "true"}, objData(`{ "Data": "abc" }`))
 	wantEq(t, "put --pin", pinned, "QmXg9Pp2ytZ14xgmQjYEiHjVjMFXzCVVEcRTWJBmLgR39V")
-	if ok, err := n.IsPinnedRecursive(context.Background(), cid.MustParse(pinned)); err != nil || !ok {
+	if ok, err := n.Pins().IsRecursive(context.Background(), cid.MustParse(pinned)); err != nil || !ok {
 		t.Fatalf("put --pin: not pinned (%v)", err)
 	}
 	txt, _ = objText(t, "object/put", nil, nil, []any{&commands.ObjectResult{Hash: pinned}})

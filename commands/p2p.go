@@ -124,7 +124,7 @@ var p2pCommands = []*rpc.Command{
 		Options:  []rpc.Option{p2pHeadersOpt},
 		Output:   rpc.OutSingle,
 		Run: func(r *rpc.Request, e rpc.Emitter) error {
-			p, err := r.Node.P2P()
+			p, err := r.Node.Network().P2P()
 			if err != nil {
 				return err
 			}
@@ -149,7 +149,7 @@ var p2pCommands = []*rpc.Command{
 		Options:  []rpc.Option{p2pHeadersOpt},
 		Output:   rpc.OutSingle,
 		Run: func(r *rpc.Request, e rpc.Emitter) error {
-			p, err := r.Node.P2P()
+			p, err := r.Node.Network().P2P()
 			if err != nil {
 				return err
 			}
@@ -176,7 +176,7 @@ var p2pCommands = []*rpc.Command{
 		Options:  []rpc.Option{{Names: []string{"all", "a"}, Type: rpc.Bool, Help: "Close all streams."}},
 		Output:   rpc.OutNone,
 		Run: func(r *rpc.Request, e rpc.Emitter) error {
-			p, err := r.Node.P2P()
+			p, err := r.Node.Network().P2P()
 			if err != nil {
 				return err
 			}
@@ -205,7 +205,7 @@ func p2pProtocol(r *rpc.Request) (protocol.ID, error) {
 }
 
 func runP2PListen(r *rpc.Request, e rpc.Emitter) error {
-	p, err := r.Node.P2P()
+	p, err := r.Node.Network().P2P()
 	if err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func runP2PListen(r *rpc.Request, e rpc.Emitter) error {
 }
 
 func runP2PForward(r *rpc.Request, e rpc.Emitter) error {
-	p, err := r.Node.P2P()
+	p, err := r.Node.Network().P2P()
 	if err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func runP2PForward(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	target, err := r.Node.ParseP2PTarget(r.Ctx, r.Args[2])
+	target, err := r.Node.Network().ParseP2PTarget(r.Ctx, r.Args[2])
 	if err != nil {
 		return err
 	}
@@ -305,7 +305,7 @@ func p2pTable(t *rpc.TextEnv, header []string, rows [][]string) error {
 }
 
 func runP2PClose(r *rpc.Request, e rpc.Emitter) error {
-	p, err := r.Node.P2P()
+	p, err := r.Node.Network().P2P()
 	if err != nil {
 		return err
 	}

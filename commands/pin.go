@@ -179,7 +179,7 @@ func runPinAdd(r *rpc.Request, e rpc.Emitter) error {
 	pin := func() error {
 		for _, c := range cs {
 			base = seenBytes.Load()
-			err := r.Node.AddPin(r.Ctx, c, rec, name, progress)
+			err := r.Node.Pins().Add(r.Ctx, c, rec, name, progress)
 			if err != nil {
 				return fmt.Errorf("pin: %w", err)
 			}
@@ -275,7 +275,7 @@ func runPinLs(r *rpc.Request, e rpc.Emitter) error {
 			if err != nil {
 				return err
 			}
-			kind, via, err := r.Node.PinState(r.Ctx, c, typ)
+			kind, via, err := r.Node.Pins().State(r.Ctx, c, typ)
 			if err != nil {
 				return err
 			}
@@ -295,7 +295,7 @@ func runPinLs(r *rpc.Request, e rpc.Emitter) error {
 			if want == "all" {
 				want = ""
 			}
-			pins, err := r.Node.Pins(r.Ctx, want)
+			pins, err := r.Node.Pins().List(r.Ctx, want)
 			if err != nil {
 				return err
 			}
@@ -310,7 +310,7 @@ func runPinLs(r *rpc.Request, e rpc.Emitter) error {
 		}
 		// Indirect pins have no name: a name filter leaves none (Kubo).
 		if (typ == "indirect" || typ == "all") && filter == "" {
-			err := r.Node.ForEachIndirect(r.Ctx, func(c, _ cid.Cid) error { return emit(c, node.PinIndirectType, "") })
+			err := r.Node.Pins().ForEachIndirect(r.Ctx, func(c, _ cid.Cid) error { return emit(c, node.PinIndirectType, "") })
 			if err != nil {
 				return err
 			}
@@ -323,7 +323,7 @@ func runPinLs(r *rpc.Request, e rpc.Emitter) error {
 }
 
 func pinName(r *rpc.Request, c cid.Cid) string {
-	pins, err := r.Node.Pins(r.Ctx, "")
+	pins, err := r.Node.Pins().List(r.Ctx, "")
 	if err != nil {
 		return ""
 	}
@@ -377,7 +377,7 @@ func runPinRm(r *rpc.Request, e rpc.Emitter) error {
 	}
 	out := &PinOutput{}
 	for _, c := range cs {
-		if err := r.Node.RemovePin(r.Ctx, c, r.Bool("recursive")); err != nil {
+		if err := r.Node.Pins().Remove(r.Ctx, c, r.Bool("recursive")); err != nil {
 			return err
 		}
 		out.Pins = append(out.Pins, enc.Encode(c))
@@ -394,7 +394,7 @@ func runPinUpdate(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	if err := r.Node.UpdatePin(r.Ctx, from, to, r.Bool("unpin")); err != nil {
+	if err := r.Node.Pins().Update(r.Ctx, from, to, r.Bool("unpin")); err != nil {
 		return err
 	}
 	enc, err := r.CidEncoder()
@@ -405,7 +405,7 @@ func runPinUpdate(r *rpc.Request, e rpc.Emitter) error {
 }
 
 func runPinVerify(r *rpc.Request, e rpc.Emitter) error {
-	pins, err := r.Node.Pins(r.Ctx, node.PinRecursiveType)
+	pins, err := r.Node.Pins().List(r.Ctx, node.PinRecursiveType)
 	if err != nil {
 		return err
 	}
@@ -415,7 +415,7 @@ func runPinVerify(r *rpc.Request, e rpc.Emitter) error {
 	}
 	for _, p := range pins {
 		res := &PinVerifyRes{Cid: enc.Encode(p.Cid), Ok: true}
-		werr := r.Node.VerifyDAG(r.Ctx, p.Cid, func(c cid.Cid, err error) {
+		werr := r.Node.Dag().Verify(r.Ctx, p.Cid, func(c cid.Cid, err error) {
 			res.Ok = false
 			res.BadNodes = append(res.BadNodes, BadNode{Cid: enc.Encode(c), Err: err.Error()})
 		})

@@ -119,7 +119,7 @@ type refWriter struct {
 }
 
 func (w *refWriter) writeRefs(ctx context.Context, root cid.Cid) error {
-	links, err := w.n.Links(ctx, root)
+	links, err := w.n.UnixFS().Links(ctx, root)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (w *refWriter) walk(ctx context.Context, c cid.Cid, links []*ipld.Link, dep
 		if !deeper && !write {
 			continue
 		}
-		sub, err := w.n.Links(ctx, l.Cid)
+		sub, err := w.n.UnixFS().Links(ctx, l.Cid)
 		if err != nil {
 			return err
 		}

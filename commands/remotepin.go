@@ -122,7 +122,7 @@ secrets (the config file, mode 0600) and is never shown by 'service ls',
 		},
 		Output: rpc.OutNone,
 		Run: func(r *rpc.Request, e rpc.Emitter) error {
-			return r.Node.AddRemoteService(r.Args[0], r.Args[1], r.Args[2])
+			return r.Node.RemotePins().AddService(r.Args[0], r.Args[1], r.Args[2])
 		},
 	},
 	{
@@ -130,7 +130,7 @@ secrets (the config file, mode 0600) and is never shown by 'service ls',
 		Synopsis: "Remove remote pinning service.",
 		Args:     []rpc.Arg{{Name: "service", Kind: rpc.ArgString, Required: true, Help: "Name of remote pinning service to remove."}},
 		Output:   rpc.OutNone,
-		Run:      func(r *rpc.Request, e rpc.Emitter) error { return r.Node.RemoveRemoteService(r.Args[0]) },
+		Run:      func(r *rpc.Request, e rpc.Emitter) error { return r.Node.RemotePins().RemoveService(r.Args[0]) },
 	},
 	{
 		Path:     "pin/remote/service/ls",
@@ -200,7 +200,7 @@ func remoteServiceFor(r *rpc.Request) (*pinsvc.Client, error) {
 }
 
 func openRemoteService(n *node.Node, name string) (*pinsvc.Client, error) {
-	endpoint, key, err := n.RemoteService(name)
+	endpoint, key, err := n.RemotePins().Service(name)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +288,7 @@ func runRemotePinAdd(r *rpc.Request, e rpc.Emitter) error {
 
 	if r.Bool("background") {
 		if stored && ps.GetStatus() != pinclient.StatusPinned {
-			r.Node.HoldUntil(root, remoteBackgroundHold, func(ctx context.Context) bool {
+			r.Node.RemotePins().HoldUntil(root, remoteBackgroundHold, func(ctx context.Context) bool {
 				got, err := status(ctx)
 				if err != nil {
 					return false
@@ -301,7 +301,7 @@ func runRemotePinAdd(r *rpc.Request, e rpc.Emitter) error {
 	}
 
 	if stored {
-		defer r.Node.Hold(root)()
+		defer r.Node.RemotePins().Hold(root)()
 	}
 	progress := r.Bool("progress")
 	last := pinclient.StatusUnknown

@@ -340,7 +340,7 @@ func TestPinRemote_AddLsRm(t *testing.T) {
 	if out := remoteOut(t, res); len(out) != 1 || out[0] != (commands.RemotePinOutput{Status: "queued", Cid: c2, Name: "two"}) {
 		t.Fatalf("pin/remote/add --background: %+v", out)
 	}
-	if _, err := n.CollectGarbage(context.Background(), nil); err != nil {
+	if _, err := n.Storage().CollectGarbage(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if has, _ := n.Blocks.Has(context.Background(), mustCid(t, c2)); !has {
@@ -359,7 +359,7 @@ func TestPinRemote_AddLsRm(t *testing.T) {
 		res := mustCall(t, n, "pin/remote/ls", nil, map[string]string{"service": "svc", "name": "two"}, nil)
 		return len(res.Values) == 1
 	})
-	if _, err := n.CollectGarbage(context.Background(), nil); err != nil {
+	if _, err := n.Storage().CollectGarbage(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if has, _ := n.Blocks.Has(context.Background(), mustCid(t, c2)); has {

@@ -155,7 +155,7 @@ type MessageOutput struct {
 func runRepoGC(r *rpc.Request, e rpc.Emitter) error {
 	streamErrs := r.Bool("stream-errors")
 	silent := r.Bool("silent") && !streamErrs // Kubo: stream-errors lists keys anyway
-	_, err := r.Node.CollectGarbage(r.Ctx, func(c cid.Cid) error {
+	_, err := r.Node.Storage().CollectGarbage(r.Ctx, func(c cid.Cid) error {
 		if silent {
 			return nil
 		}
@@ -190,7 +190,7 @@ func runRepoStat(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	out := &RepoStat{RepoSize: repoSize(r.Node.Repo), StorageMax: r.Node.StorageMax()}
+	out := &RepoStat{RepoSize: repoSize(r.Node.Repo), StorageMax: r.Node.Storage().Max()}
 	if out.StorageMax == 0 {
 		out.StorageMax = ^uint64(0)
 	}
@@ -229,7 +229,7 @@ func repoStatText(t *rpc.TextEnv, v any) error {
 func runRepoVerify(r *rpc.Request, e rpc.Emitter) error {
 	bad := 0
 	var emitErr error
-	err := r.Node.VerifyBlocks(r.Ctx, func(c cid.Cid, err error) {
+	err := r.Node.Block().Verify(r.Ctx, func(c cid.Cid, err error) {
 		bad++
 		if emitErr == nil {
 			emitErr = e.Emit(&VerifyProgress{Msg: fmt.Sprintf("block %s was corrupt (%s)", c, err)})

@@ -59,7 +59,7 @@ func runResolve(r *rpc.Request, e rpc.Emitter) error {
 		if err != nil {
 			return err
 		}
-		p, err := r.Node.ResolveName(r.Ctx, name, o)
+		p, err := r.Node.Names().Resolve(r.Ctx, name, o)
 		if err != nil && !errors.Is(err, namesys.ErrResolveRecursion) {
 			return err
 		}
@@ -75,7 +75,7 @@ func runResolve(r *rpc.Request, e rpc.Emitter) error {
 			return err
 		}
 	}
-	c, rest, err := r.Node.ResolvePath(r.Ctx, name)
+	c, rest, err := r.Node.Dag().ResolvePath(r.Ctx, name)
 	if err != nil {
 		return err
 	}

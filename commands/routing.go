@@ -154,7 +154,7 @@ func runRoutingPut(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	if err := r.Node.PutRecord(r.Ctx, key, value); err != nil {
+	if err := r.Node.Names().PutRecord(r.Ctx, key, value); err != nil {
 		return err
 	}
 	return e.Emit(&RoutingEvent{Type: routing.Value, ID: name.Peer().String()})

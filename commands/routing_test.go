@@ -115,7 +115,7 @@ func TestRouting_BadInputAndOffline(t *testing.T) {
 		files.NewMapDirectory(map[string]files.Node{"value-file": files.NewBytesFile(raw)})); err != nil {
 		t.Fatalf("routing/put --allow-offline: %v", err)
 	}
-	if p, err := off.ResolveName(context.Background(), own, node.ResolveOptions{}); err != nil || p.String() != target.String() {
+	if p, err := off.Names().Resolve(context.Background(), own, node.ResolveOptions{}); err != nil || p.String() != target.String() {
 		t.Fatalf("resolve of the record put offline: %v %v", p, err)
 	}
 	for _, k := range []string{own, "/ipns/" + randomPeer(t).String()} {

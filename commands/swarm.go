@@ -379,7 +379,7 @@ func swarmAddrsText(t *rpc.TextEnv, v any) error {
 
 // filtersUpdate applies fn to Swarm.AddrFilters in the config file.
 func filtersUpdate(n *node.Node, fn func(list []string) []string) error {
-	return n.UpdateConfig(func(doc map[string]any) error {
+	return n.ConfigFile().Update(func(doc map[string]any) error {
 		var list []string
 		if v, err := config.GetKey(doc, "Swarm.AddrFilters"); err == nil {
 			if arr, ok := v.([]any); ok {

@@ -42,7 +42,7 @@ func runTarAdd(r *rpc.Request, e rpc.Emitter) error {
 		return err
 	}
 	defer f.Close()
-	c, err := r.Node.ImportTar(r.Ctx, f)
+	c, err := r.Node.UnixFS().ImportTar(r.Ctx, f)
 	if err != nil {
 		return err
 	}
@@ -50,9 +50,9 @@ func runTarAdd(r *rpc.Request, e rpc.Emitter) error {
 }
 
 func runTarCat(r *rpc.Request, e rpc.Emitter) error {
-	nd, err := r.Node.ResolveNode(r.Ctx, r.Args[0])
+	nd, err := r.Node.Dag().ResolveNode(r.Ctx, r.Args[0])
 	if err != nil {
 		return err
 	}
-	return r.Node.ExportTar(r.Ctx, nd, e)
+	return r.Node.UnixFS().ExportTar(r.Ctx, nd, e)
 }

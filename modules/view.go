@@ -45,7 +45,7 @@ func ipfsPath(p string) string {
 
 // Stat implements modapi.NodeView.
 func (v *View) Stat(ctx context.Context, p string) (modapi.Entry, error) {
-	res, err := v.n.Resolve(ctx, ipfsPath(p))
+	res, err := v.n.Dag().Resolve(ctx, ipfsPath(p))
 	if err != nil {
 		return modapi.Entry{}, err
 	}
@@ -82,7 +82,7 @@ func describe(nd ipld.Node, e *modapi.Entry) error {
 
 // List implements modapi.NodeView.
 func (v *View) List(ctx context.Context, p string) ([]modapi.Entry, error) {
-	res, err := v.n.Resolve(ctx, ipfsPath(p))
+	res, err := v.n.Dag().Resolve(ctx, ipfsPath(p))
 	if err != nil {
 		return nil, err
 	}
@@ -111,11 +111,11 @@ func (v *View) List(ctx context.Context, p string) ([]modapi.Entry, error) {
 
 // Cat implements modapi.NodeView.
 func (v *View) Cat(ctx context.Context, p string, w io.Writer) error {
-	res, err := v.n.Resolve(ctx, ipfsPath(p))
+	res, err := v.n.Dag().Resolve(ctx, ipfsPath(p))
 	if err != nil {
 		return err
 	}
-	return v.n.WriteFile(ctx, res.Cid, 0, -1, w)
+	return v.n.UnixFS().WriteFile(ctx, res.Cid, 0, -1, w)
 }
 
 // Add implements modapi.NodeView: one file, pinned, with the config's
@@ -124,7 +124,7 @@ func (v *View) Add(ctx context.Context, name string, r io.Reader) (string, error
 	if name == "" {
 		name = "file"
 	}
-	a, err := v.n.NewAdder(ctx, node.AddOptions{Pin: true}, func(node.AddEvent) error { return nil })
+	a, err := v.n.UnixFS().NewAdder(ctx, node.AddOptions{Pin: true}, func(node.AddEvent) error { return nil })
 	if err != nil {
 		return "", err
 	}
@@ -141,13 +141,13 @@ func (v *View) Pin(ctx context.Context, p string) error {
 	if parsed, err := cid.Decode(p); err == nil {
 		c = parsed
 	} else {
-		res, err := v.n.Resolve(ctx, ipfsPath(p))
+		res, err := v.n.Dag().Resolve(ctx, ipfsPath(p))
 		if err != nil {
 			return err
 		}
 		c = res.Cid
 	}
-	return v.n.PinRecursive(ctx, c)
+	return v.n.Pins().AddRecursive(ctx, c)
 }
 
 // Repo implements modapi.NodeView.
@@ -161,18 +161,18 @@ func (v *View) Repo(ctx context.Context) (modapi.RepoStat, error) {
 	vt := v.n.Vitals()
 	rs := modapi.RepoStat{UsedBytes: int64(vt.StorageUsed), BlockBytes: int64(st.BlockBytes), NumBlocks: int64(st.NumBlocks),
 		StorageMax: int64(vt.StorageMax), WrittenBytes: int64(vt.Written), LifetimeWrittenBytes: int64(vt.WrittenTotal)}
-	rs.Pins, err = v.n.PinCount(ctx)
+	rs.Pins, err = v.n.Pins().Count(ctx)
 	return rs, err
 }
 
 // Peers implements modapi.NodeView: connected peers (0 offline).
-func (v *View) Peers() int { return v.n.PeerCount() }
+func (v *View) Peers() int { return v.n.Network().PeerCount() }
 
 // Bandwidth implements modapi.NodeView: one sample a minute for the last
 // hour (none offline).
 func (v *View) Bandwidth() []modapi.BandwidthSample {
 	var out []modapi.BandwidthSample
-	for _, s := range v.n.BandwidthHistory() {
+	for _, s := range v.n.Network().BandwidthHistory() {
 		out = append(out, modapi.BandwidthSample{Time: s.Time, BytesIn: s.BytesIn, BytesOut: s.BytesOut})
 	}
 	return out

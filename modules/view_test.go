@@ -18,7 +18,7 @@ func TestView_Repo_StorageMaxForms(t *testing.T) {
 		in   string
 		want int64
 	}{{"200K", 200_000}, {"10G", 10_000_000_000}, {"10gb", 10_000_000_000}, {"10 GB", 10_000_000_000}, {"", 0}} {
-		if err := n.UpdateConfig(func(doc map[string]any) error {
+		if err := n.ConfigFile().Update(func(doc map[string]any) error {
 			return config.SetKey(doc, "Datastore.StorageMax", tc.in)
 		}); err != nil {
 			t.Fatal(err)
@@ -27,8 +27,8 @@ func TestView_Repo_StorageMaxForms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rs.StorageMax != tc.want || int64(n.StorageMax()) != tc.want {
-			t.Errorf("StorageMax %q: status page %d, cap %d, want %d", tc.in, rs.StorageMax, n.StorageMax(), tc.want)
+		if rs.StorageMax != tc.want || int64(n.Storage().Max()) != tc.want {
+			t.Errorf("StorageMax %q: status page %d, cap %d, want %d", tc.in, rs.StorageMax, n.Storage().Max(), tc.want)
 		}
 	}
 }

@@ -94,7 +94,7 @@ func (f *FS) Lookup(ctx context.Context, dir Entry, name string) (Entry, error) 
 	if dir.Kind != Dir || name == "" || strings.Contains(name, "/") {
 		return Entry{}, ErrNotExist
 	}
-	r, err := f.n.Resolve(ctx, "/ipfs/"+dir.Cid.String()+"/"+name)
+	r, err := f.n.Dag().Resolve(ctx, "/ipfs/"+dir.Cid.String()+"/"+name)
 	if err != nil {
 		if strings.Contains(err.Error(), "no link named") {
 			return Entry{}, ErrNotExist
@@ -114,7 +114,7 @@ func (f *FS) List(ctx context.Context, dir Entry) ([]Entry, error) {
 		return nil, err
 	}
 	var out []Entry
-	err = f.n.Ls(ctx, nd, true, func(e node.LsEntry) error {
+	err = f.n.UnixFS().Ls(ctx, nd, true, func(e node.LsEntry) error {
 		ent := Entry{Name: e.Name, Cid: e.Cid, Size: e.Size, Mode: e.Mode, ModTime: e.ModTime, Kind: File}
 		switch e.Type {
 		case node.LsDirectory:
@@ -138,7 +138,7 @@ func (f *FS) Read(ctx context.Context, file Entry, off int64, dest []byte) (int,
 		return 0, nil
 	}
 	w := bytes.NewBuffer(dest[:0])
-	if err := f.n.WriteFile(ctx, file.Cid, off, int64(len(dest)), w); err != nil {
+	if err := f.n.UnixFS().WriteFile(ctx, file.Cid, off, int64(len(dest)), w); err != nil {
 		return 0, err
 	}
 	return copy(dest, w.Bytes()), nil

@@ -113,7 +113,8 @@ type Adder struct {
 }
 
 // NewAdder prepares an import; emit receives the events in Kubo's order.
-func (n *Node) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) error) (*Adder, error) {
+func (u *UnixFS) NewAdder(ctx context.Context, o AddOptions, emit func(AddEvent) error) (*Adder, error) {
+	n := u.n
 	st, err := resolveImport(n.Config().ImportSettings(), &o)
 	if err != nil {
 		return nil, err
@@ -142,7 +143,7 @@ func (a *Adder) begin() {
 	if a.o.OnlyHash {
 		return
 	}
-	a.sess = a.n.BeginWrite()
+	a.sess = a.n.Storage().BeginWrite()
 	a.dag = newBatchDAG(a.ctx, a.n, a.sess)
 	if a.o.NoCopy || a.o.Fscache {
 		a.dag = &refDAG{batchDAG: newBatchDAG(a.ctx, a.n, a.sess), fscache: a.o.Fscache}
@@ -265,7 +266,7 @@ func (a *Adder) AddAll(root files.Directory) (roots []cid.Cid, err error) {
 		return nil, err
 	}
 	if a.o.Pin && !a.o.OnlyHash {
-		if err := a.n.PinRoots(a.ctx, a.o.PinName, roots...); err != nil {
+		if err := a.n.Pins().AddRoots(a.ctx, a.o.PinName, roots...); err != nil {
 			return nil, err
 		}
 	}

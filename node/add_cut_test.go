@@ -66,14 +66,14 @@ func (it *cutIter) Next() bool {
 func wantNothingKept(t *testing.T, n *node.Node) {
 	t.Helper()
 	ctx := context.Background()
-	pins, err := n.Pins(ctx, "all")
+	pins, err := n.Pins().List(ctx, "all")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(pins) != 0 {
 		t.Fatalf("pins after a cut add: %v", pins)
 	}
-	if _, err := n.CollectGarbage(ctx, nil); err != nil {
+	if _, err := n.Storage().CollectGarbage(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := n.Store.BlockBytes(); got != 0 {
@@ -98,7 +98,7 @@ func TestAdd_CutFileFails(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := testutil.MustOpenNode(t)
-			a, err := n.NewAdder(context.Background(), tc.o, func(node.AddEvent) error { return nil })
+			a, err := n.UnixFS().NewAdder(context.Background(), tc.o, func(node.AddEvent) error { return nil })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func TestAdd_CutAfterCompleteEntries(t *testing.T) {
 			o.AfterTop = func(name string, _ ipld.Node) error { after = append(after, name); return nil }
 		}
 		var events int
-		a, err := n.NewAdder(context.Background(), o, func(node.AddEvent) error { events++; return nil })
+		a, err := n.UnixFS().NewAdder(context.Background(), o, func(node.AddEvent) error { events++; return nil })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,10 +14,11 @@ import (
 	ipld "github.com/ipfs/go-ipld-format"
 )
 
-// GetBlock returns block c: from the store, else, on an online node and a
+// Get returns block c: from the store, else, on an online node and a
 // context not marked offline, from peers (stored on arrival). A CID with
 // a hash too weak or too short fails before any read.
-func (n *Node) GetBlock(ctx context.Context, c cid.Cid) (blocks.Block, error) {
+func (bb *Block) Get(ctx context.Context, c cid.Cid) (blocks.Block, error) {
+	n := bb.n
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, c); err != nil {
 		return nil, err
 	}
@@ -32,19 +33,21 @@ func (n *Node) GetBlock(ctx context.Context, c cid.Cid) (blocks.Block, error) {
 	return blocks.NewBlockWithCid(data, c)
 }
 
-// BlockSize returns the size of block c, read as GetBlock reads.
-func (n *Node) BlockSize(ctx context.Context, c cid.Cid) (int, error) {
+// Size returns the size of block c, read as GetBlock reads.
+func (b *Block) Size(ctx context.Context, c cid.Cid) (int, error) {
+	n := b.n
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, c); err != nil {
 		return 0, err
 	}
 	return n.blockSize(ctx, c)
 }
 
-// RemoveBlock deletes stored block c unless a pin holds it. The error
+// Remove deletes stored block c unless a pin holds it. The error
 // says why it was not removed: the pin (e.g. "pinned: recursive"), a
 // block that is not stored (unless force), or a store failure.
-func (n *Node) RemoveBlock(ctx context.Context, c cid.Cid, force bool) error {
-	reason, pinned, err := n.PinnedReason(ctx, c)
+func (b *Block) Remove(ctx context.Context, c cid.Cid, force bool) error {
+	n := b.n
+	reason, pinned, err := n.Pins().Reason(ctx, c)
 	if err != nil {
 		return errors.New("pin check failed: " + err.Error())
 	}

@@ -67,7 +67,7 @@ func (b *Blockstore) GetSize(ctx context.Context, c cid.Cid) (int, error) {
 	if err == nil || !missing(err, c) {
 		return size, err
 	}
-	if fsize, ferr := b.n.FileManager().GetSize(ctx, c); ferr == nil {
+	if fsize, ferr := b.n.Storage().FileManager().GetSize(ctx, c); ferr == nil {
 		return fsize, nil
 	}
 	return size, err

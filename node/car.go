@@ -149,7 +149,8 @@ type WalkOptions struct {
 // missing block is fetched from peers as GetBlock does, and fails the walk
 // with an ipld.ErrNotFound when it cannot be had; with SkipMissing it is
 // skipped (with its subtree) without asking peers.
-func (n *Node) WalkUnique(ctx context.Context, root cid.Cid, o WalkOptions, fn func(c cid.Cid, data []byte) error) error {
+func (d *Dag) WalkUnique(ctx context.Context, root cid.Cid, o WalkOptions, fn func(c cid.Cid, data []byte) error) error {
+	n := d.n
 	seen := o.Seen
 	if seen == nil {
 		seen = NewCidSet()
@@ -233,7 +234,8 @@ func carHeader(roots []cid.Cid) ([]byte, error) {
 // ExportCAR writes the DAG under root as a CARv1 stream. The root block
 // must be stored (checked before anything is written). With localOnly,
 // missing blocks below the root are skipped (a partial CAR).
-func (n *Node) ExportCAR(ctx context.Context, root cid.Cid, w io.Writer, localOnly bool) error {
+func (d *Dag) ExportCAR(ctx context.Context, root cid.Cid, w io.Writer, localOnly bool) error {
+	n := d.n
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, root); err != nil {
 		return err
 	}
@@ -249,7 +251,7 @@ func (n *Node) ExportCAR(ctx context.Context, root cid.Cid, w io.Writer, localOn
 		return err
 	}
 	var pre [varint.MaxLenUvarint63]byte
-	err = n.WalkUnique(ctx, root, WalkOptions{SkipMissing: localOnly}, func(c cid.Cid, data []byte) error {
+	err = d.WalkUnique(ctx, root, WalkOptions{SkipMissing: localOnly}, func(c cid.Cid, data []byte) error {
 		cb := c.Bytes()
 		k := varint.PutUvarint(pre[:], uint64(len(cb)+len(data)))
 		if _, err := bw.Write(pre[:k]); err != nil {
@@ -292,8 +294,9 @@ type CarImporter struct {
 }
 
 // NewCarImporter opens an import.
-func (n *Node) NewCarImporter() *CarImporter {
-	return &CarImporter{n: n, s: n.BeginWrite(), rootSeen: NewCidSet()}
+func (d *Dag) NewCarImporter() *CarImporter {
+	n := d.n
+	return &CarImporter{n: n, s: n.Storage().BeginWrite(), rootSeen: NewCidSet()}
 }
 
 // MaxBlockSize is the block size limit of the network (2 MiB).
@@ -413,7 +416,7 @@ func (im *CarImporter) Finish(ctx context.Context, pin bool) ([]RootPin, error) 
 			// Kubo's text: its blockstore's, for the root it reads first.
 			err = ipld.ErrNotFound{Cid: c}
 		default:
-			err = im.n.AddPin(local, c, true, "", nil)
+			err = im.n.Pins().Add(local, c, true, "", nil)
 		}
 		if ctx.Err() != nil {
 			return out, ctx.Err()

@@ -15,24 +15,25 @@ import (
 // what they got without a lock; they must not change it (use UpdateConfig).
 func (n *Node) Config() *config.Config { return n.cfg.Config() }
 
-// ConfigDoc reads the config file as a generic JSON document (unknown
+// Doc reads the config file as a generic JSON document (unknown
 // keys included), consistent with concurrent writers.
-func (n *Node) ConfigDoc() (map[string]any, error) { return n.cfg.Doc() }
+func (c *ConfigFile) Doc() (map[string]any, error) { return c.n.cfg.Doc() }
 
-// ReplaceConfig makes doc the node's config: it must decode as a Config;
+// Replace makes doc the node's config: it must decode as a Config;
 // Identity.PrivKey is always the node's own key (whatever doc holds) and
 // Identity.PeerID must be empty (filled in) or the node's ID. The file is
 // replaced atomically.
-func (n *Node) ReplaceConfig(doc map[string]any) error { return n.cfg.Replace(doc) }
+func (c *ConfigFile) Replace(doc map[string]any) error { return c.n.cfg.Replace(doc) }
 
-// UpdateConfig reads the config file, lets fn change the document and
+// Update reads the config file, lets fn change the document and
 // replaces the config with the result (as ReplaceConfig), holding the
 // config lock throughout so concurrent updates do not interleave.
-func (n *Node) UpdateConfig(fn func(doc map[string]any) error) error { return n.cfg.Update(fn) }
+func (c *ConfigFile) Update(fn func(doc map[string]any) error) error { return c.n.cfg.Update(fn) }
 
 // ApplyProfile applies the named profile (a key of config.Profiles) to
 // the config, as config.Store's ApplyProfile.
-func (n *Node) ApplyProfile(name string, dryRun bool) (before, after map[string]any, err error) {
+func (c *ConfigFile) ApplyProfile(name string, dryRun bool) (before, after map[string]any, err error) {
+	n := c.n
 	return n.cfg.ApplyProfile(name, dryRun)
 }
 

@@ -14,14 +14,14 @@ import (
 func TestNode_ReplaceConfig_KeepsPrivKey(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	priv := n.Config().Identity.PrivKey
-	doc, err := n.ConfigDoc()
+	doc, err := n.ConfigFile().Doc()
 	if err != nil {
 		t.Fatal(err)
 	}
 	other, _ := node.NewIdentity()
 	doc["Identity"] = map[string]any{"PrivKey": other.PrivKey, "privkey": other.PrivKey}
 	doc["Datastore"].(map[string]any)["StorageMax"] = "1GB"
-	if err := n.ReplaceConfig(doc); err != nil {
+	if err := n.ConfigFile().Replace(doc); err != nil {
 		t.Fatal(err)
 	}
 	disk, _ := config.ReadDoc(n.Repo)
@@ -46,7 +46,7 @@ func TestNode_ReplaceConfig_Rejects(t *testing.T) {
 		{map[string]any{"Identity": "x"}, "Identity is not a map"},
 		{map[string]any{"Bootstrap": 3}, "failure to decode config: "},
 	} {
-		err := n.ReplaceConfig(tc.doc)
+		err := n.ConfigFile().Replace(tc.doc)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Fatalf("%v: error %v, want %q", tc.doc, err, tc.msg)
 		}
@@ -63,7 +63,7 @@ func TestNode_UpdateConfig_Concurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := n.UpdateConfig(func(doc map[string]any) error {
+			err := n.ConfigFile().Update(func(doc map[string]any) error {
 				return config.SetKeyExact(doc, fmt.Sprintf("API.HTTPHeaders.X-%d", i), []any{"v"})
 			})
 			if err != nil {
@@ -142,13 +142,13 @@ func TestNode_Config_ReadWhileReplaced(t *testing.T) {
 		if _, err := addOne(t, n, node.AddOptions{Pin: true}, fmt.Sprintf("data %d", i)); err != nil {
 			t.Fatal(err)
 		}
-		if n.StorageMax() < 10e9 {
-			t.Fatalf("StorageMax %d", n.StorageMax())
+		if n.Storage().Max() < 10e9 {
+			t.Fatalf("StorageMax %d", n.Storage().Max())
 		}
-		if _, err := n.ImportCidBuilder(); err != nil {
+		if _, err := n.UnixFS().CidBuilder(); err != nil {
 			t.Fatal(err)
 		}
-		_ = n.FileManager()
+		_ = n.Storage().FileManager()
 	}
 	close(stop)
 	wg.Wait()
@@ -188,13 +188,13 @@ func TestConfig_SetAndRotateIdentity_Concurrent(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			errs[0] = n.UpdateConfig(func(doc map[string]any) error {
+			errs[0] = n.ConfigFile().Update(func(doc map[string]any) error {
 				return config.SetKeyExact(doc, "Datastore.StorageGCWatermark", 50+i)
 			})
 		}()
 		go func() {
 			defer wg.Done()
-			errs[1] = n.RotateIdentity(fmt.Sprintf("old-%d", i), "ed25519", 0)
+			errs[1] = n.Keys().RotateIdentity(fmt.Sprintf("old-%d", i), "ed25519", 0)
 		}()
 		wg.Wait()
 		if errs[0] != nil || errs[1] != nil {

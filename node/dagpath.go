@@ -43,8 +43,9 @@ func (n *Node) resolvers() (ipldRes, unixfsRes resolver.Resolver) {
 // ResolvePath resolves s (an /ipfs/, /ipns/ or /ipld/ path, or "<cid>[/rest]")
 // to the CID of the last block it reaches and the path left inside that
 // block (empty when s names a block).
-func (n *Node) ResolvePath(ctx context.Context, s string) (cid.Cid, []string, error) {
-	p, err := n.ImmutablePath(ctx, s)
+func (d *Dag) ResolvePath(ctx context.Context, s string) (cid.Cid, []string, error) {
+	n := d.n
+	p, err := n.Names().ImmutablePath(ctx, s)
 	if err != nil {
 		return cid.Undef, nil, err
 	}
@@ -65,8 +66,9 @@ func (n *Node) ResolvePath(ctx context.Context, s string) (cid.Cid, []string, er
 
 // ResolveNode resolves s and returns the decoded block it names (the rest
 // of the path, if any, is ignored, as in Kubo's ResolveNode).
-func (n *Node) ResolveNode(ctx context.Context, s string) (ipld.Node, error) {
-	c, _, err := n.ResolvePath(ctx, s)
+func (d *Dag) ResolveNode(ctx context.Context, s string) (ipld.Node, error) {
+	n := d.n
+	c, _, err := d.ResolvePath(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -93,9 +95,10 @@ func DecodeBlock(c cid.Cid, data []byte) (prime.Node, error) {
 	return nb.Build(), nil
 }
 
-// LoadBlockNode reads block c (as GetBlock does) and decodes it with
+// LoadNode reads block c (as GetBlock does) and decodes it with
 // DecodeBlock.
-func (n *Node) LoadBlockNode(ctx context.Context, c cid.Cid) (prime.Node, error) {
+func (d *Dag) LoadNode(ctx context.Context, c cid.Cid) (prime.Node, error) {
+	n := d.n
 	var nd prime.Node
 	var data []byte
 	err := n.view(ctx, c, func(b []byte) error {

@@ -45,7 +45,7 @@ func checkPut(t *testing.T, pub *testutil.IpnsPublisher, i int, n *node.Node, wa
 
 func resolvesTo(t *testing.T, n *node.Node, want path.Path) {
 	t.Helper()
-	got, err := n.ResolveName(context.Background(), ipns.NameFromPeer(n.PeerID).String(), node.ResolveOptions{NoCache: true})
+	got, err := n.Names().Resolve(context.Background(), ipns.NameFromPeer(n.PeerID).String(), node.ResolveOptions{NoCache: true})
 	if err != nil || got.String() != want.String() {
 		t.Errorf("resolve own name: %v %v, want %s", got, err, want)
 	}
@@ -60,7 +60,7 @@ func TestDelegatedPublish_EveryPublisher(t *testing.T) {
 	b := testutil.NewIpnsPublisher(t, 0, false)
 	setPublishers(t, n, a.URL, b.URL+"/routing/v1/ipns/")
 	p1, p2 := mustPath(t, "/ipfs/bafkqaaa"), mustPath(t, "/ipfs/bafkqablimvwgy3y")
-	name, err := n.PublishName(context.Background(), p1, delegated)
+	name, err := n.Names().Publish(context.Background(), p1, delegated)
 	if err != nil {
 		t.Fatalf("publish --allow-delegated: %v", err)
 	}
@@ -79,7 +79,7 @@ func TestDelegatedPublish_EveryPublisher(t *testing.T) {
 	}
 	resolvesTo(t, n, p1)
 
-	if _, err := n.PublishName(context.Background(), p2, delegated); err != nil {
+	if _, err := n.Names().Publish(context.Background(), p2, delegated); err != nil {
 		t.Fatal(err)
 	}
 	checkPut(t, a, 1, n, p2, 1)
@@ -89,7 +89,7 @@ func TestDelegatedPublish_EveryPublisher(t *testing.T) {
 	// --allow-offline keeps the record local: no PUT.
 	o := delegated
 	o.AllowDelegated, o.AllowOffline = false, true
-	if _, err := n.PublishName(context.Background(), p1, o); err != nil {
+	if _, err := n.Names().Publish(context.Background(), p1, o); err != nil {
 		t.Fatal(err)
 	}
 	if len(a.Puts()) != 2 || len(b.Puts()) != 2 {
@@ -111,7 +111,7 @@ func TestDelegatedPublish_FailingPublishers(t *testing.T) {
 	setPublishers(t, n, failing.URL, hanging.URL, gone.URL, ok.URL)
 	p := mustPath(t, "/ipfs/bafkqaaa")
 	start := time.Now()
-	if _, err := n.PublishName(context.Background(), p, delegated); err != nil {
+	if _, err := n.Names().Publish(context.Background(), p, delegated); err != nil {
 		t.Fatalf("publish with failing publishers: %v", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -124,7 +124,7 @@ func TestDelegatedPublish_FailingPublishers(t *testing.T) {
 	// All of them failing: still published locally.
 	setPublishers(t, n, failing.URL, gone.URL)
 	p2 := mustPath(t, "/ipfs/bafkqablimvwgy3y")
-	if _, err := n.PublishName(context.Background(), p2, delegated); err != nil {
+	if _, err := n.Names().Publish(context.Background(), p2, delegated); err != nil {
 		t.Fatalf("publish with only failing publishers: %v", err)
 	}
 	resolvesTo(t, n, p2)
@@ -143,17 +143,17 @@ func TestDelegatedPublish_NoPublishers(t *testing.T) {
 		{"Ipns.DelegatedPublishers": []any{"auto"}, "AutoConf.Enabled": true, "Routing.Type": "dhtclient"},
 	} {
 		testutil.SetConfig(t, n, tc)
-		_, err := n.PublishName(context.Background(), mustPath(t, "/ipfs/bafkqaaa"), delegated)
+		_, err := n.Names().Publish(context.Background(), mustPath(t, "/ipfs/bafkqaaa"), delegated)
 		if !errors.Is(err, node.ErrNoDelegatedPublishers) || err.Error() != "no delegated publishers configured: add Ipns.DelegatedPublishers or use --allow-offline for local-only publishing" {
 			t.Errorf("%v: %v", tc, err)
 		}
 	}
-	if _, err := n.ResolveName(context.Background(), ipns.NameFromPeer(n.PeerID).String(), node.ResolveOptions{}); err == nil {
+	if _, err := n.Names().Resolve(context.Background(), ipns.NameFromPeer(n.PeerID).String(), node.ResolveOptions{}); err == nil {
 		t.Error("a refused publish stored a record")
 	}
 	o := delegated
 	o.AllowOffline = true
-	if _, err := n.PublishName(context.Background(), mustPath(t, "/ipfs/bafkqaaa"), o); err == nil || err.Error() != "cannot use both --allow-offline and --allow-delegated flags" {
+	if _, err := n.Names().Publish(context.Background(), mustPath(t, "/ipfs/bafkqaaa"), o); err == nil || err.Error() != "cannot use both --allow-offline and --allow-delegated flags" {
 		t.Errorf("both flags: %v", err)
 	}
 }
@@ -214,19 +214,19 @@ func TestDelegatedPublish_Online(t *testing.T) {
 	}
 	n := testutil.MustOnlineNode(t, "auto", withPub)
 	p := mustPath(t, "/ipfs/bafkqaaa")
-	if _, err := n.PublishName(context.Background(), p, delegated); err != nil {
+	if _, err := n.Names().Publish(context.Background(), p, delegated); err != nil {
 		t.Fatalf("online --allow-delegated without DHT peers: %v", err)
 	}
 	checkPut(t, pub, 0, n, p, 0)
 	resolvesTo(t, n, p)
 	p2 := mustPath(t, "/ipfs/bafkqablimvwgy3y")
-	if _, err := n.PublishName(context.Background(), p2, node.PublishOptions{Lifetime: time.Hour}); err != nil {
+	if _, err := n.Names().Publish(context.Background(), p2, node.PublishOptions{Lifetime: time.Hour}); err != nil {
 		t.Errorf("plain publish without DHT peers: %v", err)
 	}
 	checkPut(t, pub, 1, n, p2, 1)
 
 	d := testutil.MustOnlineNode(t, "dht", withPub)
-	_, _ = d.PublishName(context.Background(), p, node.PublishOptions{Lifetime: time.Hour})
+	_, _ = d.Names().Publish(context.Background(), p, node.PublishOptions{Lifetime: time.Hour})
 	if got := len(pub.Puts()); got != 2 {
 		t.Errorf("Routing.Type dht reached the publishers: %d requests, want 2", got)
 	}

@@ -60,7 +60,8 @@ func NewDNSResolver(resolvers map[string]string) (*madns.Resolver, error) {
 // DNSLink resolves the DNSLink of domain (a TXT record "dnslink=<path>" at
 // _dnslink.<domain>): one step, or with recursive until the path is no
 // longer a DNSLink name (Kubo's dns command). The answer is not cached.
-func (n *Node) DNSLink(ctx context.Context, domain string, recursive bool) (path.Path, error) {
+func (m *Names) DNSLink(ctx context.Context, domain string, recursive bool) (path.Path, error) {
+	n := m.n
 	if len(domain) > maxNameLen {
 		return nil, fmt.Errorf("name too long (%d bytes; at most %d)", len(domain), maxNameLen)
 	}

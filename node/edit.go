@@ -14,11 +14,12 @@ import (
 // Sync or End) and reads from the store.
 func (s *WriteSession) DAG() ipld.DAGService { return newBatchDAG(context.Background(), s.n, s) }
 
-// WithDAG runs fn with a DAG service writing through a new write session.
+// Edit runs fn with a DAG service writing through a new write session.
 // If fn fails, the blocks it stored are removed; otherwise they are
 // durable when WithDAG returns.
-func (n *Node) WithDAG(ctx context.Context, fn func(ds ipld.DAGService) error) (err error) {
-	s := n.BeginWrite()
+func (d *Dag) Edit(ctx context.Context, fn func(ds ipld.DAGService) error) (err error) {
+	n := d.n
+	s := n.Storage().BeginWrite()
 	defer func() {
 		if err != nil {
 			_ = s.Rollback(context.WithoutCancel(ctx))

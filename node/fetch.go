@@ -26,11 +26,11 @@ type netBlockstore struct {
 }
 
 func (b *netBlockstore) Put(ctx context.Context, blk blocks.Block) error {
-	return b.n.PutBlocks(ctx, false, blk)
+	return b.n.Block().Put(ctx, false, blk)
 }
 
 func (b *netBlockstore) PutMany(ctx context.Context, blks []blocks.Block) error {
-	return b.n.PutBlocks(ctx, false, blks...)
+	return b.n.Block().Put(ctx, false, blks...)
 }
 
 // netExchange is bitswap, except for requests marked offline.
@@ -196,7 +196,7 @@ func (n *Node) storeArriving(ctx context.Context, nt *p2p.Net, ch <-chan blocks.
 				break drain
 			}
 		}
-		if err := n.PutBlocks(ctx, false, batch...); err != nil {
+		if err := n.Block().Put(ctx, false, batch...); err != nil {
 			return nil, false
 		}
 		_ = nt.Bitswap.NotifyNewBlocks(ctx, batch...)

@@ -27,12 +27,13 @@ import (
 
 // FilestoreRoot is the directory nocopy files must be under: the parent
 // of the repo directory, as in Kubo.
-func (n *Node) FilestoreRoot() string { return filepath.Dir(n.Repo) }
+func (s *Storage) FilestoreRoot() string { return filepath.Dir(s.n.Repo) }
 
 // FileManager returns boxo's reference manager over the node's datastore,
 // allowing files and URLs as the config says now.
-func (n *Node) FileManager() *filestore.FileManager {
-	fm := filestore.NewFileManager(n.Store.Datastore(), n.FilestoreRoot())
+func (s *Storage) FileManager() *filestore.FileManager {
+	n := s.n
+	fm := filestore.NewFileManager(n.Store.Datastore(), s.FilestoreRoot())
 	exp := n.Config().Experimental
 	fm.AllowFiles = exp.FilestoreEnabled
 	fm.AllowUrls = exp.UrlstoreEnabled
@@ -42,17 +43,18 @@ func (n *Node) FileManager() *filestore.FileManager {
 // Filestore returns boxo's Filestore view (the store's blocks plus the
 // references), or Kubo's error when both the filestore and the urlstore
 // are off.
-func (n *Node) Filestore() (*filestore.Filestore, error) {
+func (s *Storage) Filestore() (*filestore.Filestore, error) {
+	n := s.n
 	if exp := n.Config().Experimental; !exp.FilestoreEnabled && !exp.UrlstoreEnabled {
 		return nil, ErrFilestoreNotEnabled
 	}
-	return filestore.NewFilestore(n.Blocks.Blockstore, n.FileManager(), nil), nil
+	return filestore.NewFilestore(n.Blocks.Blockstore, s.FileManager(), nil), nil
 }
 
 // filestoreGet reads c through its reference; ok is false when there is
 // none.
 func (n *Node) filestoreGet(ctx context.Context, c cid.Cid) (data []byte, ok bool, err error) {
-	fm := n.FileManager()
+	fm := n.Storage().FileManager()
 	has, err := fm.Has(ctx, c)
 	if err != nil || !has {
 		return nil, false, nil
@@ -71,7 +73,7 @@ func (n *Node) hasBlock(ctx context.Context, c cid.Cid) (bool, error) {
 	if err != nil || has {
 		return has, err
 	}
-	return n.FileManager().Has(ctx, c)
+	return n.Storage().FileManager().Has(ctx, c)
 }
 
 // putReference records a filestore reference in a write session, so that
@@ -82,7 +84,7 @@ func (s *WriteSession) putReference(ctx context.Context, fn *posinfo.FilestoreNo
 	if err != nil || has {
 		return err
 	}
-	return s.n.FileManager().Put(ctx, fn)
+	return s.n.Storage().FileManager().Put(ctx, fn)
 }
 
 // refDAG is the DAG service of a --nocopy or --fscache add: leaves that
@@ -98,7 +100,7 @@ func (d *refDAG) Add(ctx context.Context, nd ipld.Node) error {
 		return d.sess.putReference(ctx, fn)
 	}
 	if d.fscache {
-		if has, err := d.sess.n.FileManager().Has(ctx, nd.Cid()); err == nil && has {
+		if has, err := d.sess.n.Storage().FileManager().Has(ctx, nd.Cid()); err == nil && has {
 			d.sess.record(nd.Cid().Hash())
 			return nil
 		}
@@ -156,7 +158,7 @@ func (n *Node) sweepReferences(ctx context.Context, removed func(key []byte, siz
 	if err != nil || len(all) == 0 {
 		return err
 	}
-	g := &n.gc
+	g := &n.Storage().gc
 	for len(all) > 0 {
 		chunk := all
 		if len(chunk) > 1024 {
@@ -191,7 +193,8 @@ func (n *Node) sweepReferences(ctx context.Context, removed func(key []byte, siz
 
 // FilestoreDups calls fn for every referenced block that the block store
 // also holds.
-func (n *Node) FilestoreDups(ctx context.Context, fn func(c cid.Cid) error) error {
+func (s *Storage) FilestoreDups(ctx context.Context, fn func(c cid.Cid) error) error {
+	n := s.n
 	return n.forEachReference(ctx, func(_ ds.Key, h mh.Multihash) error {
 		c := cid.NewCidV1(cid.Raw, h)
 		has, err := n.Blocks.Has(ctx, c)

@@ -24,7 +24,7 @@ func FuzzIPNSRecord(f *testing.F) {
 	f.Cleanup(func() { n.Close() })
 	ctx := context.Background()
 	p, _ := path.NewPath("/ipfs/bafkqaaa")
-	name, err := n.PublishName(ctx, p, PublishOptions{AllowOffline: true, Lifetime: 24 * time.Hour})
+	name, err := n.Names().Publish(ctx, p, PublishOptions{AllowOffline: true, Lifetime: 24 * time.Hour})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func FuzzIPNSRecord(f *testing.F) {
 	f.Add([]byte("\x0a\x00\x12\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_ = s.routing.PutValue(ctx, key, data)
-		if got, err := n.ResolveName(ctx, "/ipns/"+name.String(), ResolveOptions{NoCache: true}); err == nil && got.String() == "" {
+		if got, err := n.Names().Resolve(ctx, "/ipns/"+name.String(), ResolveOptions{NoCache: true}); err == nil && got.String() == "" {
 			t.Fatal("resolved to an empty path without an error")
 		}
 	})

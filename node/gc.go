@@ -72,9 +72,10 @@ func newBloom(n uint64) (*bbloom.Bloom, error) {
 // root. removed, if set, is called for each block removed (with the block
 // as a raw CIDv1, as Kubo reports them); if it returns an error the sweep
 // stops.
-func (n *Node) CollectGarbage(ctx context.Context, removed func(c cid.Cid) error) (GCResult, error) {
+func (ss *Storage) CollectGarbage(ctx context.Context, removed func(c cid.Cid) error) (GCResult, error) {
+	n := ss.n
 	var res GCResult
-	g := &n.gc
+	g := &ss.gc
 	if !g.running.CompareAndSwap(false, true) {
 		return res, ErrGCRunning
 	}
@@ -91,15 +92,15 @@ func (n *Node) CollectGarbage(ctx context.Context, removed func(c cid.Cid) error
 	// Activate marking, then take the blocks of writes in progress.
 	g.mu.Lock()
 	g.bloom, g.active = bloom, true
-	n.sess.mu.Lock()
-	for s := range n.sess.set {
+	ss.sess.mu.Lock()
+	for s := range ss.sess.set {
 		s.mu.Lock()
 		for _, k := range s.touched {
 			bloom.Add([]byte(k))
 		}
 		s.mu.Unlock()
 	}
-	n.sess.mu.Unlock()
+	ss.sess.mu.Unlock()
 	g.mu.Unlock()
 	defer func() {
 		g.mu.Lock()
@@ -139,15 +140,15 @@ type GCStats struct {
 }
 
 // GCStats returns the collections since the node opened.
-func (n *Node) GCStats() GCStats {
-	return GCStats{Runs: n.gc.runs.Load(), FreedBytes: n.gc.freed.Load()}
+func (s *Storage) GCStats() GCStats {
+	return GCStats{Runs: s.gc.runs.Load(), FreedBytes: s.gc.freed.Load()}
 }
 
 func (n *Node) markRoots(ctx context.Context) error {
-	g := &n.gc
+	g := &n.Storage().gc
 	mark := func(c cid.Cid) error { g.mark(c.Hash()); return nil }
 	ws := newWalkSet()
-	pins, err := n.Pins(ctx, "")
+	pins, err := n.Pins().List(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func (n *Node) markRoots(ctx context.Context) error {
 			g.mark(p.Cid.Hash())
 			continue
 		}
-		if err := n.WalkDAG(ctx, p.Cid, ws, mark); err != nil {
+		if err := n.Dag().Walk(ctx, p.Cid, ws, mark); err != nil {
 			return fmt.Errorf("pin %s: %w", p.Cid, err)
 		}
 	}
@@ -165,7 +166,7 @@ func (n *Node) markRoots(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("MFS root record: %w", err)
 		}
-		if err := n.WalkDAG(ctx, c, ws, mark); err != nil {
+		if err := n.Dag().Walk(ctx, c, ws, mark); err != nil {
 			return fmt.Errorf("MFS root %s: %w", c, err)
 		}
 	} else if !errors.Is(err, ds.ErrNotFound) {
@@ -176,7 +177,7 @@ func (n *Node) markRoots(ctx context.Context) error {
 
 // sweep deletes unmarked blocks in batches of up to 1024.
 func (n *Node) sweep(ctx context.Context, fn func(key []byte, size int) error) error {
-	g := &n.gc
+	g := &n.Storage().gc
 	var chunk [][]byte
 	flush := func() error {
 		if len(chunk) == 0 {

@@ -26,7 +26,7 @@ import (
 func addData(t testing.TB, n *node.Node, data []byte, pin bool) cid.Cid {
 	t.Helper()
 	var last node.AddEvent
-	a, err := n.NewAdder(context.Background(), node.AddOptions{Pin: pin, EmptyDirs: true}, func(e node.AddEvent) error {
+	a, err := n.UnixFS().NewAdder(context.Background(), node.AddOptions{Pin: pin, EmptyDirs: true}, func(e node.AddEvent) error {
 		if e.Hash != "" {
 			last = e
 		}
@@ -46,7 +46,7 @@ func addData(t testing.TB, n *node.Node, data []byte, pin bool) cid.Cid {
 func readAll(t testing.TB, n *node.Node, c cid.Cid) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := n.WriteFile(context.Background(), c, 0, -1, &b); err != nil {
+	if err := n.UnixFS().WriteFile(context.Background(), c, 0, -1, &b); err != nil {
 		t.Fatalf("read %s: %v", c, err)
 	}
 	return b.Bytes()
@@ -74,7 +74,7 @@ func TestGC_KeepsPinnedRemovesRest(t *testing.T) {
 	rec := addData(t, n, kept, true)
 	garbage := addData(t, n, randBytes(600<<10), false)
 	direct := addData(t, n, randBytes(300), false)
-	if err := n.AddPin(ctx, direct, false, "", nil); err != nil {
+	if err := n.Pins().Add(ctx, direct, false, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	mfs := addData(t, n, randBytes(500<<10), false)
@@ -82,7 +82,7 @@ func TestGC_KeepsPinnedRemovesRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	var removed []cid.Cid
-	res, err := n.CollectGarbage(ctx, func(c cid.Cid) error { removed = append(removed, c); return nil })
+	res, err := n.Storage().CollectGarbage(ctx, func(c cid.Cid) error { removed = append(removed, c); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestGC_ConcurrentAddsNeverCollected(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for !stop.Load() {
-			if _, err := n.CollectGarbage(context.Background(), nil); err != nil && !errors.Is(err, node.ErrGCRunning) {
+			if _, err := n.Storage().CollectGarbage(context.Background(), nil); err != nil && !errors.Is(err, node.ErrGCRunning) {
 				t.Error(err)
 				return
 			}
@@ -136,7 +136,7 @@ func TestGC_ConcurrentAddsNeverCollected(t *testing.T) {
 	}
 	stop.Store(true)
 	wg.Wait()
-	if _, err := n.CollectGarbage(context.Background(), nil); err != nil {
+	if _, err := n.Storage().CollectGarbage(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range added {
@@ -156,20 +156,20 @@ func TestGC_PinDuringGC(t *testing.T) {
 		data := randBytes(800 << 10)
 		c := addData(t, n, data, false)
 		done := make(chan error, 1)
-		go func() { _, err := n.CollectGarbage(ctx, nil); done <- err }()
-		perr := n.AddPin(ctx, c, true, "", nil)
+		go func() { _, err := n.Storage().CollectGarbage(ctx, nil); done <- err }()
+		perr := n.Pins().Add(ctx, c, true, "", nil)
 		if err := <-done; err != nil && !errors.Is(err, node.ErrGCRunning) {
 			t.Fatal(err)
 		}
 		if perr != nil {
 			// GC won the race and removed the DAG before the pin read it:
 			// then nothing is pinned.
-			if ok, _ := n.IsPinnedRecursive(ctx, c); ok {
+			if ok, _ := n.Pins().IsRecursive(ctx, c); ok {
 				t.Fatal("pin recorded over a collected DAG")
 			}
 			continue
 		}
-		n.CollectGarbage(ctx, nil)
+		n.Storage().CollectGarbage(ctx, nil)
 		if !bytes.Equal(readAll(t, n, c), data) {
 			t.Fatal("DAG pinned during GC was collected")
 		}
@@ -182,7 +182,7 @@ func TestGC_PinDuringGC(t *testing.T) {
 func TestStorageMax_HardCap(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	ctx := context.Background()
-	if err := n.UpdateConfig(func(doc map[string]any) error {
+	if err := n.ConfigFile().Update(func(doc map[string]any) error {
 		return config.SetKey(doc, "Datastore.StorageMax", "3MB")
 	}); err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestStorageMax_HardCap(t *testing.T) {
 	readAll(t, n, keep)
 	// 2 MB more cannot fit even after GC.
 	mid, _ := n.Store.Stat()
-	a, _ := n.NewAdder(ctx, node.AddOptions{Pin: true}, func(node.AddEvent) error { return nil })
+	a, _ := n.UnixFS().NewAdder(ctx, node.AddOptions{Pin: true}, func(node.AddEvent) error { return nil })
 	_, err := a.AddAll(files.NewMapDirectory(map[string]files.Node{"big": files.NewBytesFile(randBytes(2 << 20))}))
 	if !errors.Is(err, node.ErrStorageFull) {
 		t.Fatalf("got %v, want ErrStorageFull", err)
@@ -227,16 +227,16 @@ func TestPins_PersistAndUpdate(t *testing.T) {
 	}
 	a := addData(t, n, randBytes(400<<10), true)
 	b := addData(t, n, randBytes(400<<10), false)
-	if err := n.UpdatePin(ctx, a, b, true); err != nil {
+	if err := n.Pins().Update(ctx, a, b, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := n.UpdatePin(ctx, a, b, true); err == nil || err.Error() != "'from' cid was not recursively pinned already" {
+	if err := n.Pins().Update(ctx, a, b, true); err == nil || err.Error() != "'from' cid was not recursively pinned already" {
 		t.Fatalf("second update: %v", err)
 	}
-	if err := n.RemovePin(ctx, b, false); err == nil || err.Error() != b.String()+" is pinned recursively" {
+	if err := n.Pins().Remove(ctx, b, false); err == nil || err.Error() != b.String()+" is pinned recursively" {
 		t.Fatalf("rm non-recursive: %v", err)
 	}
-	if err := n.RemovePin(ctx, a, true); !errors.Is(err, node.ErrNotPinned) {
+	if err := n.Pins().Remove(ctx, a, true); !errors.Is(err, node.ErrNotPinned) {
 		t.Fatalf("rm unpinned: %v", err)
 	}
 	n.Close()
@@ -245,18 +245,18 @@ func TestPins_PersistAndUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	pins, _ := n.Pins(ctx, "")
+	pins, _ := n.Pins().List(ctx, "")
 	if len(pins) != 1 || !pins[0].Cid.Equals(b) || pins[0].Type != "recursive" {
 		t.Fatalf("pins after restart: %v", pins)
 	}
 	// A DAG with a missing block cannot be pinned.
 	c := addData(t, n, randBytes(600<<10), false)
-	links, _ := n.Links(ctx, c)
+	links, _ := n.UnixFS().Links(ctx, c)
 	n.Blocks.DeleteBlock(ctx, links[1].Cid)
-	if err := n.AddPin(ctx, c, true, "", nil); err == nil {
+	if err := n.Pins().Add(ctx, c, true, "", nil); err == nil {
 		t.Fatal("pinned an incomplete DAG")
 	}
-	if ok, _ := n.IsPinnedRecursive(ctx, c); ok {
+	if ok, _ := n.Pins().IsRecursive(ctx, c); ok {
 		t.Fatal("incomplete DAG recorded as pinned")
 	}
 }
@@ -266,16 +266,16 @@ func TestVerifyDAG_CorruptBlock(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	ctx := context.Background()
 	c := addData(t, n, randBytes(600<<10), true)
-	links, _ := n.Links(ctx, c)
+	links, _ := n.UnixFS().Links(ctx, c)
 	bad := links[0].Cid
 	testutil.OverwriteBlock(t, n.Store, bad.Hash(), make([]byte, 262158))
 	var got []cid.Cid
-	n.VerifyDAG(ctx, c, func(x cid.Cid, err error) { got = append(got, x) })
+	n.Dag().Verify(ctx, c, func(x cid.Cid, err error) { got = append(got, x) })
 	if len(got) != 1 || !got[0].Equals(bad) {
 		t.Fatalf("bad nodes %v, want [%s]", got, bad)
 	}
 	got = nil
-	n.VerifyBlocks(ctx, func(x cid.Cid, err error) { got = append(got, x) }, nil)
+	n.Block().Verify(ctx, func(x cid.Cid, err error) { got = append(got, x) }, nil)
 	if len(got) != 1 || !bytes.Equal(got[0].Hash(), bad.Hash()) {
 		t.Fatalf("repo verify found %v", got)
 	}
@@ -287,7 +287,7 @@ func TestGC_100kSmallBlocks(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	ctx := context.Background()
 	const total = 100000
-	s := n.BeginWrite()
+	s := n.Storage().BeginWrite()
 	var keep []cid.Cid
 	for i := 0; i < total; i++ {
 		b := randBytes(64)
@@ -334,7 +334,7 @@ func TestGC_100kSmallBlocks(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	res, err := n.CollectGarbage(ctx, nil)
+	res, err := n.Storage().CollectGarbage(ctx, nil)
 	el := time.Since(start)
 	close(done)
 	if err != nil {

@@ -219,10 +219,11 @@ func ParseSizeEstimation(s string) (uio.SizeEstimationMode, error) {
 	return 0, fmt.Errorf("invalid HAMT size estimation %q (want links, block or disabled)", s)
 }
 
-// ImportCidBuilder is the CID builder of Import.CidVersion and
+// CidBuilder is the CID builder of Import.CidVersion and
 // Import.HashFunction (Kubo's UnixFSCidBuilder): a hash other than
 // sha2-256 implies CIDv1.
-func (n *Node) ImportCidBuilder() (cid.Builder, error) {
+func (u *UnixFS) CidBuilder() (cid.Builder, error) {
+	n := u.n
 	st, err := resolveImport(n.Config().ImportSettings(), nil)
 	if err != nil {
 		return nil, err
@@ -230,9 +231,10 @@ func (n *Node) ImportCidBuilder() (cid.Builder, error) {
 	return &st.prefix, nil
 }
 
-// MFSDirOptions are the directory settings of Import that Kubo's files
+// DirOptions are the directory settings of Import that Kubo's files
 // commands pass when they create directories.
-func (n *Node) MFSDirOptions(builder cid.Builder) ([]mfs.Option, error) {
+func (u *UnixFS) DirOptions(builder cid.Builder) ([]mfs.Option, error) {
+	n := u.n
 	st, err := resolveImport(n.Config().ImportSettings(), nil)
 	if err != nil {
 		return nil, err

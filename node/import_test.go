@@ -17,7 +17,7 @@ import (
 // addOne adds data as one file with o and returns its root CID.
 func addOne(t *testing.T, n *node.Node, o node.AddOptions, data string) (cid.Cid, error) {
 	t.Helper()
-	a, err := n.NewAdder(context.Background(), o, func(node.AddEvent) error { return nil })
+	a, err := n.UnixFS().NewAdder(context.Background(), o, func(node.AddEvent) error { return nil })
 	if err != nil {
 		return cid.Undef, err
 	}
@@ -51,7 +51,7 @@ func TestImport_HashName_CaseInsensitive(t *testing.T) {
 	if err != nil || got != want {
 		t.Fatalf("add with Import.HashFunction SHA2-512: got %v, %v, want %v", got, err, want)
 	}
-	b, err := n.ImportCidBuilder()
+	b, err := n.UnixFS().CidBuilder()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestImport_HashName_Unknown(t *testing.T) {
 	testutil.SetConfig(t, n, map[string]any{"Import.HashFunction": "Nope"})
 	for _, f := range []func() error{
 		func() error { _, err := addOne(t, n, node.AddOptions{}, "x"); return err },
-		func() error { _, err := n.ImportCidBuilder(); return err },
+		func() error { _, err := n.UnixFS().CidBuilder(); return err },
 	} {
 		if err := f(); err == nil || err.Error() != `Import.HashFunction unrecognized: "Nope"` {
 			t.Fatalf("Import.HashFunction Nope: got %v", err)
@@ -89,7 +89,7 @@ func TestImport_HashName_Unknown(t *testing.T) {
 func TestImport_AddAndMFS_SameSettings(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	testutil.SetConfig(t, n, map[string]any{"Import.CidVersion": 1, "Import.UnixFSHAMTDirectorySizeThreshold": "1KB"})
-	b, err := n.ImportCidBuilder()
+	b, err := n.UnixFS().CidBuilder()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestImport_AddAndMFS_SameSettings(t *testing.T) {
 		t.Fatalf("MFS builder with Import.CidVersion 1: %v", c.Prefix())
 	}
 	// A size that is no size is refused when set, as Kubo does.
-	err = n.UpdateConfig(func(doc map[string]any) error {
+	err = n.ConfigFile().Update(func(doc map[string]any) error {
 		return config.SetKey(doc, "Import.UnixFSHAMTDirectorySizeThreshold", "lots")
 	})
 	if err == nil || !strings.Contains(err.Error(), "failure to decode config") {
@@ -111,7 +111,7 @@ func TestImport_AddAndMFS_SameSettings(t *testing.T) {
 	// same way.
 	testutil.SetConfig(t, n, map[string]any{"Import.UnixFSHAMTDirectoryMaxFanout": 7})
 	_, aerr := addOne(t, n, node.AddOptions{}, "x")
-	_, merr := n.MFSDirOptions(b)
+	_, merr := n.UnixFS().DirOptions(b)
 	for _, err := range []error{aerr, merr} {
 		if err == nil || !strings.HasPrefix(err.Error(), `HAMT fanout must be a power of 2`) {
 			t.Fatalf("bad fanout: got %v", err)

@@ -79,20 +79,21 @@ func CheckKeystore(repo string) []error {
 
 // keystore returns the node's keystore (opened once).
 func (n *Node) keystore() (*keystore.FSKeystore, error) {
-	n.keysMu.Lock()
-	defer n.keysMu.Unlock()
-	if n.keys == nil {
+	n.Keys().mu.Lock()
+	defer n.Keys().mu.Unlock()
+	if n.Keys().ks == nil {
 		ks, err := OpenKeystore(n.Repo)
 		if err != nil {
 			return nil, err
 		}
-		n.keys = ks
+		n.Keys().ks = ks
 	}
-	return n.keys, nil
+	return n.Keys().ks, nil
 }
 
 // PrivateKey returns the key named name: "self" (or "") is the node's own.
-func (n *Node) PrivateKey(name string) (crypto.PrivKey, error) {
+func (k *Keys) PrivateKey(name string) (crypto.PrivKey, error) {
+	n := k.n
 	if name == "" || name == SelfKey {
 		return n.PrivKey, nil
 	}
@@ -103,10 +104,11 @@ func (n *Node) PrivateKey(name string) (crypto.PrivKey, error) {
 	return ks.Get(name)
 }
 
-// GenerateKey makes a key of type ed25519 or rsa (size bits, default
+// Generate makes a key of type ed25519 or rsa (size bits, default
 // 2048; libp2p refuses fewer than 2048 and more than 8192) and stores it.
 // Errors are Kubo's.
-func (n *Node) GenerateKey(name, typ string, size int) (Key, error) {
+func (k *Keys) Generate(name, typ string, size int) (Key, error) {
+	n := k.n
 	if name == SelfKey {
 		return Key{}, errors.New("cannot create key with name 'self'")
 	}
@@ -129,8 +131,9 @@ func (n *Node) GenerateKey(name, typ string, size int) (Key, error) {
 	return n.storeKey(name, sk)
 }
 
-// ImportKey stores sk under name (which must be new and not "self").
-func (n *Node) ImportKey(name string, sk crypto.PrivKey) (Key, error) {
+// Import stores sk under name (which must be new and not "self").
+func (k *Keys) Import(name string, sk crypto.PrivKey) (Key, error) {
+	n := k.n
 	if name == SelfKey {
 		return Key{}, errors.New("cannot import key with name 'self'")
 	}
@@ -146,8 +149,8 @@ func (n *Node) storeKey(name string, sk crypto.PrivKey) (Key, error) {
 	if err != nil {
 		return Key{}, err
 	}
-	n.keysMu.Lock()
-	defer n.keysMu.Unlock()
+	n.Keys().mu.Lock()
+	defer n.Keys().mu.Unlock()
 	if has, err := ks.Has(name); err != nil {
 		return Key{}, err
 	} else if has {
@@ -159,9 +162,10 @@ func (n *Node) storeKey(name string, sk crypto.PrivKey) (Key, error) {
 	return Key{Name: name, ID: id}, nil
 }
 
-// ListKeys returns "self" first, then the stored keys by name. Damaged
+// List returns "self" first, then the stored keys by name. Damaged
 // key files are left out (CheckKeystore names them).
-func (n *Node) ListKeys() ([]Key, error) {
+func (k *Keys) List() ([]Key, error) {
+	n := k.n
 	ks, err := n.keystore()
 	if err != nil {
 		return nil, err
@@ -186,9 +190,10 @@ func (n *Node) ListKeys() ([]Key, error) {
 	return out, nil
 }
 
-// RenameKey renames a stored key; with force an existing key of the new
+// Rename renames a stored key; with force an existing key of the new
 // name is replaced (overwritten reports it). Errors are Kubo's.
-func (n *Node) RenameKey(oldName, newName string, force bool) (k Key, overwritten bool, err error) {
+func (kk *Keys) Rename(oldName, newName string, force bool) (k Key, overwritten bool, err error) {
+	n := kk.n
 	if oldName == SelfKey {
 		return Key{}, false, errors.New("cannot rename key with name 'self'")
 	}
@@ -199,8 +204,8 @@ func (n *Node) RenameKey(oldName, newName string, force bool) (k Key, overwritte
 	if err != nil {
 		return Key{}, false, err
 	}
-	n.keysMu.Lock()
-	defer n.keysMu.Unlock()
+	kk.mu.Lock()
+	defer kk.mu.Unlock()
 	sk, err := ks.Get(oldName)
 	if err != nil {
 		return Key{}, false, fmt.Errorf("no key named %s was found", oldName)
@@ -233,8 +238,9 @@ func (n *Node) RenameKey(oldName, newName string, force bool) (k Key, overwritte
 	return Key{Name: newName, ID: id}, has, nil
 }
 
-// RemoveKey deletes a stored key ("self" never). Errors are Kubo's.
-func (n *Node) RemoveKey(name string) (Key, error) {
+// Remove deletes a stored key ("self" never). Errors are Kubo's.
+func (k *Keys) Remove(name string) (Key, error) {
+	n := k.n
 	if name == SelfKey {
 		return Key{}, errors.New("cannot remove key with name 'self'")
 	}
@@ -242,8 +248,8 @@ func (n *Node) RemoveKey(name string) (Key, error) {
 	if err != nil {
 		return Key{}, err
 	}
-	n.keysMu.Lock()
-	defer n.keysMu.Unlock()
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	sk, err := ks.Get(name)
 	if err != nil {
 		return Key{}, fmt.Errorf("no key named %s was found", name)
@@ -259,10 +265,11 @@ func (n *Node) RemoveKey(name string) (Key, error) {
 }
 
 // RotateIdentity gives the node a new identity (typ and size as
-// GenerateKey) and keeps the old key in the keystore as oldName, as Kubo's
+// Generate) and keeps the old key in the keystore as oldName, as Kubo's
 // key rotate. It is for a node that is not serving (the CLI runs it with
 // the repo lock held and no daemon): the node's PeerID and PrivKey change.
-func (n *Node) RotateIdentity(oldName, typ string, size int) error {
+func (k *Keys) RotateIdentity(oldName, typ string, size int) error {
+	n := k.n
 	if oldName == "" || oldName == SelfKey {
 		return fmt.Errorf("keystore name for back up cannot be named 'self'")
 	}

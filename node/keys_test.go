@@ -20,10 +20,10 @@ func TestKeys_DamagedReportedAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.GenerateKey("good", "ed25519", 0); err != nil {
+	if _, err := n.Keys().Generate("good", "ed25519", 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.GenerateKey("bad", "ed25519", 0); err != nil {
+	if _, err := n.Keys().Generate("bad", "ed25519", 0); err != nil {
 		t.Fatal(err)
 	}
 	n.Close()
@@ -44,7 +44,7 @@ func TestKeys_DamagedReportedAtStart(t *testing.T) {
 	if len(logged) != 1 || !strings.Contains(logged[0], `key "bad" is damaged`) || strings.Contains(logged[0], "good") {
 		t.Errorf("start-up report: %q", logged)
 	}
-	keys, err := n.ListKeys()
+	keys, err := n.Keys().List()
 	if err != nil || len(keys) != 2 || keys[1].Name != "good" {
 		t.Errorf("ListKeys: %v %v", keys, err)
 	}

@@ -104,7 +104,7 @@ func TestLayout_StoredReusesBuffers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sess := n.BeginWrite()
+		sess := n.Storage().BeginWrite()
 		hb := &countingHandback{batchDAG: newBatchDAG(ctx, n, sess)}
 		gn, err := layoutStored(t, c, bytes.NewReader(data), true, hb.batchDAG, hb)
 		if err != nil {

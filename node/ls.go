@@ -47,7 +47,8 @@ type LsEntry struct {
 // (link order; shard order for a HAMT), else nd's links (chunks of a file,
 // unnamed). With resolve, dag-pb children are read for their type, size,
 // mode and mtime; raw children are files either way.
-func (n *Node) Ls(ctx context.Context, nd ipld.Node, resolve bool, fn func(LsEntry) error) error {
+func (u *UnixFS) Ls(ctx context.Context, nd ipld.Node, resolve bool, fn func(LsEntry) error) error {
+	n := u.n
 	dir, err := uio.NewDirectoryFromNode(n.DAG, nd)
 	if err != nil {
 		if !errors.Is(err, uio.ErrNotADir) {
@@ -131,7 +132,8 @@ func (n *Node) unixfsNode(ctx context.Context, c cid.Cid) (*ft.FSNode, error) {
 // raw blocks (which must still be present), the links of a dag-pb node,
 // and for other codecs whatever the IPLD decoder finds. A missing block
 // is an ipld.ErrNotFound ("ipld: could not find <cid>").
-func (n *Node) Links(ctx context.Context, c cid.Cid) ([]*ipld.Link, error) {
+func (u *UnixFS) Links(ctx context.Context, c cid.Cid) ([]*ipld.Link, error) {
+	n := u.n
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, c); err != nil {
 		return nil, err
 	}

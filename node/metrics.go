@@ -87,11 +87,11 @@ func (v Vitals) Headroom() (headroom int64, ok bool) {
 
 // Vitals reads the node's figures.
 func (n *Node) Vitals() Vitals {
-	used, _ := n.Usage() // never fails
+	used, _ := n.Storage().Usage() // never fails
 	w := n.Store.Writes()
 	return Vitals{
-		StorageUsed: used, StorageMax: n.StorageMax(), BlockBytes: n.Store.BlockBytes(),
-		Written: w.SinceOpen, WrittenTotal: w.Total, GC: n.GCStats(), WriteQueue: n.Store.PendingBytes(),
+		StorageUsed: used, StorageMax: n.Storage().Max(), BlockBytes: n.Store.BlockBytes(),
+		Written: w.SinceOpen, WrittenTotal: w.Total, GC: n.Storage().GCStats(), WriteQueue: n.Store.PendingBytes(),
 		MemoryBudget: uint64(max(n.Config().Budget.MemoryMiB, 0)) << 20,
 		GoMemLimit:   debug.SetMemoryLimit(-1),
 		MemoryUsed:   goMemoryUsed(),

@@ -75,7 +75,7 @@ func (n *Node) MFS(ctx context.Context) (*MFS, error) {
 }
 
 func (n *Node) openMFS(ctx context.Context) (_ *MFS, err error) {
-	d := &mfsDAG{n: n, sess: n.BeginWrite()}
+	d := &mfsDAG{n: n, sess: n.Storage().BeginWrite()}
 	defer func() {
 		if err != nil {
 			_ = d.sess.End()
@@ -262,7 +262,7 @@ func (d *mfsDAG) Add(ctx context.Context, nd ipld.Node) error {
 	// A block kept as a filestore reference (add --nocopy --to-files)
 	// is not copied into the store.
 	if has, err := d.n.Blocks.Has(ctx, nd.Cid()); err == nil && !has {
-		if ref, err := d.n.FileManager().Has(ctx, nd.Cid()); err == nil && ref {
+		if ref, err := d.n.Storage().FileManager().Has(ctx, nd.Cid()); err == nil && ref {
 			d.sess.record(nd.Cid().Hash())
 			return nil
 		}
@@ -318,7 +318,7 @@ func (d *mfsDAG) sync() error {
 func (d *mfsDAG) rotate() error {
 	d.mu.Lock()
 	old := d.sess
-	d.sess = d.n.BeginWrite()
+	d.sess = d.n.Storage().BeginWrite()
 	d.mu.Unlock()
 	return old.End()
 }

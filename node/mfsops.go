@@ -43,7 +43,7 @@ func (m *MFS) do(flush bool, fn func() error) error {
 // else in MFS (Kubo's getNodeFromPath).
 func (m *MFS) Node(ctx context.Context, p string) (ipld.Node, error) {
 	if strings.HasPrefix(p, "/ipfs/") {
-		res, err := m.n.Resolve(ctx, p)
+		res, err := m.n.Dag().Resolve(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +82,7 @@ func (m *MFS) mkParents(p string, builder cid.Builder) error {
 	if dir == "/" {
 		return nil
 	}
-	opts, err := m.n.MFSDirOptions(builder)
+	opts, err := m.n.UnixFS().DirOptions(builder)
 	if err != nil {
 		return err
 	}
@@ -285,7 +285,7 @@ func (m *MFS) List(ctx context.Context, p string, long bool, enc func(cid.Cid) s
 // format (nil: the configured one).
 func (m *MFS) Mkdir(p string, parents, flush bool, builder cid.Builder) error {
 	return m.do(flush, func() error {
-		opts, err := m.n.MFSDirOptions(builder)
+		opts, err := m.n.UnixFS().DirOptions(builder)
 		if err != nil {
 			return err
 		}
@@ -355,7 +355,7 @@ func (m *MFS) ReadFile(ctx context.Context, p string, offset int64, count *int64
 	if err := m.Sync(); err != nil {
 		return err
 	}
-	return m.n.WriteFile(ctx, nd.Cid(), offset, n, w)
+	return m.n.UnixFS().WriteFile(ctx, nd.Cid(), offset, n, w)
 }
 
 // Remove removes each of ps (always flushed, as Kubo's files rm): a

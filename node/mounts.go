@@ -4,7 +4,7 @@ package node
 
 import "cairn/node/config"
 
-// MountsConfig is where /ipfs and /ipns are mounted (Mounts.IPFS,
+// Mounts is where /ipfs and /ipns are mounted (Mounts.IPFS,
 // Mounts.IPNS) and whether other users may read them
 // (Mounts.FuseAllowOther).
 type MountsConfig struct {
@@ -12,9 +12,9 @@ type MountsConfig struct {
 	AllowOther bool
 }
 
-// MountsConfig reads the Mounts section of the config.
-func (n *Node) MountsConfig() (MountsConfig, error) {
-	doc, err := n.ConfigDoc()
+// Mounts reads the Mounts section of the config.
+func (c *ConfigFile) Mounts() (MountsConfig, error) {
+	doc, err := c.Doc()
 	if err != nil {
 		return MountsConfig{}, err
 	}

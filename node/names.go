@@ -92,7 +92,7 @@ func (r *nameRouting) store() routing.ValueStore {
 
 // pubsub is the IPNS-over-pubsub router for key, or nil.
 func (r *nameRouting) pubsub(ctx context.Context, k string) *IpnsPubsub {
-	if ps := r.n.IpnsPubsub(); ps != nil && isIpnsKey(k) && !isOffline(ctx) {
+	if ps := r.n.Network().IpnsPubsub(); ps != nil && isIpnsKey(k) && !isOffline(ctx) {
 		return ps
 	}
 	return nil
@@ -128,7 +128,8 @@ func (r *nameRouting) PutValue(ctx context.Context, k string, v []byte, o ...rou
 // Once the record is kept, the network's errors are logged, not returned,
 // as Kubo's routing ignores its routers' errors (a node without DHT peers
 // puts).
-func (n *Node) PutRecord(ctx context.Context, k string, v []byte) error {
+func (m *Names) PutRecord(ctx context.Context, k string, v []byte) error {
+	n := m.n
 	s, _, err := n.names()
 	if err != nil {
 		return err
@@ -195,7 +196,7 @@ func (r *nameRouting) SearchValue(ctx context.Context, k string, o ...routing.Op
 // names returns the node's name system state and the name system in
 // effect.
 func (n *Node) names() (*nameSys, namesys.NameSystem, error) {
-	s := &n.nameSys
+	s := &n.Names().sys
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.routing == nil {
@@ -230,7 +231,7 @@ func (n *Node) newNameSystem(cfg *config.Config, cache bool) (namesys.NameSystem
 	} else if ok {
 		opts = append(opts, namesys.WithMaxCacheTTL(d))
 	}
-	return namesys.NewNameSystem(n.nameSys.routing, opts...)
+	return namesys.NewNameSystem(n.Names().sys.routing, opts...)
 }
 
 // PublishOptions are name/publish's options.
@@ -244,13 +245,14 @@ type PublishOptions struct {
 	AllowDelegated bool
 }
 
-// PublishName signs a record naming p with the key o.Key and publishes it:
+// Publish signs a record naming p with the key o.Key and publishes it:
 // into the local record store, then to the DHT (or, offline with
 // AllowOffline, to the local DHT store only; with AllowDelegated, to the
 // local DHT store and Ipns.DelegatedPublishers, delegated.go). As in Kubo,
 // a network that does not take the record (no DHT peer yet) fails nothing:
 // the republisher puts it again. It returns the name.
-func (n *Node) PublishName(ctx context.Context, p path.Path, o PublishOptions) (ipns.Name, error) {
+func (m *Names) Publish(ctx context.Context, p path.Path, o PublishOptions) (ipns.Name, error) {
+	n := m.n
 	if o.AllowOffline && o.AllowDelegated {
 		return ipns.Name{}, errors.New("cannot use both --allow-offline and --allow-delegated flags")
 	}
@@ -391,10 +393,11 @@ func parseName(name string) (path.Path, error) {
 	return path.NewPath(name)
 }
 
-// ResolveName resolves an IPNS name or DNSLink domain ("/ipns/" optional)
+// Resolve resolves an IPNS name or DNSLink domain ("/ipns/" optional)
 // to the path it names. With a depth limit, a path that is still a name
 // is returned with namesys.ErrResolveRecursion.
-func (n *Node) ResolveName(ctx context.Context, name string, o ResolveOptions) (path.Path, error) {
+func (m *Names) Resolve(ctx context.Context, name string, o ResolveOptions) (path.Path, error) {
+	n := m.n
 	p, err := parseName(name)
 	if err != nil {
 		return nil, err
@@ -407,8 +410,9 @@ func (n *Node) ResolveName(ctx context.Context, name string, o ResolveOptions) (
 	return res.Path, err
 }
 
-// SearchName is ResolveName streaming every better value as it is found.
-func (n *Node) SearchName(ctx context.Context, name string, o ResolveOptions, fn func(path.Path) error) error {
+// Search is ResolveName streaming every better value as it is found.
+func (m *Names) Search(ctx context.Context, name string, o ResolveOptions, fn func(path.Path) error) error {
+	n := m.n
 	p, err := parseName(name)
 	if err != nil {
 		return err
@@ -454,7 +458,8 @@ func (n *Node) nameCtx(ctx context.Context) context.Context {
 
 // ImmutablePath parses s as ParsePath does and resolves a leading /ipns/
 // name (IPNS or DNSLink, recursively) to the /ipfs/ path it stands for.
-func (n *Node) ImmutablePath(ctx context.Context, s string) (path.ImmutablePath, error) {
+func (m *Names) ImmutablePath(ctx context.Context, s string) (path.ImmutablePath, error) {
+	n := m.n
 	if !strings.HasPrefix(s, "/ipns/") {
 		return ParsePath(s)
 	}

@@ -116,7 +116,8 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 }
 
 // IpnsPubsub is the IPNS-over-pubsub router, nil unless it runs.
-func (n *Node) IpnsPubsub() *IpnsPubsub {
+func (w *Network) IpnsPubsub() *IpnsPubsub {
+	n := w.n
 	if on := n.online; on != nil {
 		return on.ipnsps
 	}
@@ -125,7 +126,8 @@ func (n *Node) IpnsPubsub() *IpnsPubsub {
 
 // BandwidthHistory returns up to 60 one-minute samples, oldest first
 // (none while offline).
-func (n *Node) BandwidthHistory() []p2p.BWSample {
+func (w *Network) BandwidthHistory() []p2p.BWSample {
+	n := w.n
 	if n.Net == nil {
 		return nil
 	}
@@ -133,7 +135,8 @@ func (n *Node) BandwidthHistory() []p2p.BWSample {
 }
 
 // PeerCount is the number of connected peers (0 while offline).
-func (n *Node) PeerCount() int {
+func (w *Network) PeerCount() int {
+	n := w.n
 	if n.Net == nil {
 		return 0
 	}

@@ -40,7 +40,7 @@ func TestNet_WriteFile_FetchesFromPeer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var buf bytes.Buffer
-	if err := b.WriteFile(ctx, c, 0, -1, &buf); err != nil {
+	if err := b.UnixFS().WriteFile(ctx, c, 0, -1, &buf); err != nil {
 		t.Fatalf("WriteFile on B: %v", err)
 	}
 	if !bytes.Equal(buf.Bytes(), data) {
@@ -122,7 +122,7 @@ func TestNet_Bandwidth_CapSlowsTransfer(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	var buf bytes.Buffer
-	if err := b.WriteFile(ctx, c, 0, -1, &buf); err != nil {
+	if err := b.UnixFS().WriteFile(ctx, c, 0, -1, &buf); err != nil {
 		t.Fatal(err)
 	}
 	el := time.Since(start)

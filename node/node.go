@@ -8,15 +8,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 
 	"cairn/node/config"
 	"cairn/node/p2p"
 	"cairn/storage"
 
 	"github.com/ipfs/boxo/ipld/merkledag"
-	"github.com/ipfs/boxo/keystore"
-	"github.com/ipfs/go-cid"
 	ipld "github.com/ipfs/go-ipld-format"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -47,21 +44,9 @@ type Node struct {
 
 	lock *RepoLock
 
-	gc   gcState
-	sess sessions
-	mfs  mfsState
-	// holds are the DAG roots kept from GC for a while (remotepin.go).
-	holdMu sync.Mutex
-	holds  map[cid.Cid]int
-	// watches counts HoldUntil's background holds.
-	watches atomic.Int32
+	mfs mfsState
 
-	keysMu sync.Mutex // serialises keystore changes (keys.go)
-	keys   *keystore.FSKeystore
-
-	nameSys nameSys // IPNS and DNSLink (names.go)
-	repubMu sync.Mutex
-	repub   RepublishStats
+	facets
 
 	closeOnce sync.Once
 	closeErr  error
@@ -97,6 +82,7 @@ func New(_ context.Context, dir string, opts *Options) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{Repo: dir, lock: lk}
+	n.initFacets()
 	if err := n.open(opts); err != nil {
 		lk.Unlock()
 		return nil, err

@@ -19,7 +19,8 @@ import (
 
 // P2P returns the node's stream mounting, or Kubo's error when it is
 // disabled (checked first, as Kubo does) or the node is offline.
-func (n *Node) P2P() (*p2p.P2P, error) {
+func (w *Network) P2P() (*p2p.P2P, error) {
+	n := w.n
 	if !n.Config().Experimental.Libp2pStreamMounting {
 		return nil, p2p.ErrMountingDisabled
 	}
@@ -33,7 +34,8 @@ func (n *Node) P2P() (*p2p.P2P, error) {
 // ParseP2PTarget reads the target of p2p/forward: /p2p/<id>, an address
 // ending in /p2p/<id>, or a DNS address (/dnsaddr/...) resolved with
 // DNS.Resolvers to addresses of one peer. Kubo's texts.
-func (n *Node) ParseP2PTarget(ctx context.Context, s string) (peer.AddrInfo, error) {
+func (w *Network) ParseP2PTarget(ctx context.Context, s string) (peer.AddrInfo, error) {
+	n := w.n
 	m, err := ma.NewMultiaddr(s)
 	if err != nil {
 		return peer.AddrInfo{}, err

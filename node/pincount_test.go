@@ -14,7 +14,7 @@ func TestPinCount(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	count := func() int {
 		t.Helper()
-		c, err := n.PinCount(ctx)
+		c, err := n.Pins().Count(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -26,13 +26,13 @@ func TestPinCount(t *testing.T) {
 	rec := addData(t, n, []byte("pinned recursively"), true)
 	direct := addData(t, n, []byte("pinned directly"), false)
 	addData(t, n, []byte("not pinned"), false)
-	if err := n.AddPin(ctx, direct, false, "", nil); err != nil {
+	if err := n.Pins().Add(ctx, direct, false, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := count(); got != 2 {
 		t.Fatalf("%d pins, want 2", got)
 	}
-	if err := n.RemovePin(ctx, rec, true); err != nil {
+	if err := n.Pins().Remove(ctx, rec, true); err != nil {
 		t.Fatal(err)
 	}
 	if got := count(); got != 1 {

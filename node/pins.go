@@ -44,19 +44,20 @@ type PinEntry struct {
 
 func pinKey(prefix string, c cid.Cid) ds.Key { return ds.NewKey(prefix + c.String()) }
 
-// PinRecursive records a recursive pin of c, whose DAG the caller has just
+// AddRecursive records a recursive pin of c, whose DAG the caller has just
 // stored (add, dag put); it does not walk the DAG.
-func (n *Node) PinRecursive(ctx context.Context, c cid.Cid, name ...string) error {
+func (p *Pins) AddRecursive(ctx context.Context, c cid.Cid, name ...string) error {
 	v := ""
 	if len(name) > 0 {
 		v = name[0]
 	}
-	return n.PinRoots(ctx, v, c)
+	return p.AddRoots(ctx, v, c)
 }
 
-// PinRoots records recursive pins named name of every c in cs, all or
+// AddRoots records recursive pins named name of every c in cs, all or
 // none (one transaction), like PinRecursive.
-func (n *Node) PinRoots(ctx context.Context, name string, cs ...cid.Cid) error {
+func (p *Pins) AddRoots(ctx context.Context, name string, cs ...cid.Cid) error {
+	n := p.n
 	b, err := n.Store.Datastore().Batch(ctx)
 	if err != nil {
 		return err
@@ -69,22 +70,24 @@ func (n *Node) PinRoots(ctx context.Context, name string, cs ...cid.Cid) error {
 		return err
 	}
 	for _, c := range cs {
-		n.Provide(c) // online with a DHT: announce the new root (queued)
+		n.Network().Provide(c) // online with a DHT: announce the new root (queued)
 	}
 	return nil
 }
 
-// IsPinnedRecursive reports whether c has a recursive pin.
-func (n *Node) IsPinnedRecursive(ctx context.Context, c cid.Cid) (bool, error) {
+// IsRecursive reports whether c has a recursive pin.
+func (p *Pins) IsRecursive(ctx context.Context, c cid.Cid) (bool, error) {
+	n := p.n
 	return n.Store.Datastore().Has(ctx, pinKey(pinRecursivePrefix, c))
 }
 
-// AddPin pins c. A recursive pin needs every block of the DAG stored
+// Add pins c. A recursive pin needs every block of the DAG stored
 // (they are all read, and each is marked for a running GC before it is
 // read); progress, if set, gets the count and bytes of blocks seen. A direct pin
 // needs the root block only. Pinning directly what is pinned recursively
 // is Kubo's error; pinning recursively what is pinned directly upgrades.
-func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name string, progress func(blocks int, bytes uint64)) error {
+func (p *Pins) Add(ctx context.Context, c cid.Cid, recursive bool, name string, progress func(blocks int, bytes uint64)) error {
+	n := p.n
 	d := n.Store.Datastore()
 	isRec, err := d.Has(ctx, pinKey(pinRecursivePrefix, c))
 	if err != nil {
@@ -92,14 +95,14 @@ func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name strin
 	}
 	// The session protects what the pin reads from a GC that starts
 	// before the pin is recorded.
-	sess := n.BeginWrite()
+	sess := n.Storage().BeginWrite()
 	defer sess.End()
 	if !recursive {
 		if isRec {
 			return fmt.Errorf("%s already pinned recursively", c)
 		}
 		sess.record(c.Hash())
-		if _, err := n.Links(ctx, c); err != nil {
+		if _, err := n.UnixFS().Links(ctx, c); err != nil {
 			return err
 		}
 		return d.Put(ctx, pinKey(pinDirectPrefix, c), []byte(name))
@@ -111,7 +114,7 @@ func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name strin
 	// With progress, a DAG already pinned is walked again, as Kubo's
 	// pinner does, so that the progress counts it.
 	seen, bytes := 0, uint64(0)
-	err = n.WalkDAG(ctx, c, nil, func(x cid.Cid) error {
+	err = n.Dag().Walk(ctx, c, nil, func(x cid.Cid) error {
 		sess.record(x.Hash())
 		seen++
 		if progress != nil {
@@ -125,12 +128,13 @@ func (n *Node) AddPin(ctx context.Context, c cid.Cid, recursive bool, name strin
 	if err != nil {
 		return err
 	}
-	return n.PinRecursive(ctx, c, name)
+	return p.AddRecursive(ctx, c, name)
 }
 
-// RemovePin removes the pin of c. With recursive false, a recursive pin
+// Remove removes the pin of c. With recursive false, a recursive pin
 // is an error, as in Kubo.
-func (n *Node) RemovePin(ctx context.Context, c cid.Cid, recursive bool) error {
+func (p *Pins) Remove(ctx context.Context, c cid.Cid, recursive bool) error {
+	n := p.n
 	d := n.Store.Datastore()
 	isRec, err := d.Has(ctx, pinKey(pinRecursivePrefix, c))
 	if err != nil {
@@ -152,10 +156,11 @@ func (n *Node) RemovePin(ctx context.Context, c cid.Cid, recursive bool) error {
 	return d.Delete(ctx, pinKey(pinDirectPrefix, c))
 }
 
-// UpdatePin moves a recursive pin from one root to another, reading only
+// Update moves a recursive pin from one root to another, reading only
 // the new DAG (shared blocks are simply reached again); with unpin false
 // the old pin stays.
-func (n *Node) UpdatePin(ctx context.Context, from, to cid.Cid, unpin bool) error {
+func (p *Pins) Update(ctx context.Context, from, to cid.Cid, unpin bool) error {
+	n := p.n
 	d := n.Store.Datastore()
 	ok, err := d.Has(ctx, pinKey(pinRecursivePrefix, from))
 	if err != nil {
@@ -178,9 +183,9 @@ func (n *Node) UpdatePin(ctx context.Context, from, to cid.Cid, unpin bool) erro
 	if err != nil {
 		return err
 	}
-	sess := n.BeginWrite()
+	sess := n.Storage().BeginWrite()
 	defer sess.End()
-	err = n.WalkDAG(ctx, to, nil, func(x cid.Cid) error { sess.record(x.Hash()); return nil })
+	err = n.Dag().Walk(ctx, to, nil, func(x cid.Cid) error { sess.record(x.Hash()); return nil })
 	if err != nil {
 		return err
 	}
@@ -197,9 +202,10 @@ func (n *Node) UpdatePin(ctx context.Context, from, to cid.Cid, unpin bool) erro
 	return b.Commit(ctx)
 }
 
-// Pins lists the stored pins of one type ("recursive" or "direct"), or of
+// List lists the stored pins of one type ("recursive" or "direct"), or of
 // both ("").
-func (n *Node) Pins(ctx context.Context, typ string) ([]PinEntry, error) {
+func (p *Pins) List(ctx context.Context, typ string) ([]PinEntry, error) {
+	n := p.n
 	var out []PinEntry
 	for _, k := range []struct{ typ, prefix string }{{PinRecursiveType, pinRecursivePrefix}, {PinDirectType, pinDirectPrefix}} {
 		if typ != "" && typ != k.typ {
@@ -223,9 +229,10 @@ func (n *Node) Pins(ctx context.Context, typ string) ([]PinEntry, error) {
 	return out, nil
 }
 
-// PinCount returns the number of stored pins, recursive and direct
+// Count returns the number of stored pins, recursive and direct
 // (keys only: no record is decoded).
-func (n *Node) PinCount(ctx context.Context) (int, error) {
+func (p *Pins) Count(ctx context.Context) (int, error) {
+	n := p.n
 	q, err := n.Store.Datastore().Query(ctx, dsq.Query{Prefix: "/pins/", KeysOnly: true})
 	if err != nil {
 		return 0, err
@@ -244,8 +251,9 @@ func (n *Node) PinCount(ctx context.Context) (int, error) {
 // ForEachIndirect calls fn once for every block reachable from a
 // recursive pin that is not itself a root of a pin, with the root it was
 // reached through. Memory: one map entry per block listed.
-func (n *Node) ForEachIndirect(ctx context.Context, fn func(c, via cid.Cid) error) error {
-	pins, err := n.Pins(ctx, "")
+func (pp *Pins) ForEachIndirect(ctx context.Context, fn func(c, via cid.Cid) error) error {
+	n := pp.n
+	pins, err := pp.List(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -259,7 +267,7 @@ func (n *Node) ForEachIndirect(ctx context.Context, fn func(c, via cid.Cid) erro
 		if p.Type != PinRecursiveType {
 			continue
 		}
-		err := n.WalkDAG(ctx, p.Cid, ws, func(c cid.Cid) error {
+		err := n.Dag().Walk(ctx, p.Cid, ws, func(c cid.Cid) error {
 			if c.Equals(p.Cid) {
 				return nil
 			}
@@ -277,11 +285,11 @@ func (n *Node) ForEachIndirect(ctx context.Context, fn func(c, via cid.Cid) erro
 	return nil
 }
 
-// PinnedReason reports whether c is pinned and how: "pinned: recursive",
+// Reason reports whether c is pinned and how: "pinned: recursive",
 // "pinned: direct", or "pinned via <root>" when c is inside the DAG of a
 // recursive pin (the walks stop at the first hit).
-func (n *Node) PinnedReason(ctx context.Context, c cid.Cid) (string, bool, error) {
-	kind, via, err := n.PinState(ctx, c)
+func (p *Pins) Reason(ctx context.Context, c cid.Cid) (string, bool, error) {
+	kind, via, err := p.State(ctx, c)
 	switch {
 	case err != nil:
 		return "", false, err
@@ -296,13 +304,14 @@ func (n *Node) PinnedReason(ctx context.Context, c cid.Cid) (string, bool, error
 // errFound stops a walk early.
 var errFound = errors.New("found")
 
-// PinState says how c is pinned: "recursive", "direct", "indirect" (with
+// State says how c is pinned: "recursive", "direct", "indirect" (with
 // the recursive root it is reached from) or "" when it is not pinned.
 // With mode "recursive", "direct" or "indirect" only that kind is looked
 // for (Kubo's IsPinnedWithType: a block pinned directly and inside a
 // recursive pin is "indirect" for mode indirect); "" or "all" looks for
 // each in that order.
-func (n *Node) PinState(ctx context.Context, c cid.Cid, mode ...string) (string, cid.Cid, error) {
+func (pp *Pins) State(ctx context.Context, c cid.Cid, mode ...string) (string, cid.Cid, error) {
+	n := pp.n
 	m := "all"
 	if len(mode) > 0 && mode[0] != "" {
 		m = mode[0]
@@ -319,7 +328,7 @@ func (n *Node) PinState(ctx context.Context, c cid.Cid, mode ...string) (string,
 	if m != "all" && m != PinIndirectType {
 		return "", cid.Undef, nil
 	}
-	pins, err := n.Pins(ctx, PinRecursiveType)
+	pins, err := pp.List(ctx, PinRecursiveType)
 	if err != nil {
 		return "", cid.Undef, err
 	}
@@ -328,7 +337,7 @@ func (n *Node) PinState(ctx context.Context, c cid.Cid, mode ...string) (string,
 	sort.SliceStable(pins, func(i, j int) bool { return !pins[i].Cid.Equals(c) && pins[j].Cid.Equals(c) })
 	ws := newWalkSet()
 	for _, p := range pins {
-		err := n.WalkDAG(ctx, p.Cid, ws, func(x cid.Cid) error {
+		err := n.Dag().Walk(ctx, p.Cid, ws, func(x cid.Cid) error {
 			// A recursive root is not indirect through itself (Kubo).
 			if x.Equals(c) && !x.Equals(p.Cid) {
 				return errFound

@@ -198,7 +198,7 @@ func TestConfig_OldRepo_ReadsKuboDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	doc, err := n.ConfigDoc()
+	doc, err := n.ConfigFile().Doc()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestConfig_OldRepo_ReadsKuboDefaults(t *testing.T) {
 	if onDisk, _ := os.ReadFile(path); string(onDisk) != string(raw) {
 		t.Error("reading the config rewrote the file")
 	}
-	if err := n.UpdateConfig(func(doc map[string]any) error {
+	if err := n.ConfigFile().Update(func(doc map[string]any) error {
 		return config.SetKeyExact(doc, "Gateway.RootRedirect", "/x")
 	}); err != nil {
 		t.Fatal(err)
@@ -240,7 +240,7 @@ func TestConfig_DeprecatedShardingThreshold(t *testing.T) {
 	if got := n.Config().ImportSettings().UnixFSHAMTDirectorySizeThreshold; got.IsDefault() || got.WithDefault("") != "1B" {
 		t.Fatalf("threshold %v, want 1B", got)
 	}
-	err := n.UpdateConfig(func(doc map[string]any) error {
+	err := n.ConfigFile().Update(func(doc map[string]any) error {
 		return config.SetKeyExact(doc, "Import.UnixFSHAMTDirectorySizeThreshold", "2KiB")
 	})
 	if err == nil || !strings.Contains(err.Error(), "was renamed to `Import.UnixFSHAMTDirectorySizeThreshold`") {

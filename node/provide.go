@@ -12,7 +12,8 @@ import (
 
 // Provide queues c for announcement to the DHT (dropped when the queue
 // is full; the periodic reprovide catches up).
-func (n *Node) Provide(c cid.Cid) {
+func (w *Network) Provide(c cid.Cid) {
+	n := w.n
 	if nt := n.Net; nt != nil {
 		nt.Provide(c)
 	}
@@ -20,7 +21,8 @@ func (n *Node) Provide(c cid.Cid) {
 
 // Reprovide announces every recursively pinned root now (bitswap
 // reprovide) and returns how many it announced.
-func (n *Node) Reprovide(ctx context.Context) (int, error) {
+func (w *Network) Reprovide(ctx context.Context) (int, error) {
+	n := w.n
 	nt := n.Net
 	if nt == nil {
 		return 0, ErrOffline
@@ -30,7 +32,7 @@ func (n *Node) Reprovide(ctx context.Context) (int, error) {
 
 // pinnedRoots lists the recursively pinned roots.
 func (n *Node) pinnedRoots(ctx context.Context) ([]cid.Cid, error) {
-	pins, err := n.Pins(ctx, PinRecursiveType)
+	pins, err := n.Pins().List(ctx, PinRecursiveType)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,8 @@ import (
 )
 
 // FileSize returns the byte length of the UnixFS file c.
-func (n *Node) FileSize(ctx context.Context, c cid.Cid) (uint64, error) {
+func (u *UnixFS) FileSize(ctx context.Context, c cid.Cid) (uint64, error) {
+	n := u.n
 	var size uint64
 	err := n.view(ctx, c, func(b []byte) error {
 		switch c.Type() {
@@ -63,7 +64,8 @@ func fileType(f *unixfs.File, root bool) error {
 // WriteFile writes bytes [offset, offset+length) of the UnixFS file c to
 // w (length < 0: to the end). Blocks missing from the store give an
 // ipld.ErrNotFound naming the block.
-func (n *Node) WriteFile(ctx context.Context, c cid.Cid, offset, length int64, w io.Writer) error {
+func (u *UnixFS) WriteFile(ctx context.Context, c cid.Cid, offset, length int64, w io.Writer) error {
+	n := u.n
 	if length == 0 {
 		return nil
 	}

@@ -61,9 +61,10 @@ func checkServiceKey(key string) error {
 	return nil
 }
 
-// AddRemoteService stores a pinning service under name (Kubo's service
+// AddService stores a pinning service under name (Kubo's service
 // add): the endpoint normalised, the key with the config's other secrets.
-func (n *Node) AddRemoteService(name, endpoint, key string) error {
+func (r *RemotePins) AddService(name, endpoint, key string) error {
+	n := r.n
 	if name == "" {
 		return ErrServiceNameMissing
 	}
@@ -74,7 +75,7 @@ func (n *Node) AddRemoteService(name, endpoint, key string) error {
 	if err := checkServiceKey(key); err != nil {
 		return err
 	}
-	return n.UpdateConfig(func(doc map[string]any) error {
+	return n.ConfigFile().Update(func(doc map[string]any) error {
 		svcs, err := remoteServicesDoc(doc, true)
 		if err != nil {
 			return err
@@ -92,10 +93,11 @@ func (n *Node) AddRemoteService(name, endpoint, key string) error {
 	})
 }
 
-// RemoveRemoteService forgets a pinning service (Kubo's service rm; an
+// RemoveService forgets a pinning service (Kubo's service rm; an
 // unknown name is not an error).
-func (n *Node) RemoveRemoteService(name string) error {
-	return n.UpdateConfig(func(doc map[string]any) error {
+func (r *RemotePins) RemoveService(name string) error {
+	n := r.n
+	return n.ConfigFile().Update(func(doc map[string]any) error {
 		svcs, err := remoteServicesDoc(doc, false)
 		if err != nil || svcs == nil {
 			return err
@@ -105,8 +107,9 @@ func (n *Node) RemoveRemoteService(name string) error {
 	})
 }
 
-// RemoteService returns the endpoint and key of the named service.
-func (n *Node) RemoteService(name string) (endpoint, key string, err error) {
+// Service returns the endpoint and key of the named service.
+func (r *RemotePins) Service(name string) (endpoint, key string, err error) {
+	n := r.n
 	if name == "" {
 		return "", "", ErrServiceNameMissing
 	}
@@ -156,28 +159,29 @@ func remoteServicesDoc(doc map[string]any, create bool) (map[string]any, error) 
 // A collection marks the held DAG's stored blocks as it marks pins; a
 // block missing from the store ends that walk without failing the
 // collection, so only the stored part is kept.
-func (n *Node) Hold(root cid.Cid) (release func()) {
-	n.holdMu.Lock()
-	if n.holds == nil {
-		n.holds = map[cid.Cid]int{}
+func (r *RemotePins) Hold(root cid.Cid) (release func()) {
+	n := r.n
+	r.holdMu.Lock()
+	if r.holds == nil {
+		r.holds = map[cid.Cid]int{}
 	}
-	n.holds[root]++
-	n.holdMu.Unlock()
-	if n.gc.running.Load() {
+	r.holds[root]++
+	r.holdMu.Unlock()
+	if n.Storage().gc.running.Load() {
 		// A collection already past its mark: mark the DAG now.
-		mark := func(c cid.Cid) error { n.gc.mark(c.Hash()); return nil }
-		_ = n.WalkDAG(context.Background(), root, nil, mark)
+		mark := func(c cid.Cid) error { n.Storage().gc.mark(c.Hash()); return nil }
+		_ = n.Dag().Walk(context.Background(), root, nil, mark)
 	}
 	var done bool
 	return func() {
-		n.holdMu.Lock()
-		defer n.holdMu.Unlock()
+		r.holdMu.Lock()
+		defer r.holdMu.Unlock()
 		if done {
 			return
 		}
 		done = true
-		if n.holds[root]--; n.holds[root] <= 0 {
-			delete(n.holds, root)
+		if r.holds[root]--; r.holds[root] <= 0 {
+			delete(r.holds, root)
 		}
 	}
 }
@@ -191,19 +195,20 @@ const MaxHeldWatches = 64
 // it to keep the blocks a service is copying. It reports false, holding
 // nothing, when the node is offline, root is an identity CID (no stored
 // block) or MaxHeldWatches holds are running.
-func (n *Node) HoldUntil(root cid.Cid, maxHold time.Duration, poll func(ctx context.Context) (done bool)) bool {
+func (r *RemotePins) HoldUntil(root cid.Cid, maxHold time.Duration, poll func(ctx context.Context) (done bool)) bool {
+	n := r.n
 	nt := n.Net
 	if nt == nil || root.Prefix().MhType == mh.IDENTITY {
 		return false
 	}
-	if n.watches.Add(1) > MaxHeldWatches {
-		n.watches.Add(-1)
+	if r.watches.Add(1) > MaxHeldWatches {
+		r.watches.Add(-1)
 		return false
 	}
-	release := n.Hold(root)
+	release := r.Hold(root)
 	ctx, cancel := context.WithTimeout(nt.Ctx(), maxHold)
 	nt.Go(func(context.Context) {
-		defer n.watches.Add(-1)
+		defer r.watches.Add(-1)
 		defer release()
 		defer cancel()
 		wait := 500 * time.Millisecond
@@ -224,14 +229,14 @@ func (n *Node) HoldUntil(root cid.Cid, maxHold time.Duration, poll func(ctx cont
 
 // markHolds marks the stored blocks of every held DAG for a collection.
 func (n *Node) markHolds(ctx context.Context, ws *walkSet, mark func(cid.Cid) error) error {
-	n.holdMu.Lock()
-	roots := make([]cid.Cid, 0, len(n.holds))
-	for c := range n.holds {
+	n.RemotePins().holdMu.Lock()
+	roots := make([]cid.Cid, 0, len(n.RemotePins().holds))
+	for c := range n.RemotePins().holds {
 		roots = append(roots, c)
 	}
-	n.holdMu.Unlock()
+	n.RemotePins().holdMu.Unlock()
 	for _, c := range roots {
-		if err := n.WalkDAG(ctx, c, ws, mark); err != nil && !IsNotFound(err) {
+		if err := n.Dag().Walk(ctx, c, ws, mark); err != nil && !IsNotFound(err) {
 			return fmt.Errorf("held DAG %s: %w", c, err)
 		}
 	}

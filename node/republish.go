@@ -52,7 +52,7 @@ func (n *Node) republishLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if _, failed := n.RepublishNames(ctx); failed > 0 && republishRetry < period {
+		if _, failed := n.Names().Republish(ctx); failed > 0 && republishRetry < period {
 			wait = republishRetry
 		} else {
 			wait = period
@@ -60,10 +60,11 @@ func (n *Node) republishLoop(ctx context.Context) {
 	}
 }
 
-// RepublishNames signs again and publishes the record of every key that
+// Republish signs again and publishes the record of every key that
 // has one in the local record store. It returns how many were
 // republished and how many failed.
-func (n *Node) RepublishNames(ctx context.Context) (done, failed int) {
+func (m *Names) Republish(ctx context.Context) (done, failed int) {
+	n := m.n
 	lifetime, err := config.DurationOr(n.Config().Ipns.RecordLifetime, DefaultRecordLifetime, "Ipns.RecordLifetime")
 	if err != nil {
 		lifetime = DefaultRecordLifetime
@@ -98,11 +99,11 @@ func (n *Node) RepublishNames(ctx context.Context) (done, failed int) {
 			done++
 		}
 	}
-	n.repubMu.Lock()
-	n.repub.Rounds++
-	n.repub.Republished += done
-	n.repub.Failed += failed
-	n.repubMu.Unlock()
+	m.repubMu.Lock()
+	m.repub.Rounds++
+	m.repub.Republished += done
+	m.repub.Failed += failed
+	m.repubMu.Unlock()
 	return done, failed
 }
 
@@ -145,8 +146,8 @@ func (n *Node) republishOne(ctx context.Context, s *nameSys, ns namesys.NameSyst
 }
 
 // RepublishStats returns the republisher's counters.
-func (n *Node) RepublishStats() RepublishStats {
-	n.repubMu.Lock()
-	defer n.repubMu.Unlock()
-	return n.repub
+func (m *Names) RepublishStats() RepublishStats {
+	m.repubMu.Lock()
+	defer m.repubMu.Unlock()
+	return m.repub
 }

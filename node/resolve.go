@@ -52,8 +52,9 @@ type Resolved struct {
 
 // Resolve walks s from its root CID through UnixFS directories; a leading
 // /ipns/ name is resolved first.
-func (n *Node) Resolve(ctx context.Context, s string) (Resolved, error) {
-	p, err := n.ImmutablePath(ctx, s)
+func (dd *Dag) Resolve(ctx context.Context, s string) (Resolved, error) {
+	n := dd.n
+	p, err := n.Names().ImmutablePath(ctx, s)
 	if err != nil {
 		return Resolved{}, err
 	}

@@ -38,14 +38,15 @@ type sessions struct {
 }
 
 // BeginWrite opens a write session; End must follow.
-func (n *Node) BeginWrite() *WriteSession {
+func (ss *Storage) BeginWrite() *WriteSession {
+	n := ss.n
 	s := &WriteSession{n: n, batch: n.Store.NewBatch()}
-	n.sess.mu.Lock()
-	if n.sess.set == nil {
-		n.sess.set = map[*WriteSession]struct{}{}
+	ss.sess.mu.Lock()
+	if ss.sess.set == nil {
+		ss.sess.set = map[*WriteSession]struct{}{}
 	}
-	n.sess.set[s] = struct{}{}
-	n.sess.mu.Unlock()
+	ss.sess.set[s] = struct{}{}
+	ss.sess.mu.Unlock()
 	return s
 }
 
@@ -56,17 +57,18 @@ func (s *WriteSession) End() error {
 	s.mu.Lock()
 	s.done = true
 	s.mu.Unlock()
-	s.n.sess.mu.Lock()
-	delete(s.n.sess.set, s)
-	s.n.sess.mu.Unlock()
+	s.n.Storage().sess.mu.Lock()
+	delete(s.n.Storage().sess.set, s)
+	s.n.Storage().sess.mu.Unlock()
 	return err
 }
 
 // Sync waits until every block put in the session so far is durable.
 func (s *WriteSession) Sync() error { return s.batch.Sync() }
 
-// StorageMax returns the cap in bytes (0: none).
-func (n *Node) StorageMax() uint64 {
+// Max returns the cap in bytes (0: none).
+func (s *Storage) Max() uint64 {
+	n := s.n
 	v, err := config.ParseStorageMax(n.Config().Datastore.StorageMax)
 	if err != nil {
 		return 0
@@ -80,7 +82,8 @@ func (n *Node) StorageMax() uint64 {
 // keeps the file on disk, free pages included, within the cap plus one
 // step by which the store grows its file (storage.GrowStep, or a larger
 // write batch).
-func (n *Node) Usage() (uint64, error) {
+func (s *Storage) Usage() (uint64, error) {
+	n := s.n
 	// Queued blocks take about 2% more once in pages; 1/32 covers that.
 	p := n.Store.PendingBytes()
 	return max(n.Store.UsedBytes(), n.Store.BlockBytes()) + p + p/32, nil
@@ -91,20 +94,20 @@ func (n *Node) Usage() (uint64, error) {
 // usage. It returns with the cap lock held (release it once the block is
 // queued), so that concurrent writers cannot overshoot together.
 func (s *WriteSession) admit(ctx context.Context, size int) (release func(), err error) {
-	max := s.n.StorageMax()
+	max := s.n.Storage().Max()
 	if max == 0 {
 		return func() {}, nil
 	}
-	mu := &s.n.sess.capMu
+	mu := &s.n.Storage().sess.capMu
 	mu.Lock()
-	used, err := s.n.Usage()
+	used, err := s.n.Storage().Usage()
 	if err == nil && used+uint64(size) > max {
 		// The collection keeps this session's blocks (it is open).
-		if _, gerr := s.n.CollectGarbage(ctx, nil); gerr != nil && !errors.Is(gerr, ErrGCRunning) {
+		if _, gerr := s.n.Storage().CollectGarbage(ctx, nil); gerr != nil && !errors.Is(gerr, ErrGCRunning) {
 			mu.Unlock()
 			return nil, gerr
 		}
-		used, err = s.n.Usage()
+		used, err = s.n.Storage().Usage()
 	}
 	if err != nil {
 		mu.Unlock()
@@ -124,7 +127,7 @@ func (s *WriteSession) record(key []byte) {
 	s.mu.Lock()
 	s.touched = append(s.touched, string(key))
 	s.mu.Unlock()
-	s.n.gc.mark(key)
+	s.n.Storage().gc.mark(key)
 }
 
 // PutAsync queues blk in the session (durable at Sync or End).
@@ -190,8 +193,8 @@ func (s *WriteSession) Rollback(ctx context.Context) error {
 		return nil
 	}
 	others := map[string]bool{}
-	s.n.sess.mu.Lock()
-	for o := range s.n.sess.set {
+	s.n.Storage().sess.mu.Lock()
+	for o := range s.n.Storage().sess.set {
 		if o == s {
 			continue
 		}
@@ -201,7 +204,7 @@ func (s *WriteSession) Rollback(ctx context.Context) error {
 		}
 		o.mu.Unlock()
 	}
-	s.n.sess.mu.Unlock()
+	s.n.Storage().sess.mu.Unlock()
 	var del []cid.Cid
 	for _, k := range keys {
 		if !others[k] {
@@ -211,12 +214,13 @@ func (s *WriteSession) Rollback(ctx context.Context) error {
 	return s.n.deleteBlocks(ctx, del)
 }
 
-// PutBlocks stores blocks in one write session, durably, and pins each
+// Put stores blocks in one write session, durably, and pins each
 // recursively when pin is set (without reading the blocks they link to,
 // as Kubo's block put --pin and dag put --pin do). On failure the blocks
 // it stored are removed again.
-func (n *Node) PutBlocks(ctx context.Context, pin bool, blks ...blocks.Block) (err error) {
-	s := n.BeginWrite()
+func (bb *Block) Put(ctx context.Context, pin bool, blks ...blocks.Block) (err error) {
+	n := bb.n
+	s := n.Storage().BeginWrite()
 	defer func() {
 		if err != nil {
 			_ = s.Rollback(context.WithoutCancel(ctx))
@@ -230,7 +234,7 @@ func (n *Node) PutBlocks(ctx context.Context, pin bool, blks ...blocks.Block) (e
 	}
 	if pin {
 		for _, b := range blks {
-			if err := n.PinRecursive(ctx, b.Cid()); err != nil {
+			if err := n.Pins().AddRecursive(ctx, b.Cid()); err != nil {
 				return err
 			}
 		}

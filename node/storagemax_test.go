@@ -26,7 +26,7 @@ func TestStorageMax_BoundsFileOnDisk(t *testing.T) {
 	}
 	t.Cleanup(func() { n.Close() })
 	const capBytes = 20_000_000
-	if err := n.UpdateConfig(func(doc map[string]any) error {
+	if err := n.ConfigFile().Update(func(doc map[string]any) error {
 		return config.SetKey(doc, "Datastore.StorageMax", "20MB")
 	}); err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestStorageMax_BoundsFileOnDisk(t *testing.T) {
 		return fi.Size()
 	}
 	add := func(size int) error {
-		a, err := n.NewAdder(context.Background(), node.AddOptions{Pin: true}, func(node.AddEvent) error { return nil })
+		a, err := n.UnixFS().NewAdder(context.Background(), node.AddOptions{Pin: true}, func(node.AddEvent) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -57,9 +57,9 @@ func (e UnixFSEntry) TarMode() int64 {
 	return 0o644
 }
 
-// StatUnixFS describes nd. Raw blocks are files; dag-pb nodes must carry
+// Stat describes nd. Raw blocks are files; dag-pb nodes must carry
 // UnixFS data; other codecs fail with Kubo's "unknown node type".
-func (n *Node) StatUnixFS(ctx context.Context, nd ipld.Node) (UnixFSEntry, error) {
+func (u *UnixFS) Stat(ctx context.Context, nd ipld.Node) (UnixFSEntry, error) {
 	switch nd := nd.(type) {
 	case *merkledag.RawNode:
 		return UnixFSEntry{Kind: EntryFile, Size: uint64(len(nd.RawData()))}, nil
@@ -79,7 +79,7 @@ func (n *Node) StatUnixFS(ctx context.Context, nd ipld.Node) (UnixFSEntry, error
 			e.Size = uint64(len(e.Target))
 		case ft.TFile, ft.TRaw:
 			e.Kind = EntryFile
-			e.Size, err = n.FileSize(ctx, nd.Cid())
+			e.Size, err = u.FileSize(ctx, nd.Cid())
 		default:
 			err = ft.ErrUnrecognizedType
 		}
@@ -92,11 +92,12 @@ func (n *Node) StatUnixFS(ctx context.Context, nd ipld.Node) (UnixFSEntry, error
 // it, to tw. format is the tar header format (Kubo uses PAX for plain
 // get, and leaves it unset for --archive). Entry names that would leave
 // name fail with ErrPathOutsideRoot. tw is not closed.
-func (n *Node) WriteTar(ctx context.Context, tw *tar.Writer, nd ipld.Node, name string, format tar.Format) error {
+func (u *UnixFS) WriteTar(ctx context.Context, tw *tar.Writer, nd ipld.Node, name string, format tar.Format) error {
+	n := u.n
 	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, "../") || strings.HasPrefix(name, "/") {
 		return ErrPathOutsideRoot
 	}
-	st, err := n.StatUnixFS(ctx, nd)
+	st, err := u.Stat(ctx, nd)
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func (w *tarWalk) entry(c cid.Cid, nd ipld.Node, st UnixFSEntry, name string) er
 		if err := w.tw.WriteHeader(h); err != nil {
 			return err
 		}
-		return w.n.WriteFile(w.ctx, c, 0, -1, w.tw)
+		return w.n.UnixFS().WriteFile(w.ctx, c, 0, -1, w.tw)
 	}
 	h.Typeflag = tar.TypeDir
 	if err := w.tw.WriteHeader(h); err != nil {
@@ -174,7 +175,7 @@ func (w *tarWalk) child(c cid.Cid, name string) error {
 	if err != nil {
 		return err
 	}
-	st, err := w.n.StatUnixFS(w.ctx, nd)
+	st, err := w.n.UnixFS().Stat(w.ctx, nd)
 	if err != nil {
 		return err
 	}

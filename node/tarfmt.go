@@ -48,9 +48,10 @@ func tarLinkPath(name string) string {
 
 // ImportTar stores the tar stream r in the "ipfs/tar" format and returns
 // its root. On failure nothing of it stays stored.
-func (n *Node) ImportTar(ctx context.Context, r io.Reader) (cid.Cid, error) {
+func (u *UnixFS) ImportTar(ctx context.Context, r io.Reader) (cid.Cid, error) {
+	n := u.n
 	var root cid.Cid
-	err := n.WithDAG(ctx, func(ds ipld.DAGService) error {
+	err := n.Dag().Edit(ctx, func(ds ipld.DAGService) error {
 		tr := tar.NewReader(r)
 		top := new(dag.ProtoNode)
 		top.SetData([]byte(tarRootData))
@@ -119,7 +120,8 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // Kubo's tar add) to w, as Kubo's tar cat does: every entry's header, its
 // content padded to 512 bytes, children after their parent; no
 // end-of-archive blocks. File content streams from the store.
-func (n *Node) ExportTar(ctx context.Context, root ipld.Node, w io.Writer) error {
+func (u *UnixFS) ExportTar(ctx context.Context, root ipld.Node, w io.Writer) error {
+	n := u.n
 	pb, ok := root.(*dag.ProtoNode)
 	if !ok {
 		return dag.ErrNotProtobuf
@@ -150,7 +152,7 @@ func (n *Node) exportTarLinks(ctx context.Context, links []*ipld.Link, w io.Writ
 		switch {
 		case err == nil:
 			cw := &countWriter{w: w}
-			if err := n.WriteFile(ctx, data.Cid, 0, -1, cw); err != nil {
+			if err := n.UnixFS().WriteFile(ctx, data.Cid, 0, -1, cw); err != nil {
 				return err
 			}
 			if pad := (tarBlock - cw.n%tarBlock) % tarBlock; pad > 0 {

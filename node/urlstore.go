@@ -37,7 +37,7 @@ var urlClient = &http.Client{Transport: &http.Transport{
 // AddURL adds the content at url with raw leaves and CIDv1 as references
 // to the URL, pinning the root when pin is set. It returns the root and
 // the byte count read.
-func (n *Node) AddURL(ctx context.Context, url string, trickle, pin bool) (cid.Cid, int64, error) {
+func (u *UnixFS) AddURL(ctx context.Context, url string, trickle, pin bool) (cid.Cid, int64, error) {
 	if !filestore.IsURL(url) {
 		return cid.Undef, 0, fmt.Errorf("unsupported url syntax: %s", url)
 	}
@@ -46,7 +46,7 @@ func (n *Node) AddURL(ctx context.Context, url string, trickle, pin bool) (cid.C
 	wf := &webFile{ctx: ctx, cancel: cancel, url: url, max: URLStoreMaxSize}
 	defer wf.Close()
 	ver, raw := 1, true
-	a, err := n.NewAdder(ctx, AddOptions{
+	a, err := u.NewAdder(ctx, AddOptions{
 		CidVersion: &ver, RawLeaves: &raw, NoCopy: true, Trickle: trickle,
 		Pin: pin, Silent: true, EmptyDirs: true,
 	}, func(AddEvent) error { return nil })

@@ -13,10 +13,11 @@ import (
 	mh "github.com/multiformats/go-multihash"
 )
 
-// VerifyDAG walks the DAG below root, re-hashing every block; bad is
+// Verify walks the DAG below root, re-hashing every block; bad is
 // called for each block that is missing or does not match its CID (its
 // children are not visited). It returns only context errors.
-func (n *Node) VerifyDAG(ctx context.Context, root cid.Cid, bad func(c cid.Cid, err error)) error {
+func (d *Dag) Verify(ctx context.Context, root cid.Cid, bad func(c cid.Cid, err error)) error {
+	n := d.n
 	ws := newWalkSet()
 	stack := []cid.Cid{root}
 	for len(stack) > 0 {
@@ -35,7 +36,7 @@ func (n *Node) VerifyDAG(ctx context.Context, root cid.Cid, bad func(c cid.Cid, 
 				continue
 			}
 		}
-		links, err := n.Links(ctx, c)
+		links, err := n.UnixFS().Links(ctx, c)
 		if err != nil {
 			bad(c, err)
 			continue
@@ -50,10 +51,11 @@ func (n *Node) VerifyDAG(ctx context.Context, root cid.Cid, bad func(c cid.Cid, 
 	return nil
 }
 
-// VerifyBlocks re-hashes every stored block, reading them in short
+// Verify re-hashes every stored block, reading them in short
 // transactions; bad is called for each corrupt one, progress with the
 // count checked so far.
-func (n *Node) VerifyBlocks(ctx context.Context, bad func(c cid.Cid, err error), progress func(int)) error {
+func (bb *Block) Verify(ctx context.Context, bad func(c cid.Cid, err error), progress func(int)) error {
+	n := bb.n
 	count := 0
 	return n.Blocks.ForEachKey(ctx, func(h mh.Multihash) error {
 		c := cid.NewCidV1(cid.Raw, h)

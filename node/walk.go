@@ -37,11 +37,12 @@ func (s *walkSet) visit(c cid.Cid) bool {
 	return true
 }
 
-// WalkDAG visits every block reachable from root, depth first, calling
+// Walk visits every block reachable from root, depth first, calling
 // fn before reading each block (so that fn can mark it first, see gc.go).
 // A missing block ends the walk with its ipld.ErrNotFound. Identity CIDs
 // are visited but never need storage.
-func (n *Node) WalkDAG(ctx context.Context, root cid.Cid, seen *walkSet, fn func(c cid.Cid) error) error {
+func (d *Dag) Walk(ctx context.Context, root cid.Cid, seen *walkSet, fn func(c cid.Cid) error) error {
+	n := d.n
 	if seen == nil {
 		seen = newWalkSet()
 	}
@@ -57,7 +58,7 @@ func (n *Node) WalkDAG(ctx context.Context, root cid.Cid, seen *walkSet, fn func
 				return err
 			}
 		}
-		links, err := n.Links(ctx, c)
+		links, err := n.UnixFS().Links(ctx, c)
 		if err != nil {
 			return err
 		}

@@ -22,7 +22,7 @@ var initDocs embed.FS
 
 // AddWelcomeDocs adds the welcome documents as one directory, pins it and
 // returns its CID.
-func (n *Node) AddWelcomeDocs(ctx context.Context) (cid.Cid, error) {
+func (u *UnixFS) AddWelcomeDocs(ctx context.Context) (cid.Cid, error) {
 	des, err := fs.ReadDir(initDocs, "initdoc")
 	if err != nil {
 		return cid.Undef, err
@@ -35,7 +35,7 @@ func (n *Node) AddWelcomeDocs(ctx context.Context) (cid.Cid, error) {
 		}
 		entries[de.Name()] = files.NewBytesFile(b)
 	}
-	a, err := n.NewAdder(ctx, AddOptions{Pin: true, Wrap: true, Silent: true}, func(AddEvent) error { return nil })
+	a, err := u.NewAdder(ctx, AddOptions{Pin: true, Wrap: true, Silent: true}, func(AddEvent) error { return nil })
 	if err != nil {
 		return cid.Undef, err
 	}
@@ -50,15 +50,16 @@ func (n *Node) AddWelcomeDocs(ctx context.Context) (cid.Cid, error) {
 // to it in the local record store (not to the network), as Kubo's init
 // does: /ipns/<self> of a fresh node resolves to the empty directory
 // until the first name publish.
-func (n *Node) InitKeyspace(ctx context.Context) error {
+func (m *Names) InitKeyspace(ctx context.Context) error {
+	n := m.n
 	empty := ft.EmptyDirNode()
 	if err := n.DAG.Add(ctx, empty); err != nil {
 		return err
 	}
-	if err := n.AddPin(ctx, empty.Cid(), true, "", nil); err != nil {
+	if err := n.Pins().Add(ctx, empty.Cid(), true, "", nil); err != nil {
 		return err
 	}
-	_, err := n.PublishName(OfflineContext(ctx), path.FromCid(empty.Cid()),
+	_, err := m.Publish(OfflineContext(ctx), path.FromCid(empty.Cid()),
 		PublishOptions{AllowOffline: true, Lifetime: DefaultRecordLifetime})
 	return err
 }

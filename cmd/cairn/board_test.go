@@ -396,12 +396,12 @@ func TestDaemon_SIGTERM_DuringAdd_StopsWithin10s(t *testing.T) {
 	if errs := n.Store.Check(storage.CheckOptions{VerifyHashes: true}); len(errs) > 0 {
 		t.Fatalf("check: %v", errs)
 	}
-	res, err := n.Resolve(t.Context(), c)
+	res, err := n.Dag().Resolve(t.Context(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := n.WriteFile(t.Context(), res.Cid, 0, -1, &buf); err != nil || !bytes.Equal(buf.Bytes(), acked) {
+	if err := n.UnixFS().WriteFile(t.Context(), res.Cid, 0, -1, &buf); err != nil || !bytes.Equal(buf.Bytes(), acked) {
 		t.Fatalf("acknowledged add unreadable after stop: %v", err)
 	}
 }

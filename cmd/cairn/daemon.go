@@ -132,13 +132,13 @@ func seedRepo(dir string, welcome bool, stdout io.Writer) (err error) {
 		}
 	}()
 	if welcome {
-		c, err := n.AddWelcomeDocs(ctx)
+		c, err := n.UnixFS().AddWelcomeDocs(ctx)
 		if err != nil {
 			return fmt.Errorf("init: seeding init docs failed: %w", err)
 		}
 		fmt.Fprintf(stdout, "to get started, enter:\n\n\tcairn cat /ipfs/%s/readme\n\n", c)
 	}
-	if err := n.InitKeyspace(ctx); err != nil {
+	if err := n.Names().InitKeyspace(ctx); err != nil {
 		return fmt.Errorf("init: publishing the node's name: %w", err)
 	}
 	return nil
@@ -607,7 +607,7 @@ func startAutoGC(ctx context.Context, n *node.Node, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	max := n.StorageMax()
+	max := n.Storage().Max()
 	if max == 0 {
 		return errors.New("--enable-gc needs Datastore.StorageMax")
 	}
@@ -624,11 +624,11 @@ func startAutoGC(ctx context.Context, n *node.Node, log io.Writer) error {
 				return
 			case <-t.C:
 			}
-			used, err := n.Usage()
+			used, err := n.Storage().Usage()
 			if err != nil || used*100 < max*uint64(mark) {
 				continue
 			}
-			res, err := n.CollectGarbage(ctx, nil)
+			res, err := n.Storage().CollectGarbage(ctx, nil)
 			if err != nil && !errors.Is(err, node.ErrGCRunning) {
 				fmt.Fprintf(log, "auto GC: %v\n", err)
 				continue

@@ -267,18 +267,18 @@ func TestDaemon_Kill9_KeepsAcknowledgedAdds(t *testing.T) {
 		t.Fatalf("check after kill -9: %v", errs)
 	}
 	for _, a := range acked {
-		res, err := n.Resolve(context.Background(), a.cid)
+		res, err := n.Dag().Resolve(context.Background(), a.cid)
 		if err != nil {
 			t.Fatalf("acknowledged %s lost: %v", a.cid, err)
 		}
 		var buf bytes.Buffer
-		if err := n.WriteFile(context.Background(), res.Cid, 0, -1, &buf); err != nil {
+		if err := n.UnixFS().WriteFile(context.Background(), res.Cid, 0, -1, &buf); err != nil {
 			t.Fatalf("read %s: %v", a.cid, err)
 		}
 		if !bytes.Equal(buf.Bytes(), a.data) {
 			t.Fatalf("content of %s differs after kill -9", a.cid)
 		}
-		if ok, _ := n.IsPinnedRecursive(context.Background(), res.Cid); !ok {
+		if ok, _ := n.Pins().IsRecursive(context.Background(), res.Cid); !ok {
 			t.Fatalf("pin of %s lost", a.cid)
 		}
 	}
@@ -298,7 +298,7 @@ func TestDaemon_Kill9_DuringGC(t *testing.T) {
 	keep := make([]byte, 3<<20)
 	rand.Read(keep)
 	root := localAdd(t, n, keep, true)
-	s := n.BeginWrite()
+	s := n.Storage().BeginWrite()
 	for i := 0; i < 40000; i++ {
 		b := make([]byte, 32)
 		rand.Read(b)
@@ -336,7 +336,7 @@ func TestDaemon_Kill9_DuringGC(t *testing.T) {
 		t.Fatalf("GC removed nothing before the kill (%d blocks)", st.NumBlocks)
 	}
 	var got bytes.Buffer
-	if err := n.WriteFile(ctx, root, 0, -1, &got); err != nil || !bytes.Equal(got.Bytes(), keep) {
+	if err := n.UnixFS().WriteFile(ctx, root, 0, -1, &got); err != nil || !bytes.Equal(got.Bytes(), keep) {
 		t.Fatalf("pinned file after kill -9 during GC: %v", err)
 	}
 }
@@ -372,8 +372,8 @@ func TestDaemon_Kill9_DuringPinUpdate(t *testing.T) {
 		if errs := n.Store.Check(storage.CheckOptions{VerifyHashes: true}); len(errs) > 0 {
 			t.Fatal(errs)
 		}
-		pa, _ := n.IsPinnedRecursive(ctx, ca)
-		pb, _ := n.IsPinnedRecursive(ctx, cb)
+		pa, _ := n.Pins().IsRecursive(ctx, ca)
+		pb, _ := n.Pins().IsRecursive(ctx, cb)
 		if pa == pb {
 			t.Fatalf("round %d: pinned a=%v b=%v, want exactly one", round, pa, pb)
 		}
@@ -382,7 +382,7 @@ func TestDaemon_Kill9_DuringPinUpdate(t *testing.T) {
 			want, c = b, cb
 		}
 		var got bytes.Buffer
-		if err := n.WriteFile(ctx, c, 0, -1, &got); err != nil || !bytes.Equal(got.Bytes(), want) {
+		if err := n.UnixFS().WriteFile(ctx, c, 0, -1, &got); err != nil || !bytes.Equal(got.Bytes(), want) {
 			t.Fatalf("round %d: pinned DAG damaged: %v", round, err)
 		}
 		n.Close()
@@ -403,7 +403,7 @@ func TestDaemon_CorruptStore(t *testing.T) {
 
 func localAdd(t *testing.T, n *node.Node, data []byte, pin bool) cid.Cid {
 	t.Helper()
-	a, err := n.NewAdder(context.Background(), node.AddOptions{Pin: pin}, func(node.AddEvent) error { return nil })
+	a, err := n.UnixFS().NewAdder(context.Background(), node.AddOptions{Pin: pin}, func(node.AddEvent) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ type mounter struct {
 
 // mount replaces the current mounts with /ipfs at ipfs and /ipns at ipns.
 func (mt *mounter) mount(ipfs, ipns string) error {
-	cfg, err := mt.n.MountsConfig()
+	cfg, err := mt.n.ConfigFile().Mounts()
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (mt *mounter) mount(ipfs, ipns string) error {
 
 // resolve is /ipns's resolver: the node's (IPNS records and DNSLink).
 func (mt *mounter) resolve(ctx context.Context, name string) (string, error) {
-	p, err := mt.n.ResolveName(ctx, name, node.ResolveOptions{})
+	p, err := mt.n.Names().Resolve(ctx, name, node.ResolveOptions{})
 	if err != nil {
 		return "", err
 	}

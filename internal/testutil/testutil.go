@@ -151,7 +151,7 @@ func MustOnlineNode(t testing.TB, routing string, edit func(doc map[string]any))
 // as the config commands do (the node's config is never changed in place).
 func SetConfig(t testing.TB, n *node.Node, kv map[string]any) {
 	t.Helper()
-	if err := n.UpdateConfig(func(doc map[string]any) error {
+	if err := n.ConfigFile().Update(func(doc map[string]any) error {
 		for k, v := range kv {
 			if err := config.SetKey(doc, k, v); err != nil {
 				return err

@@ -69,7 +69,7 @@ func TestServe_ExactFile_TypeAndMimeMap(t *testing.T) {
 // nosniff, and HEAD of a big block-backed file answers.
 func TestServe_IPFS_SniffAndHead(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	a, err := n.NewAdder(context.Background(), node.AddOptions{Pin: true, Wrap: true}, func(node.AddEvent) error { return nil })
+	a, err := n.UnixFS().NewAdder(context.Background(), node.AddOptions{Pin: true, Wrap: true}, func(node.AddEvent) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -199,7 +199,7 @@ func TestTypeOf_MimeMap(t *testing.T) {
 
 func TestServe_IPFS_FromStorage(t *testing.T) {
 	n := testutil.MustOpenNode(t)
-	a, err := n.NewAdder(context.Background(), node.AddOptions{Pin: true, Wrap: true}, func(node.AddEvent) error { return nil })
+	a, err := n.UnixFS().NewAdder(context.Background(), node.AddOptions{Pin: true, Wrap: true}, func(node.AddEvent) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

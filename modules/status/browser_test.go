@@ -301,7 +301,7 @@ func TestStatus_Browser_PhoneLayoutAndChart(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	// A memory budget and some stored data, so that the wear and memory
 	// figures are not zero.
-	if err := n.UpdateConfig(func(doc map[string]any) error { return config.SetKeyExact(doc, "Budget.MemoryMiB", 512) }); err != nil {
+	if err := n.ConfigFile().Update(func(doc map[string]any) error { return config.SetKeyExact(doc, "Budget.MemoryMiB", 512) }); err != nil {
 		t.Fatal(err)
 	}
 	data := make([]byte, 4<<20) // random: no two chunks alike, 4 MiB written
@@ -371,7 +371,7 @@ func TestStatus_Browser_PhoneLayoutAndChart(t *testing.T) {
 // onlyHash computes the CID the upload must get.
 func onlyHash(t *testing.T, n *node.Node, b []byte) string {
 	t.Helper()
-	a, err := n.NewAdder(context.Background(), node.AddOptions{OnlyHash: true}, func(node.AddEvent) error { return nil })
+	a, err := n.UnixFS().NewAdder(context.Background(), node.AddOptions{OnlyHash: true}, func(node.AddEvent) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

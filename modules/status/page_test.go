@@ -69,7 +69,7 @@ func TestStatus_Upload_RedirectAfterPost(t *testing.T) {
 	if got := page("/status/?added=QmUNLLsPACCz1vLxQVkXqqLX5R1X345qqfHbsf67hvA3Nn&name=x"); strings.Contains(got, `id="cid"`) {
 		t.Error("a CID the node does not hold was shown as added")
 	}
-	used, _ := n.Usage()
+	used, _ := n.Storage().Usage()
 	want := `<p id="repo-use">` + status.Short(float64(used)) + " used"
 	if got := page("/status/"); !strings.Contains(got, want) || strings.Contains(got, "blocks hold") {
 		t.Errorf("repo use: want %q (node.Usage, what StorageMax counts), page: %s", want, regexp.MustCompile(`<p id="repo-use">[^<]*`).FindString(got))
@@ -124,7 +124,7 @@ func TestStatus_Page_WearAndMemoryBudget(t *testing.T) {
 	if _, err := modules.ViewOf(n).Add(context.Background(), "wear.bin", bytes.NewReader(bytes.Repeat([]byte("flash"), 200_000))); err != nil {
 		t.Fatal(err)
 	}
-	if err := n.UpdateConfig(func(doc map[string]any) error { return config.SetKeyExact(doc, "Budget.MemoryMiB", 256) }); err != nil {
+	if err := n.ConfigFile().Update(func(doc map[string]any) error { return config.SetKeyExact(doc, "Budget.MemoryMiB", 256) }); err != nil {
 		t.Fatal(err)
 	}
 	got := page()
