@@ -22,19 +22,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ipfs/bbloom"
 	"github.com/ipfs/go-cid"
-	ds "github.com/ipfs/go-datastore"
 	mh "github.com/multiformats/go-multihash"
 )
-
-// mfsRootKey is where Kubo (and cairn's MFS) keeps the MFS root CID.
-var mfsRootKey = ds.NewKey("/local/filesroot")
 
 type gcState struct {
 	mu      sync.Mutex
@@ -144,35 +139,35 @@ func (s *Storage) GCStats() GCStats {
 	return GCStats{Runs: s.gc.runs.Load(), FreedBytes: s.gc.freed.Load()}
 }
 
+// rootSet is a holder of what GC keeps: the pins, the MFS root and the
+// roots held for remote pinning each name their roots through it, so
+// that GC never reads another concept's keys.
+type rootSet interface {
+	// markLive calls walk for every root whose whole DAG is live, and
+	// block for every root that is live alone (a direct pin). Errors
+	// name the root.
+	markLive(ctx context.Context, walk func(root cid.Cid) error, block func(root cid.Cid)) error
+}
+
+// rootSets are every holder of GC roots.
+func (n *Node) rootSets() []rootSet {
+	return []rootSet{n.Pins(), mfsRoots{n}, n.RemotePins()}
+}
+
+// markRoots marks every block reachable from a root, walking each DAG's
+// inner nodes once however many roots share them.
 func (n *Node) markRoots(ctx context.Context) error {
 	g := &n.Storage().gc
 	mark := func(c cid.Cid) error { g.mark(c.Hash()); return nil }
 	ws := newWalkSet()
-	pins, err := n.Pins().List(ctx, "")
-	if err != nil {
-		return err
-	}
-	for _, p := range pins {
-		if p.Type == PinDirectType {
-			g.mark(p.Cid.Hash())
-			continue
-		}
-		if err := n.Dag().Walk(ctx, p.Cid, ws, mark); err != nil {
-			return fmt.Errorf("pin %s: %w", p.Cid, err)
+	walk := func(root cid.Cid) error { return n.Dag().Walk(ctx, root, ws, mark) }
+	block := func(root cid.Cid) { g.mark(root.Hash()) }
+	for _, set := range n.rootSets() {
+		if err := set.markLive(ctx, walk, block); err != nil {
+			return err
 		}
 	}
-	if v, err := n.Store.Datastore().Get(ctx, mfsRootKey); err == nil {
-		c, err := cid.Cast(v)
-		if err != nil {
-			return fmt.Errorf("MFS root record: %w", err)
-		}
-		if err := n.Dag().Walk(ctx, c, ws, mark); err != nil {
-			return fmt.Errorf("MFS root %s: %w", c, err)
-		}
-	} else if !errors.Is(err, ds.ErrNotFound) {
-		return err
-	}
-	return n.markHolds(ctx, ws, mark)
+	return nil
 }
 
 // sweep deletes unmarked blocks in batches of up to 1024.

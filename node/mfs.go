@@ -38,6 +38,31 @@ import (
 // before one must flush (Kubo's Internal.MFSNoFlushLimit default).
 var MFSNoFlushLimit int64 = 256
 
+// mfsRootKey is where Kubo (and cairn's MFS) keeps the MFS root CID.
+var mfsRootKey = ds.NewKey("/local/filesroot")
+
+// mfsRoots is the published MFS root, as GC sees it.
+type mfsRoots struct{ n *Node }
+
+// markLive names the published MFS root, whose whole DAG is live.
+func (m mfsRoots) markLive(ctx context.Context, walk func(cid.Cid) error, _ func(cid.Cid)) error {
+	v, err := m.n.Store.Datastore().Get(ctx, mfsRootKey)
+	if errors.Is(err, ds.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c, err := cid.Cast(v)
+	if err != nil {
+		return fmt.Errorf("MFS root record: %w", err)
+	}
+	if err := walk(c); err != nil {
+		return fmt.Errorf("MFS root %s: %w", c, err)
+	}
+	return nil
+}
+
 type mfsState struct {
 	mu sync.Mutex
 	m  *MFS

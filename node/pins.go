@@ -202,6 +202,25 @@ func (p *Pins) Update(ctx context.Context, from, to cid.Cid, unpin bool) error {
 	return b.Commit(ctx)
 }
 
+// markLive names every pin: a recursive pin's whole DAG is live, a
+// direct pin's block alone.
+func (p *Pins) markLive(ctx context.Context, walk func(cid.Cid) error, block func(cid.Cid)) error {
+	pins, err := p.List(ctx, "")
+	if err != nil {
+		return err
+	}
+	for _, e := range pins {
+		if e.Type == PinDirectType {
+			block(e.Cid)
+			continue
+		}
+		if err := walk(e.Cid); err != nil {
+			return fmt.Errorf("pin %s: %w", e.Cid, err)
+		}
+	}
+	return nil
+}
+
 // List lists the stored pins of one type ("recursive" or "direct"), or of
 // both ("").
 func (p *Pins) List(ctx context.Context, typ string) ([]PinEntry, error) {

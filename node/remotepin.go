@@ -227,16 +227,17 @@ func (r *RemotePins) HoldUntil(root cid.Cid, maxHold time.Duration, poll func(ct
 	return true
 }
 
-// markHolds marks the stored blocks of every held DAG for a collection.
-func (n *Node) markHolds(ctx context.Context, ws *walkSet, mark func(cid.Cid) error) error {
-	n.RemotePins().holdMu.Lock()
-	roots := make([]cid.Cid, 0, len(n.RemotePins().holds))
-	for c := range n.RemotePins().holds {
+// markLive names every held root: a held DAG is live as far as it is
+// stored (a remote service may still be fetching it).
+func (r *RemotePins) markLive(_ context.Context, walk func(cid.Cid) error, _ func(cid.Cid)) error {
+	r.holdMu.Lock()
+	roots := make([]cid.Cid, 0, len(r.holds))
+	for c := range r.holds {
 		roots = append(roots, c)
 	}
-	n.RemotePins().holdMu.Unlock()
+	r.holdMu.Unlock()
 	for _, c := range roots {
-		if err := n.Dag().Walk(ctx, c, ws, mark); err != nil && !IsNotFound(err) {
+		if err := walk(c); err != nil && !IsNotFound(err) {
 			return fmt.Errorf("held DAG %s: %w", c, err)
 		}
 	}
