@@ -375,7 +375,7 @@ func TestFiles_NoFlush(t *testing.T) {
 func TestFiles_Root_PersistsAcrossRestartAndGC(t *testing.T) {
 	dir := testutil.MustInitRepo(t)
 	ctx := context.Background()
-	n, err := node.New(ctx, dir, nil)
+	n, err := node.New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestFiles_Root_PersistsAcrossRestartAndGC(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	n, err = node.New(ctx, dir, nil)
+	n, err = node.New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +471,7 @@ func TestFiles_GCDuringWrites(t *testing.T) {
 func TestFiles_Write_Concurrent(t *testing.T) {
 	dir := testutil.MustInitRepo(t)
 	ctx := context.Background()
-	n, err := node.New(ctx, dir, nil)
+	n, err := node.New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +525,7 @@ func TestFiles_Write_Concurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The published root holds every file.
-	n, err = node.New(ctx, dir, nil)
+	n, err = node.New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

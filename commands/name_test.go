@@ -204,14 +204,14 @@ func mustPeer(t *testing.T, s string) peer.ID {
 // Ipns.RecordLifetime.
 func TestName_RepublishAfterRestart(t *testing.T) {
 	dir := testutil.MustInitRepo(t)
-	n, err := node.New(context.Background(), dir, nil)
+	n, err := node.New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := blkAdd(t, n, "r", files.NewBytesFile([]byte("r")), nil)
 	publish(t, n, root, map[string]string{"lifetime": "1h"})
 	n.Close()
-	n, err = node.New(context.Background(), dir, nil)
+	n, err = node.New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func FuzzIPNSRecord(f *testing.F) {
 	if _, err := Init(dir, "test"); err != nil {
 		f.Fatal(err)
 	}
-	n, err := New(context.Background(), dir, nil)
+	n, err := New(dir, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

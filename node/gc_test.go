@@ -221,7 +221,7 @@ func TestStorageMax_HardCap(t *testing.T) {
 func TestPins_PersistAndUpdate(t *testing.T) {
 	repo := testutil.MustInitRepo(t)
 	ctx := context.Background()
-	n, err := node.New(ctx, repo, nil)
+	n, err := node.New(repo, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestPins_PersistAndUpdate(t *testing.T) {
 		t.Fatalf("rm unpinned: %v", err)
 	}
 	n.Close()
-	n, err = node.New(ctx, repo, nil)
+	n, err = node.New(repo, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

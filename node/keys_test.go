@@ -1,7 +1,6 @@
 package node_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,7 +15,7 @@ import (
 // the node still starts (its identity is in the config).
 func TestKeys_DamagedReportedAtStart(t *testing.T) {
 	dir := testutil.MustInitRepo(t)
-	n, err := node.New(context.Background(), dir, nil)
+	n, err := node.New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +35,7 @@ func TestKeys_DamagedReportedAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logged []string
-	n, err = node.New(context.Background(), dir, &node.Options{Log: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	n, err = node.New(dir, &node.Options{Log: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func TestLayout_StoredReusesBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	n, err := New(ctx, dir, nil)
+	n, err := New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@
 package node
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -70,7 +69,7 @@ type Options struct {
 }
 
 // New opens the repo at dir, taking its lock.
-func New(_ context.Context, dir string, opts *Options) (*Node, error) {
+func New(dir string, opts *Options) (*Node, error) {
 	if opts == nil {
 		opts = &Options{}
 	}

@@ -193,7 +193,7 @@ func TestConfig_OldRepo_ReadsKuboDefaults(t *testing.T) {
 	if err := os.WriteFile(path, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	n, err := node.New(t.Context(), dir, nil)
+	n, err := node.New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 // often they are repeated, and what they freed is reused by later adds.
 func TestStorageMax_BoundsFileOnDisk(t *testing.T) {
 	repo := testutil.MustInitRepo(t)
-	n, err := node.New(context.Background(), repo, nil)
+	n, err := node.New(repo, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -174,7 +174,7 @@ func TestInit_Board_EveryProfileLoads(t *testing.T) {
 			if err := checkStorage(repo, cfg, true, io.Discard); err != nil {
 				t.Fatalf("start check: %v", err)
 			}
-			n, err := node.New(t.Context(), repo, nil)
+			n, err := node.New(repo, nil)
 			if err != nil {
 				t.Fatalf("open: %v", err)
 			}
@@ -388,7 +388,7 @@ func TestDaemon_SIGTERM_DuringAdd_StopsWithin10s(t *testing.T) {
 		t.Fatalf("exit %d after %s: %s", code, time.Since(start), out.String())
 	}
 	t.Logf("stopped in %s with an upload in flight", time.Since(start).Round(time.Millisecond))
-	n, err := node.New(t.Context(), repo, nil)
+	n, err := node.New(repo, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

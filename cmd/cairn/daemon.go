@@ -122,7 +122,7 @@ func readConfigFile(path string) (map[string]any, error) {
 // directory pinned and the node's own name published to it.
 func seedRepo(dir string, welcome bool, stdout io.Writer) (err error) {
 	ctx := context.Background()
-	n, err := node.New(ctx, dir, nil)
+	n, err := node.New(dir, nil)
 	if err != nil {
 		return err
 	}
@@ -408,7 +408,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	} else {
 		defer memtarget.Start(int64(target)<<20, hardLimit).Stop()
 	}
-	n, err := node.New(ctx, dir, opts)
+	n, err := node.New(dir, opts)
 	if err != nil {
 		return err
 	}

@@ -218,7 +218,7 @@ func renderDone(t *rpc.TextEnv, cmd *rpc.Command, jsonOut bool) error {
 
 func runLocal(ctx context.Context, repo string, req *rpc.Request, tenv *rpc.TextEnv, inv *invocation) error {
 	if !req.Command.NoRepo {
-		n, err := node.New(ctx, repo, nil)
+		n, err := node.New(repo, nil)
 		if err != nil {
 			if errors.Is(err, node.ErrNoRepo) {
 				return fmt.Errorf("no cairn repo found in %s.\nplease run: 'cairn init'", repo)

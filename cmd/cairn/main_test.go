@@ -258,7 +258,7 @@ func TestDaemon_Kill9_KeepsAcknowledgedAdds(t *testing.T) {
 	}
 	d.Wait()
 
-	n, err := node.New(context.Background(), repo, nil)
+	n, err := node.New(repo, nil)
 	if err != nil {
 		t.Fatalf("reopen after kill -9: %v", err)
 	}
@@ -291,7 +291,7 @@ func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) 
 func TestDaemon_Kill9_DuringGC(t *testing.T) {
 	repo := initRepo(t)
 	ctx := context.Background()
-	n, err := node.New(ctx, repo, nil)
+	n, err := node.New(repo, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestDaemon_Kill9_DuringGC(t *testing.T) {
 	d.Wait()
 	resp.Body.Close()
 
-	n, err = node.New(ctx, repo, nil)
+	n, err = node.New(repo, nil)
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
@@ -347,7 +347,7 @@ func TestDaemon_Kill9_DuringPinUpdate(t *testing.T) {
 	for round := 0; round < 4; round++ {
 		repo := initRepo(t)
 		ctx := context.Background()
-		n, err := node.New(ctx, repo, nil)
+		n, err := node.New(repo, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,7 +365,7 @@ func TestDaemon_Kill9_DuringPinUpdate(t *testing.T) {
 		d.Process.Signal(syscall.SIGKILL)
 		d.Wait()
 
-		n, err = node.New(ctx, repo, nil)
+		n, err = node.New(repo, nil)
 		if err != nil {
 			t.Fatalf("reopen: %v", err)
 		}

@@ -34,7 +34,7 @@ func MustInitRepo(t testing.TB) string {
 // MustOpenNode opens a node on a fresh test repo, closed at cleanup.
 func MustOpenNode(t testing.TB) *node.Node {
 	t.Helper()
-	n, err := node.New(context.Background(), MustInitRepo(t), nil)
+	n, err := node.New(MustInitRepo(t), nil)
 	if err != nil {
 		t.Fatalf("open node: %v", err)
 	}
@@ -127,7 +127,7 @@ func MustOnlineNode(t testing.TB, routing string, edit func(doc map[string]any))
 	if err := config.WriteDoc(dir, doc); err != nil {
 		t.Fatal(err)
 	}
-	n, err := node.New(context.Background(), dir, nil)
+	n, err := node.New(dir, nil)
 	if err != nil {
 		t.Fatalf("open node: %v", err)
 	}

@@ -54,7 +54,7 @@ func main() {
 	if _, err := node.Init(dir, "test"); err != nil {
 		log.Fatal(err)
 	}
-	n, err := node.New(context.Background(), dir, nil)
+	n, err := node.New(dir, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
