@@ -1,47 +1,104 @@
 // Package node is a running cairn node: an open repo with its config,
 // identity, store, pins, MFS and, once started, the network layer. Every
-// command of httprpc and every module works through a *Node; nothing here
-// knows about HTTP or argv.
+// command of package commands and every module works through a *Node;
+// nothing here knows about HTTP or argv.
 //
-// Start with node.go (New, Close, the Node type), then follow a request:
+// Start with node.go (New, Close, the Node type) and facets.go. A *Node
+// hands out one facet per concept, as Kubo's coreapi does: n.Pins(),
+// n.UnixFS(), n.Dag(), n.Block(), n.Names(), n.Keys(), n.RemotePins(),
+// n.Storage(), n.Network() and n.ConfigFile(). A facet holds its
+// concept's methods and state; the Node itself keeps only what every
+// concept shares (Config, the store, the DAG service, the identity, MFS,
+// StartNet, Close).
 //
-//   - add.go imports files as UnixFS DAGs with Kubo's layout choices, through
-//     a write session (session.go) so that GC and the StorageMax cap see
-//     every block; pins.go records the pin; leafhash.go is the balanced
-//     layout with its leaves built and hashed on every core.
-//   - read.go streams a file block by block from the store, decoding
-//     dag-pb with pbdecode.go; resolve.go and dagpath.go turn paths into
-//     CIDs; tar.go and car.go write archives.
-//   - fetch.go is the read path on an online node: a block missing from the
-//     store (blockstore.go, which also serves filestore references) is
-//     fetched with bitswap, and the DAG below it prefetched; block.go gives
-//     single blocks through it (GetBlock, BlockSize), and a request marked
-//     offline (OfflineContext) answers Kubo's offline error instead.
-//   - net.go starts the network layer (package p2p) from the config with
-//     the limits of budget.go, and holds the node's own part of an online
-//     node; provide.go announces content (the pinned roots to reprovide);
-//     p2pmount.go is the node's side of the p2p commands (whether they are
-//     on, and a forward's target).
-//   - the config file is package config (node/config: the type with Kubo's
-//     key names, profiles, checks, the one write path); configstore.go is
-//     the running node's use of it; repo.go is the repo directory (init,
-//     lock, api file).
-//   - keys.go is the keystore: named keys for IPNS in <repo>/keystore (one
-//     0400 file per key, Kubo's layout), checked at start by CheckKeystore.
-//   - gc.go collects garbage with a bounded-memory mark (walk.go) while adds
-//     and reads go on; mfs.go is the files commands' tree and mfsops.go
-//     their operations (cp, mv, mkdir, rm, read, write, add --to-files).
+// # Sub-packages
 //
-// The network layer is package p2p (node/p2p): the libp2p host, the DHT,
-// bitswap, pubsub, peering, stream mounting and the provide queue. StartNet
-// hands it plain values (p2p.Options), not the config, and Node.Net is the
-// running *p2p.Net; what needs the node's own state stays in node: the
-// read path over bitswap (fetch.go), IPNS over pubsub and the republisher,
-// and which roots to reprovide.
+// Each is one concept and never imports node (TestImportRules):
 //
-// Imports run one way: node uses storage and board (leaves that import
-// nothing of cairn's; the config's Budget section is board.Budget) and
-// never imports httprpc or modules.
+//   - config (node/config): the config file's one Go type with Kubo's key
+//     names, its one decode path, size grammar, profiles, checks and the
+//     one write path (config.Store).
+//   - p2p (node/p2p): the libp2p networking layer (host, resource limits,
+//     DHT, bitswap, pubsub, peering, stream mounting, the provide queue),
+//     handed plain values (p2p.Options) by StartNet.
+//   - unixfs (node/unixfs): the file layouts with leaves hashed on every
+//     core, the leaf encoder, and the dag-pb decoder of the read paths.
+//   - pinsvc (node/pinsvc): the client of the Pinning Service API.
+//
+// # Files, by facet
+//
+// The node:
+//
+//   - node.go: New, Close, OnClose, the Node type.
+//   - facets.go: the facet types, their accessors and their state.
+//   - repo.go: the repo directory (init, the lock, the api file).
+//   - configstore.go: the config of the running node (Config, and the
+//     ConfigFile facet: Doc, Replace, Update, ApplyProfile) over
+//     config.Store; mounts.go: the Mounts section (ConfigFile.Mounts).
+//   - errors.go: the sentinel errors; log.go: the node's logger;
+//     version.go: cairn's version and agent string; metrics.go: the
+//     Prometheus metrics and Vitals; sysinfo.go: diag/sys.
+//
+// Files (UnixFS facet):
+//
+//   - add.go: importing files and directories as UnixFS DAGs with Kubo's
+//     layout choices (NewAdder); import.go: the import settings (CID
+//     version, hash, chunker, layout) resolved in one place.
+//   - dagwriter.go: the DAG services an import writes through (a storage
+//     batch, or hashing only); edit.go: boxo builders and editors run
+//     against a write session (Dag.Edit).
+//   - read.go: streaming a file from the store (FileSize, WriteFile);
+//     ls.go: directory listings and the links of any block.
+//   - tar.go: a DAG as a tar stream (get); tarfmt.go: Kubo's "ipfs/tar"
+//     format (tar add, tar cat); urlstore.go: urlstore add.
+//   - welcome.go: what init seeds a repo with (AddWelcomeDocs,
+//     Names.InitKeyspace); initdoc/ holds the welcome texts.
+//
+// DAGs and blocks (Dag and Block facets):
+//
+//   - resolve.go: "/ipfs/<cid>/a/b" to the CID it names (Dag.Resolve);
+//     dagpath.go: paths through any IPLD data (dag get, dag resolve).
+//   - walk.go: depth-first walks with bounded memory (Dag.Walk); car.go:
+//     walks that visit each block once, CAR export and import.
+//   - block.go: single blocks through the one read path (Block.Get, Size,
+//     Remove); verify.go: whole DAGs and blocks checked (Dag.Verify,
+//     Block.Verify).
+//   - blockstore.go: storage's blocks with the filestore as fallback;
+//     fetch.go: the read path on an online node (bitswap, prefetch, and
+//     Kubo's offline error for requests marked offline).
+//
+// Pins, GC and storage (Pins, RemotePins and Storage facets):
+//
+//   - pins.go: local pins as records in the datastore.
+//   - remotepin.go: the remote pinning services of the config and the
+//     holds that keep a DAG from GC while a remote service copies it.
+//   - gc.go: mark and sweep with a bounded-memory mark; every holder of
+//     roots (Pins, the MFS root, RemotePins) names them through one
+//     interface, rootSet.
+//   - session.go: write sessions, which a running GC sees and which keep
+//     the StorageMax cap (Storage.BeginWrite, Block.Put).
+//   - filestore.go: blocks whose bytes stay in files (add --nocopy) or
+//     behind URLs.
+//   - mfs.go: the files commands' tree; mfsops.go: their operations.
+//
+// Names and keys (Names and Keys facets):
+//
+//   - names.go: IPNS publishing and resolving through boxo's namesys;
+//     dns.go: DNSLink; republish.go: the republisher; ipnsps.go: IPNS
+//     over pubsub; delegated.go: HTTP delegated publishing.
+//   - keys.go: the keystore (one 0400 file per key, Kubo's layout).
+//
+// The network (Network facet):
+//
+//   - net.go: StartNet turns the config into p2p.Options and keeps the
+//     node's own part of an online node (the block service over bitswap,
+//     IPNS over pubsub); budget.go: the network limits derived from the
+//     memory budget (NetLimitsOf).
+//   - provide.go: Provide and Reprovide (the pinned roots); p2pmount.go:
+//     the node's side of the p2p commands.
+//
+// Imports run one way: node uses its sub-packages, storage and board, and
+// never imports commands, rpc or modules.
 //
 // # Errors
 //
@@ -54,13 +111,13 @@
 // # Concurrency
 //
 // A Node is safe for concurrent use by many requests. The config is
-// replaced whole under a lock by the config commands and is reachable only
-// through Config, which returns a value that is never modified afterwards
-// (the tests run under -race: make test-race). Writes are
-// serialised by storage's single writer; write sessions (session.go) let a
-// running GC see blocks being added, and the StorageMax cap is checked
-// under one lock so that concurrent writers cannot overshoot it together.
-// MFS commands bracket their changes with MFS.Begin. Net is nil while
-// offline; it is set by StartNet and cleared by Close. Close stops what
-// New and StartNet started and waits for it.
+// replaced whole under config.Store's lock and is reachable only through
+// Config, which returns a value that is never modified afterwards (the
+// tests run under -race: make test-race). Writes are serialised by
+// storage's single writer; write sessions (session.go) let a running GC
+// see blocks being added, and the StorageMax cap is checked under one lock
+// so that concurrent writers cannot overshoot it together. MFS commands
+// bracket their changes with MFS.Begin. Net is nil while offline; it is
+// set by StartNet and cleared by Close. Close stops what New and StartNet
+// started and waits for it.
 package node

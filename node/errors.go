@@ -1,5 +1,5 @@
 // errors.go: the node's sentinel errors. Callers wrap them with context
-// (always %w), so errors.Is works through every layer up to httprpc.
+// (always %w), so errors.Is works through every layer up to the commands.
 // Texts that Kubo clients match on are Kubo's, word for word.
 
 package node

@@ -16,7 +16,7 @@ import (
 // needs by node instead; sub-packages may use each other (p2p reads
 // config's types).
 func TestImportRules(t *testing.T) {
-	upward := []string{"cairn/commands", "cairn/rpc", "cairn/httprpc", "cairn/modules", "cairn/cmd", "cairn/mount"}
+	upward := []string{"cairn/commands", "cairn/rpc", "cairn/modules", "cairn/cmd", "cairn/mount"}
 	dirs := []string{"."}
 	entries, err := os.ReadDir(".")
 	if err != nil {
@@ -59,5 +59,43 @@ func TestImportRules(t *testing.T) {
 	}
 	if checked < 50 {
 		t.Fatalf("checked only %d files", checked)
+	}
+}
+
+// TestDocMapsEveryFile checks that the doc.go of node and of each of its
+// sub-packages names every non-test file of its package, so that the map
+// a newcomer reads first is whole.
+func TestDocMapsEveryFile(t *testing.T) {
+	dirs := []string{"."}
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "testdata" && e.Name() != "initdoc" {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	for _, dir := range dirs {
+		paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := os.ReadFile(filepath.Join(dir, "doc.go"))
+		if err != nil {
+			if len(paths) == 1 {
+				continue // a one-file package documents itself
+			}
+			t.Fatalf("%s: %v", dir, err)
+		}
+		for _, p := range paths {
+			name := filepath.Base(p)
+			if strings.HasSuffix(name, "_test.go") || name == "doc.go" {
+				continue
+			}
+			if !strings.Contains(string(doc), name) {
+				t.Errorf("%s/doc.go does not name %s", dir, name)
+			}
+		}
 	}
 }
