@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"cairn/node"
 	"cairn/node/pinsvc"
@@ -21,8 +20,6 @@ import (
 
 	pinclient "github.com/ipfs/boxo/pinning/remote/client"
 	"github.com/ipfs/go-cid"
-	"github.com/libp2p/go-libp2p/core/host"
-	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 var (
@@ -183,28 +180,12 @@ type PinCount struct {
 	Failed  int
 }
 
-// remotePinPoll is how often add asks for the status while it waits
-// (Kubo's 500 ms).
-const remotePinPoll = 500 * time.Millisecond
-
-// remoteBackgroundHold bounds how long a --background request keeps its
-// blocks from GC while the service has not pinned it.
-const remoteBackgroundHold = 24 * time.Hour
-
 // remoteServiceFor returns the client of the request's --service.
 func remoteServiceFor(r *rpc.Request) (*pinsvc.Client, error) {
 	if !r.IsSet("service") {
 		return nil, errors.New("a service name must be passed")
 	}
-	return openRemoteService(r.Node, r.String("service"))
-}
-
-func openRemoteService(n *node.Node, name string) (*pinsvc.Client, error) {
-	endpoint, key, err := n.RemotePins().Service(name)
-	if err != nil {
-		return nil, err
-	}
-	return pinsvc.New(endpoint, key), nil
+	return r.Node.RemotePins().Client(r.String("service"))
 }
 
 func toRemotePinOutput(ps pinclient.PinStatusGetter, enc rpc.CidEncoder) *RemotePinOutput {
@@ -228,107 +209,19 @@ func runRemotePinAdd(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	var opts []pinclient.AddOption
+	o := node.RemotePinOptions{Background: r.Bool("background")}
 	if r.IsSet("name") {
 		if err := validatePinName(r.String("name")); err != nil {
 			return err
 		}
-		opts = append(opts, pinclient.PinOpts.WithName(r.String("name")))
+		o.Name = r.String("name")
 	}
-	// Holding the root: announce the node as an origin, so that the
-	// service dials it for the blocks.
-	stored, err := r.Node.Blocks.Has(r.Ctx, root)
+	if r.Bool("progress") {
+		o.Progress = func(ps pinclient.PinStatusGetter) error { return e.Emit(toRemotePinOutput(ps, enc)) }
+	}
+	ps, err := r.Node.RemotePins().Pin(r.Ctx, svc, root, o)
 	if err != nil {
 		return err
-	}
-	nt := r.Node.Net
-	if stored && nt != nil {
-		addrs, err := peer.AddrInfoToP2pAddrs(host.InfoFromHost(nt.Host))
-		if err != nil {
-			return err
-		}
-		opts = append(opts, pinclient.PinOpts.WithOrigins(addrs...))
-	}
-
-	var ps pinclient.PinStatusGetter
-	if err := svc.Call(r.Ctx, func(ctx context.Context) (err error) {
-		ps, err = svc.C.Add(ctx, root, opts...)
-		return err
-	}); err != nil {
-		return err
-	}
-	// Delegates are the service's peers for this transfer: dial them
-	// (best effort, in the background, as Kubo tries them).
-	if nt != nil {
-		for _, d := range ps.GetDelegates() {
-			if ai, err := peer.AddrInfoFromP2pAddr(d); err == nil {
-				go func() {
-					ctx, cancel := context.WithTimeout(nt.Ctx(), 30*time.Second)
-					defer cancel()
-					_ = nt.Connect(ctx, *ai)
-				}()
-			}
-		}
-	}
-	requestID := ps.GetRequestId()
-	status := func(ctx context.Context) (pinclient.PinStatusGetter, error) {
-		var got pinclient.PinStatusGetter
-		err := svc.Call(ctx, func(ctx context.Context) (err error) {
-			got, err = svc.C.GetStatusByID(ctx, requestID)
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("failed to check pin status for requestid=%q due to error: %v", requestID, err)
-		}
-		if got.GetRequestId() != requestID {
-			return nil, fmt.Errorf("failed to check pin status for requestid=%q, remote service sent unexpected requestid=%q", requestID, got.GetRequestId())
-		}
-		return got, nil
-	}
-
-	if r.Bool("background") {
-		if stored && ps.GetStatus() != pinclient.StatusPinned {
-			r.Node.RemotePins().HoldUntil(root, remoteBackgroundHold, func(ctx context.Context) bool {
-				got, err := status(ctx)
-				if err != nil {
-					return false
-				}
-				s := got.GetStatus()
-				return s == pinclient.StatusPinned || s == pinclient.StatusFailed
-			})
-		}
-		return e.Emit(toRemotePinOutput(ps, enc))
-	}
-
-	if stored {
-		defer r.Node.RemotePins().Hold(root)()
-	}
-	progress := r.Bool("progress")
-	last := pinclient.StatusUnknown
-	tick := time.NewTicker(remotePinPoll)
-	defer tick.Stop()
-	for {
-		s := ps.GetStatus()
-		if s == pinclient.StatusPinned {
-			break
-		}
-		if s == pinclient.StatusFailed {
-			return fmt.Errorf("remote service failed to pin requestid=%q", requestID)
-		}
-		if progress && s != last {
-			if err := e.Emit(toRemotePinOutput(ps, enc)); err != nil {
-				return err
-			}
-			last = s
-		}
-		select {
-		case <-tick.C:
-		case <-r.Ctx.Done():
-			return fmt.Errorf("waiting for pin interrupted, requestid=%q remains on remote service", requestID)
-		}
-		if ps, err = status(r.Ctx); err != nil {
-			return err
-		}
 	}
 	return e.Emit(toRemotePinOutput(ps, enc))
 }
@@ -467,7 +360,7 @@ func runRemoteServiceLs(r *rpc.Request, e rpc.Emitter) error {
 			// Counts are best effort: a service that does not answer
 			// is "invalid" ('pin remote ls' shows why).
 			d.Stat = &ServiceStat{Status: "invalid"}
-			if svc, err := openRemoteService(r.Node, name); err == nil {
+			if svc, err := r.Node.RemotePins().Client(name); err == nil {
 				if pc, err := svc.Count(r.Ctx); err == nil {
 					d.Stat = &ServiceStat{Status: "valid", PinCount: (*PinCount)(pc)}
 				}

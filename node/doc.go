@@ -70,8 +70,9 @@
 // Pins, GC and storage (Pins, RemotePins and Storage facets):
 //
 //   - pins.go: local pins as records in the datastore.
-//   - remotepin.go: the remote pinning services of the config and the
-//     holds that keep a DAG from GC while a remote service copies it.
+//   - remotepin.go: the remote pinning services of the config, the remote
+//     pin workflow (RemotePins.Pin: the request, the node offered as an
+//     origin, the wait) and the holds that keep a DAG from GC meanwhile.
 //   - gc.go: mark and sweep with a bounded-memory mark; every holder of
 //     roots (Pins, the MFS root, RemotePins) names them through one
 //     interface, rootSet.

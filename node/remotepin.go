@@ -1,7 +1,8 @@
 // remotepin.go: the remote pinning services of the config
-// (Pinning.RemoteServices, Kubo's keys) and the holds that keep a DAG
-// from garbage collection while a remote service copies it from this
-// node (pin/remote/add announces the node as an origin).
+// (Pinning.RemoteServices, Kubo's keys), the remote pin workflow (Pin:
+// the request, the node offered as an origin, the wait for the service)
+// and the holds that keep a DAG from garbage collection while a remote
+// service copies it from this node.
 
 package node
 
@@ -14,7 +15,12 @@ import (
 	"strings"
 	"time"
 
+	"cairn/node/pinsvc"
+
+	pinclient "github.com/ipfs/boxo/pinning/remote/client"
 	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
 	mh "github.com/multiformats/go-multihash"
 )
 
@@ -242,4 +248,136 @@ func (r *RemotePins) markLive(_ context.Context, walk func(cid.Cid) error, _ fun
 		}
 	}
 	return nil
+}
+
+// remotePinPoll is how often Pin asks for the status while it waits
+// (Kubo's 500 ms).
+const remotePinPoll = 500 * time.Millisecond
+
+// remoteBackgroundHold bounds how long a background request keeps its
+// blocks from GC while the service has not pinned it.
+const remoteBackgroundHold = 24 * time.Hour
+
+// Client returns a client of the named service.
+func (r *RemotePins) Client(name string) (*pinsvc.Client, error) {
+	endpoint, key, err := r.Service(name)
+	if err != nil {
+		return nil, err
+	}
+	return pinsvc.New(endpoint, key), nil
+}
+
+// RemotePinOptions tune RemotePins.Pin.
+type RemotePinOptions struct {
+	// Name is the pin's name at the service (checked by the caller).
+	Name string
+	// Background returns the service's first answer at once; the blocks
+	// stay held from GC until the service pins them or fails (for at
+	// most a day).
+	Background bool
+	// Progress, if set, is called with each new status while Pin waits.
+	Progress func(pinclient.PinStatusGetter) error
+}
+
+// Pin asks svc to pin root, as Kubo's pin remote add does, and returns
+// the last status the service gave. When root is stored here the node
+// offers itself as an origin, dials the service's delegates, and holds
+// the DAG from GC until the service has it. Without Background it waits
+// for the pinned or failed status, polling every remotePinPoll; a caller
+// that gives up leaves the request on the service.
+func (r *RemotePins) Pin(ctx context.Context, svc *pinsvc.Client, root cid.Cid, o RemotePinOptions) (pinclient.PinStatusGetter, error) {
+	n := r.n
+	var opts []pinclient.AddOption
+	if o.Name != "" {
+		opts = append(opts, pinclient.PinOpts.WithName(o.Name))
+	}
+	stored, err := n.Blocks.Has(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	nt := n.Net
+	if stored && nt != nil {
+		addrs, err := peer.AddrInfoToP2pAddrs(host.InfoFromHost(nt.Host))
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, pinclient.PinOpts.WithOrigins(addrs...))
+	}
+	var ps pinclient.PinStatusGetter
+	if err := svc.Call(ctx, func(ctx context.Context) (err error) {
+		ps, err = svc.C.Add(ctx, root, opts...)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	// Delegates are the service's peers for this transfer: dial them
+	// (best effort, in the background, as Kubo tries them).
+	if nt != nil {
+		for _, d := range ps.GetDelegates() {
+			if ai, err := peer.AddrInfoFromP2pAddr(d); err == nil {
+				go func() {
+					ctx, cancel := context.WithTimeout(nt.Ctx(), 30*time.Second)
+					defer cancel()
+					_ = nt.Connect(ctx, *ai)
+				}()
+			}
+		}
+	}
+	requestID := ps.GetRequestId()
+	status := func(ctx context.Context) (pinclient.PinStatusGetter, error) {
+		var got pinclient.PinStatusGetter
+		err := svc.Call(ctx, func(ctx context.Context) (err error) {
+			got, err = svc.C.GetStatusByID(ctx, requestID)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("failed to check pin status for requestid=%q due to error: %v", requestID, err)
+		}
+		if got.GetRequestId() != requestID {
+			return nil, fmt.Errorf("failed to check pin status for requestid=%q, remote service sent unexpected requestid=%q", requestID, got.GetRequestId())
+		}
+		return got, nil
+	}
+	if o.Background {
+		if stored && ps.GetStatus() != pinclient.StatusPinned {
+			r.HoldUntil(root, remoteBackgroundHold, func(ctx context.Context) bool {
+				got, err := status(ctx)
+				if err != nil {
+					return false
+				}
+				s := got.GetStatus()
+				return s == pinclient.StatusPinned || s == pinclient.StatusFailed
+			})
+		}
+		return ps, nil
+	}
+	if stored {
+		defer r.Hold(root)()
+	}
+	last := pinclient.StatusUnknown
+	tick := time.NewTicker(remotePinPoll)
+	defer tick.Stop()
+	for {
+		s := ps.GetStatus()
+		if s == pinclient.StatusPinned {
+			return ps, nil
+		}
+		if s == pinclient.StatusFailed {
+			return nil, fmt.Errorf("remote service failed to pin requestid=%q", requestID)
+		}
+		if o.Progress != nil && s != last {
+			if err := o.Progress(ps); err != nil {
+				return nil, err
+			}
+			last = s
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for pin interrupted, requestid=%q remains on remote service", requestID)
+		}
+		if ps, err = status(ctx); err != nil {
+			return nil, err
+		}
+	}
 }
