@@ -33,7 +33,7 @@ func (bb *Block) Get(ctx context.Context, c cid.Cid) (blocks.Block, error) {
 	return blocks.NewBlockWithCid(data, c)
 }
 
-// Size returns the size of block c, read as GetBlock reads.
+// Size returns the size of block c, read as Get reads.
 func (b *Block) Size(ctx context.Context, c cid.Cid) (int, error) {
 	n := b.n
 	if err := verifcid.ValidateCid(verifcid.DefaultAllowlist, c); err != nil {

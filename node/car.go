@@ -146,7 +146,7 @@ type WalkOptions struct {
 // WalkUnique visits every distinct block reachable from root once, depth
 // first in link order. fn gets the block's bytes straight from the store
 // (valid only during the call, inside a short read transaction). A
-// missing block is fetched from peers as GetBlock does, and fails the walk
+// missing block is fetched from peers as Block.Get does, and fails the walk
 // with an ipld.ErrNotFound when it cannot be had; with SkipMissing it is
 // skipped (with its subtree) without asking peers.
 func (d *Dag) WalkUnique(ctx context.Context, root cid.Cid, o WalkOptions, fn func(c cid.Cid, data []byte) error) error {

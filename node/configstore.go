@@ -12,7 +12,7 @@ import (
 
 // Config returns the config in effect. A config change swaps in a new
 // value and never modifies a published one, so callers may keep and read
-// what they got without a lock; they must not change it (use UpdateConfig).
+// what they got without a lock; they must not change it (use ConfigFile.Update).
 func (n *Node) Config() *config.Config { return n.cfg.Config() }
 
 // Doc reads the config file as a generic JSON document (unknown
@@ -26,7 +26,7 @@ func (c *ConfigFile) Doc() (map[string]any, error) { return c.n.cfg.Doc() }
 func (c *ConfigFile) Replace(doc map[string]any) error { return c.n.cfg.Replace(doc) }
 
 // Update reads the config file, lets fn change the document and
-// replaces the config with the result (as ReplaceConfig), holding the
+// replaces the config with the result (as ConfigFile.Replace), holding the
 // config lock throughout so concurrent updates do not interleave.
 func (c *ConfigFile) Update(fn func(doc map[string]any) error) error { return c.n.cfg.Update(fn) }
 

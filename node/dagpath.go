@@ -95,7 +95,7 @@ func DecodeBlock(c cid.Cid, data []byte) (prime.Node, error) {
 	return nb.Build(), nil
 }
 
-// LoadNode reads block c (as GetBlock does) and decodes it with
+// LoadNode reads block c (as Block.Get does) and decodes it with
 // DecodeBlock.
 func (d *Dag) LoadNode(ctx context.Context, c cid.Cid) (prime.Node, error) {
 	n := d.n

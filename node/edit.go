@@ -16,7 +16,7 @@ func (s *WriteSession) DAG() ipld.DAGService { return newBatchDAG(context.Backgr
 
 // Edit runs fn with a DAG service writing through a new write session.
 // If fn fails, the blocks it stored are removed; otherwise they are
-// durable when WithDAG returns.
+// durable when Edit returns.
 func (d *Dag) Edit(ctx context.Context, fn func(ds ipld.DAGService) error) (err error) {
 	n := d.n
 	s := n.Storage().BeginWrite()

@@ -410,7 +410,7 @@ func (m *Names) Resolve(ctx context.Context, name string, o ResolveOptions) (pat
 	return res.Path, err
 }
 
-// Search is ResolveName streaming every better value as it is found.
+// Search is Resolve streaming every better value as it is found.
 func (m *Names) Search(ctx context.Context, name string, o ResolveOptions, fn func(path.Path) error) error {
 	n := m.n
 	p, err := parseName(name)

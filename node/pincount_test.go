@@ -7,7 +7,7 @@ import (
 	"cairn/internal/testutil"
 )
 
-// Ensure PinCount counts recursive and direct pins, and drops a removed
+// Ensure Pins.Count counts recursive and direct pins, and drops a removed
 // one (the status page's pin figure).
 func TestPinCount(t *testing.T) {
 	ctx := context.Background()

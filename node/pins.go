@@ -55,7 +55,7 @@ func (p *Pins) AddRecursive(ctx context.Context, c cid.Cid, name ...string) erro
 }
 
 // AddRoots records recursive pins named name of every c in cs, all or
-// none (one transaction), like PinRecursive.
+// none (one transaction), like AddRecursive.
 func (p *Pins) AddRoots(ctx context.Context, name string, cs ...cid.Cid) error {
 	n := p.n
 	b, err := n.Store.Datastore().Batch(ctx)
