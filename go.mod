@@ -3,7 +3,6 @@ module cairn
 go 1.26.8
 
 require (
-	github.com/alecthomas/units v0.0.0-20240927000941-0f3dac36c52b
 	github.com/ceramicnetwork/go-dag-jose v0.1.1
 	github.com/dustin/go-humanize v1.0.1
 	github.com/gorilla/websocket v1.5.3
@@ -57,6 +56,7 @@ require (
 	filippo.io/bigmod v0.1.1-0.20260103110540-f8a47775ebe5 // indirect
 	filippo.io/keygen v0.0.0-20260114151900-8e2790ea4c5b // indirect
 	github.com/Jorropo/jsync v1.0.1 // indirect
+	github.com/alecthomas/units v0.0.0-20240927000941-0f3dac36c52b // indirect
 	github.com/andybalholm/brotli v1.2.0 // indirect
 	github.com/benbjohnson/clock v1.3.5 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -495,10 +495,10 @@ func TestBlockRm_Pinned_Refused(t *testing.T) {
 	for _, k := range []string{root, fileCid, direct} {
 		blkCall(t, n, "block/stat", []string{k}, nil, nil)
 	}
-	// PinnedReason says the same.
+	// Pins().Reason says the same.
 	fc, _ := cid.Decode(fileCid)
 	if reason, ok, err := n.Pins().Reason(ctx, fc); err != nil || !ok || reason != "pinned via "+root {
-		t.Errorf("PinnedReason: %q %v %v", reason, ok, err)
+		t.Errorf("Pins().Reason: %q %v %v", reason, ok, err)
 	}
 	fr, _ := cid.Decode(free)
 	if _, ok, err := n.Pins().Reason(ctx, fr); err != nil || ok {

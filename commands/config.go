@@ -1,7 +1,7 @@
 // config.go: the "config" commands: get and set one key, show, replace
 // and profile/apply. Secrets (Identity.PrivKey, API.Authorizations,
 // remote pinning keys) never leave the node and cannot be set through
-// the API. Writes go through node.UpdateConfig.
+// the API. Writes go through n.ConfigFile().Update.
 
 package commands
 

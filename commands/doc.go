@@ -9,7 +9,7 @@
 // output shape and text renderer of each command, and Run functions that
 // decode the request and call package node (files.go, for one, checks paths
 // and options and calls node's MFS methods; block and dag reads go through
-// node.GetBlock and its read path). Families write the framework's names
+// n.Block().Get and its read path). Families write the framework's names
 // with their package, rpc.Request, rpc.Emitter, rpc.OutStream, as Kubo's
 // families write cmds.Request.
 //

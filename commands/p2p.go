@@ -1,6 +1,6 @@
 // p2p.go: p2p/listen, forward, close, ls, stream/ls and stream/close,
-// libp2p stream mounting (node/p2p.go does the work; docs/p2p.md). Each
-// answers Kubo's "libp2p stream mounting not enabled" unless
+// libp2p stream mounting (node/p2p/mount.go does the work; docs/p2p.md).
+// Each answers Kubo's "libp2p stream mounting not enabled" unless
 // Experimental.Libp2pStreamMounting is set, then Kubo's offline error on
 // an offline node. listen and forward return at once; with --foreground
 // they stream a status object and return when the listener is closed

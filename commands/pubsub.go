@@ -1,4 +1,4 @@
-// pubsub.go: pubsub/ls, peers, pub, sub and reset (node/pubsub.go does
+// pubsub.go: pubsub/ls, peers, pub, sub and reset (node/p2p/pubsub.go does
 // the work; docs/pubsub.md). Topics and message fields travel as Kubo
 // 0.42 sends them, multibase base64url ("u..."); the 0.9 forms of the
 // seed are accepted too: a topic argument that does not start with "u" is

@@ -149,10 +149,10 @@ func TestRouting_BadInputAndOffline(t *testing.T) {
 }
 
 // peeringWait bounds the waits for a peering dial, so that a test that
-// would hang ends: the peering (node/peering.go) dials 7.5-12.5 s after
-// it starts or loses the peer, and waits up to 2.5x longer after each
-// dial that leaves it unconnected (one failed, or hung up before it saw
-// the connection: up to 31 s more).
+// would hang ends: the peering (node/p2p/peering.go) dials 7.5-12.5 s
+// after it starts or loses the peer, and waits up to 2.5x longer after
+// each dial that leaves it unconnected (one failed, or hung up before it
+// saw the connection: up to 31 s more).
 const peeringWait = 2 * time.Minute
 
 // Ensure swarm/peering keeps a peer connected: Peering.Peers from the

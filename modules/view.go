@@ -156,7 +156,7 @@ func (v *View) Repo(ctx context.Context) (modapi.RepoStat, error) {
 	if err != nil {
 		return modapi.RepoStat{}, err
 	}
-	// UsedBytes is the figure StorageMax bounds (Node.Usage), not the
+	// UsedBytes is the figure StorageMax bounds (n.Storage().Usage), not the
 	// store file's allocated size; the figures are the metrics' (Vitals).
 	vt := v.n.Vitals()
 	rs := modapi.RepoStat{UsedBytes: int64(vt.StorageUsed), BlockBytes: int64(st.BlockBytes), NumBlocks: int64(st.NumBlocks),

@@ -61,7 +61,7 @@
 // and bbolt reuses freed pages instead of growing the file. The file grows
 // in steps of GrowStep (4 MiB), or of MaxBatchBytes when that is larger (at
 // most bbolt's 16 MiB), so it stays within Stat.UsedBytes plus free pages
-// plus one step: a cap on UsedBytes and PendingBytes (node's StorageMax)
+// plus one step: a cap on UsedBytes and PendingBytes (Datastore.StorageMax)
 // bounds the file on disk. The writer coalesces concurrent puts into one
 // transaction (up to MaxBatchBytes), so an add of many blocks costs few
 // fsyncs: one commit (two fdatasyncs) per MaxBatchBytes, 1 MiB by default.

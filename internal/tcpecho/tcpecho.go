@@ -1,6 +1,6 @@
 // Package tcpecho is a TCP echo server and a client that pushes bytes
 // through one and checks what comes back: the tests and the benchmark of
-// p2p forwarding (node/p2p.go, scripts/netbench -p2p) use it as the
+// p2p forwarding (node/p2p/mount.go, scripts/netbench -p2p) use it as the
 // service at the end of a tunnel.
 package tcpecho
 

@@ -147,8 +147,9 @@ func MustOnlineNode(t testing.TB, routing string, edit func(doc map[string]any))
 	return n
 }
 
-// SetConfig sets dotted config keys on an open node, through UpdateConfig
-// as the config commands do (the node's config is never changed in place).
+// SetConfig sets dotted config keys on an open node, through
+// n.ConfigFile().Update as the config commands do (the node's config is
+// never changed in place).
 func SetConfig(t testing.TB, n *node.Node, kv map[string]any) {
 	t.Helper()
 	if err := n.ConfigFile().Update(func(doc map[string]any) error {

@@ -56,7 +56,7 @@ type Entry struct {
 // RepoStat is the storage use and flash wear the status app shows (the
 // figures of the node's metrics, node.Vitals).
 type RepoStat struct {
-	UsedBytes  int64 // what Datastore.StorageMax counts (node.Usage)
+	UsedBytes  int64 // what Datastore.StorageMax counts (node's Storage().Usage)
 	BlockBytes int64 // sum of block sizes
 	NumBlocks  int64
 	StorageMax int64 // 0: not set

@@ -15,8 +15,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
-// testLimits are the limits a 1024 MiB budget gives (node's
-// Config.NetLimits with no Swarm settings).
+// testLimits are the limits a 1024 MiB budget gives (node.NetLimitsOf
+// with no Swarm settings).
 func testLimits() p2p.Limits {
 	return p2p.Limits{MemoryMiB: 1024, LibP2PMemory: 256 << 20,
 		ConnsInbound: 80, ConnsOutbound: 80, Streams: 1280,

@@ -1,7 +1,7 @@
 // Package pinsvc is cairn's client of remote pinning services (the IPFS
 // Pinning Service API): boxo's client with a bound on every wait and
 // errors that are clear and never hold the service's key. The pin/remote
-// commands (httprpc/remotepin.go) use it; the services themselves are in
+// commands (commands/remotepin.go) use it; the services themselves are in
 // the node's config (node/remotepin.go).
 package pinsvc
 

@@ -1,7 +1,8 @@
 //go:build interop
 
 // transport_test.go: cairn and Kubo connect over each transport cairn
-// builds its host with (node/host.go): TCP (the other tests) and QUIC v1.
+// builds its host with (node/p2p/host.go): TCP (the other tests) and
+// QUIC v1.
 
 package interop
 
