@@ -1,8 +1,8 @@
 // Package pinsvc is cairn's client of remote pinning services (the IPFS
 // Pinning Service API): boxo's client with a bound on every wait and
-// errors that are clear and never hold the service's key. The pin/remote
-// commands (commands/remotepin.go) use it; the services themselves are in
-// the node's config (node/remotepin.go).
+// errors that are clear and never hold the service's key. The node's
+// RemotePins facet (node/remotepin.go) makes its clients from the
+// services of the config and runs the remote pin workflow with them.
 package pinsvc
 
 import (
