@@ -167,7 +167,7 @@ func (s *WriteSession) PutAsyncThen(ctx context.Context, blk blocks.Block, then 
 	}
 	defer release()
 	queued = true // PutAsyncThen calls then, whatever it returns
-	return s.n.Blocks.PutAsyncThen(s.batch, blk, then)
+	return s.n.Blocks.PutAsyncContext(ctx, s.batch, blk, then)
 }
 
 // Put stores blocks and waits until they are durable.

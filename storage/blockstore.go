@@ -163,6 +163,12 @@ func (b *Blockstore) PutAsync(bt *Batch, blk blocks.Block) error {
 // runs on the store's writer goroutine and must not block; it lets a
 // caller reuse the block's buffer.
 func (b *Blockstore) PutAsyncThen(bt *Batch, blk blocks.Block, then func()) error {
+	return b.PutAsyncContext(context.Background(), bt, blk, then)
+}
+
+// PutAsyncContext is PutAsyncThen that gives up, with ctx's error, when
+// ctx ends while it waits for room in the writer's queue.
+func (b *Blockstore) PutAsyncContext(ctx context.Context, bt *Batch, blk blocks.Block, then func()) error {
 	m, ok, err := blockMutation(blk)
 	if err != nil || !ok {
 		if then != nil {
@@ -170,7 +176,7 @@ func (b *Blockstore) PutAsyncThen(bt *Batch, blk blocks.Block, then func()) erro
 		}
 		return err
 	}
-	if err := bt.submit([]mutation{m}, len(m.val)+len(m.key), then); err != nil {
+	if err := bt.submit(ctx, []mutation{m}, len(m.val)+len(m.key), then); err != nil {
 		if then != nil {
 			then()
 		}

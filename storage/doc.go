@@ -52,6 +52,9 @@
 // A put returns once the transaction that holds it has committed (bbolt
 // fsyncs on commit), so an acknowledged block survives kill -9 and power
 // loss. PutAsync returns at once; Sync waits for every earlier PutAsync.
+// PutAsyncContext gives up when its context ends while the writer's queue
+// is full (a commit slow on the disk does not hold a request whose client
+// left); its batch's Sync then reports the failure.
 // A crash loses at most the batch that was being committed, never a
 // committed one, and never leaves half a block: bbolt commits are atomic.
 //

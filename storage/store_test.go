@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"cairn/storage"
 
@@ -354,4 +355,51 @@ func TestStore_Writes_SinceOpenAndLifetime(t *testing.T) {
 		t.Fatalf("after one more put: %+v (reopened: %+v)", w, reopened)
 	}
 	mustCheck(t, s)
+}
+
+// Ensure a put whose context ends while the writer is stuck in a commit
+// (here: another write transaction holds bbolt's lock) gives up with the
+// context's error instead of waiting for the writer, and that the batch
+// then reports the failure while the writer goes on once it is free.
+func TestPutAsyncContext_GivesUpWhileWriterIsStuck(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), storage.FileName))
+	bs := s.Blockstore()
+	tx, err := s.DB().Begin(true) // the writer's next commit waits for it
+	if err != nil {
+		t.Fatal(err)
+	}
+	bt := s.NewBatch()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		for {
+			if err := bs.PutAsyncContext(ctx, bt, randBlock(t, 16), nil); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("a put failed before the context ended: %v", err)
+	case <-time.After(200 * time.Millisecond): // the queue fills up
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("put after cancel: %v, want context.Canceled", err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.Sync(); err == nil {
+		t.Fatal("Sync of a batch with a cancelled put reports success")
+	}
+	// The store takes writes again.
+	b := randBlock(t, 16)
+	if err := bs.Put(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	if has, err := bs.Has(context.Background(), b.Cid()); err != nil || !has {
+		t.Fatalf("after the stuck writer: has %v, %v", has, err)
+	}
 }

@@ -4,6 +4,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -71,21 +72,27 @@ func newWriter(db *bolt.DB, o Options) *writer {
 	return w
 }
 
-// submit queues r. It fails only after close.
-func (w *writer) submit(r *request) error {
+// submit queues r. It fails after close, or when ctx ends while the
+// queue is full (a writer slow in a commit must not hold a request whose
+// client has gone).
+func (w *writer) submit(ctx context.Context, r *request) error {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if w.closed {
 		return ErrClosed
 	}
-	w.reqs <- r
-	return nil
+	select {
+	case w.reqs <- r:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // do applies muts durably and waits for the commit.
 func (w *writer) do(muts []mutation) error {
 	r := &request{muts: muts, done: make(chan error, 1)}
-	if err := w.submit(r); err != nil {
+	if err := w.submit(context.Background(), r); err != nil {
 		return err
 	}
 	return <-r.done
@@ -281,7 +288,7 @@ func (s *Store) NewBatch() *Batch {
 	return b
 }
 
-func (b *Batch) submit(muts []mutation, size int, then func()) error {
+func (b *Batch) submit(ctx context.Context, muts []mutation, size int, then func()) error {
 	if b.s.w == nil {
 		return errors.New("storage: store is read-only")
 	}
@@ -289,7 +296,7 @@ func (b *Batch) submit(muts []mutation, size int, then func()) error {
 	b.mu.Lock()
 	b.out++
 	b.mu.Unlock()
-	err := b.s.w.submit(&request{muts: muts, size: size, batch: b, then: then})
+	err := b.s.w.submit(ctx, &request{muts: muts, size: size, batch: b, then: then})
 	if err != nil {
 		b.s.w.pending.release(size)
 		b.finish(size, err)
