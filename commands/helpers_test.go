@@ -314,7 +314,11 @@ func hangupMidway(t *testing.T, srv *testutil.Server, req []byte, fn string, pro
 	}
 	time.Sleep(200 * time.Millisecond) // under way
 	c.Close()
-	waitStopped(t, fn, 10*time.Second) // a wait, not a timing claim: a batch commit under -race on a loaded machine can take seconds
+	// A wait, not a timing claim: the server sees the hang-up only once it
+	// has read what the client's kernel still held of the body, which
+	// waits for the store's writer; commits on a loaded machine's disk can
+	// take seconds each.
+	waitStopped(t, fn, 60*time.Second)
 	var before int64
 	if progress != nil {
 		before = progress()

@@ -30,8 +30,9 @@
 //     appended to the base path.
 //   - Two keys of one app that mean the same event ("get /a", "GET /a")
 //     fail the app instead of one being ignored.
-//   - A body over the cap gets 413 (then the connection is closed) instead
-//     of a closed connection; timeouts exist (read, write, idle, handler).
+//   - A body over the cap gets 413 (then up to 256 KiB more of it is read
+//     and dropped, and the connection is closed) instead of a closed
+//     connection; timeouts exist (read, write, idle, handler).
 //   - A handler error gives a 500 page with Connection: close on the
 //     request's own HTTP version, never a dropped connection.
 //   - CORS is off unless configured (the status app can add files).

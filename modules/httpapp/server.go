@@ -549,6 +549,7 @@ func (s *Server) handle(c *fasthttp.RequestCtx) {
 		if !ok {
 			s.writePage(c, id, 413, fmt.Sprintf("The body limit is %d bytes.", s.opts.MaxBodySize))
 			c.SetConnectionClose()
+			drainBody(c)
 			return
 		}
 		req.Body = body
@@ -630,6 +631,20 @@ func anyStreaming(rs []*route) bool {
 }
 
 // readBody reads the whole body up to MaxBodySize; false if it is larger.
+// drainMax is how much of a refused body is read and dropped before the
+// connection closes (Go's net/http reads as much): a client still sending
+// a body a little over the cap then reads the 413 instead of a reset,
+// which closing a socket with unread data would send.
+const drainMax = 256 << 10
+
+// drainBody reads and drops up to drainMax bytes of what is left of the
+// request's body, within the connection's read deadline.
+func drainBody(c *fasthttp.RequestCtx) {
+	if rd := c.RequestBodyStream(); rd != nil {
+		_, _ = io.CopyN(io.Discard, rd, drainMax)
+	}
+}
+
 func (s *Server) readBody(c *fasthttp.RequestCtx) ([]byte, bool) {
 	max := s.opts.MaxBodySize
 	if cl := c.Request.Header.ContentLength(); cl > 0 && int64(cl) > max {
