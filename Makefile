@@ -79,6 +79,7 @@ interop: build
 # by scripts/bench-kubo.sh); both offline on loopback in a network
 # namespace of their own (root). Medians of 3 runs; see scripts/bench.
 bench: build
+	@command -v wrk >/dev/null || { echo "installing wrk (Debian) for the POST version figure"; apt-get update -qq && apt-get install -y -qq wrk; }
 	CGO_ENABLED=0 GOARCH=arm64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/cairn-linux-arm64 ./cmd/cairn
 	GO=$(GO) scripts/bench-kubo.sh
 	$(GO) build -o bin/bench ./scripts/bench
