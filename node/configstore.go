@@ -8,6 +8,7 @@ package node
 
 import (
 	"cairn/node/config"
+	"cairn/node/p2p"
 )
 
 // Config returns the config in effect. A config change swaps in a new
@@ -53,18 +54,18 @@ func checkNetConfig(c *config.Config) error {
 	if _, err := bootstrapPeers(c.Bootstrap); err != nil {
 		return err
 	}
-	if _, err := NewAddrFilters(c.Swarm.AddrFilters); err != nil {
+	if _, err := p2p.NewAddrFilters(c.Swarm.AddrFilters); err != nil {
 		return err
 	}
 	if _, err := NetLimitsOf(c); err != nil { // ConnMgr, Swarm.Bandwidth
 		return err
 	}
-	if _, _, _, err := routingModes("", c.Routing.Type); err != nil {
+	if _, _, _, err := p2p.RoutingModes(c.Routing.Type.WithDefault("")); err != nil {
 		return err
 	}
 	if _, err := delegatedPublishers(c); err != nil {
 		return err
 	}
-	_, _, err := seenMessages(c.Pubsub)
+	_, _, err := pubsubOptions(c.Pubsub).SeenMessages()
 	return err
 }

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"cairn/node/config"
 	"cairn/node/p2p"
@@ -20,8 +19,6 @@ import (
 	"github.com/ipfs/boxo/ipld/merkledag"
 	ds "github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/namespace"
-	dht "github.com/libp2p/go-libp2p-kad-dht"
-	"github.com/libp2p/go-libp2p-pubsub/timecache"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
@@ -143,24 +140,6 @@ func (w *Network) PeerCount() int {
 	return len(n.Net.Host.Network().Peers())
 }
 
-// The checks of the config (configcheck.go) read these, with the network
-// layer's own parsers.
-
-// NewAddrFilters builds the filters of Swarm.AddrFilters
-// (p2p.NewAddrFilters).
-func NewAddrFilters(list []string) (*p2p.AddrFilters, error) { return p2p.NewAddrFilters(list) }
-
-// routingModes maps Routing.Type (or daemon --routing, which wins) to
-// the effective type and the modes of the WAN and LAN DHTs
-// (p2p.RoutingModes).
-func routingModes(flag string, typ *config.OptionalString) (rtype string, wan, lan dht.ModeOpt, err error) {
-	setting := flag
-	if setting == "" {
-		setting = typ.WithDefault("")
-	}
-	return p2p.RoutingModes(setting)
-}
-
 // pubsubOptions are the settings of the Pubsub section as the network
 // layer takes them.
 func pubsubOptions(cfg config.PubsubConfig) p2p.PubsubOptions {
@@ -171,12 +150,6 @@ func pubsubOptions(cfg config.PubsubConfig) p2p.PubsubOptions {
 		o.SeenMessagesTTL = &d
 	}
 	return o
-}
-
-// seenMessages reads SeenMessagesTTL and SeenMessagesStrategy, and checks
-// Router.
-func seenMessages(cfg config.PubsubConfig) (time.Duration, timecache.Strategy, error) {
-	return pubsubOptions(cfg).SeenMessages()
 }
 
 // expandAuto replaces Kubo's "auto" placeholder in a list with defaults.
