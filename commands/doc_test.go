@@ -1,12 +1,9 @@
 package commands_test
 
 import (
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"cairn/internal/importcheck"
 )
 
 // TestFamiliesDoNotTouchHTTP checks the boundary between the command
@@ -16,30 +13,17 @@ import (
 // unexported.
 func TestFamiliesDoNotTouchHTTP(t *testing.T) {
 	banned := []string{"net/http", "net/url", "mime/multipart", "github.com/valyala/fasthttp"}
-	paths, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := 0
-	for _, p := range paths {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checked++
-		for _, im := range f.Imports {
-			path, _ := strconv.Unquote(im.Path.Value)
+	files := importcheck.Imports(t, ".")
+	for p, imports := range files {
+		for _, path := range imports {
 			for _, b := range banned {
-				if path == b || strings.HasPrefix(path, b+"/") {
+				if importcheck.Under(path, b) {
 					t.Errorf("%s imports %s: HTTP belongs in rpc/", p, path)
 				}
 			}
 		}
 	}
-	if checked < 20 {
-		t.Fatalf("checked only %d files", checked)
+	if len(files) < 20 {
+		t.Fatalf("checked only %d files", len(files))
 	}
 }

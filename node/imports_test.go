@@ -1,13 +1,12 @@
 package node_test
 
 import (
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"cairn/internal/importcheck"
 )
 
 // TestImportRules checks that imports run one way: node's sub-packages
@@ -33,24 +32,12 @@ func TestImportRules(t *testing.T) {
 		if dir != "." {
 			banned = append([]string{"cairn/node"}, upward...)
 		}
-		exact := map[string]bool{"cairn/node": true}
-		paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range paths {
-			if strings.HasSuffix(p, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checked++
-			for _, im := range f.Imports {
-				path, _ := strconv.Unquote(im.Path.Value)
+		files := importcheck.Imports(t, dir)
+		checked += len(files)
+		for p, imports := range files {
+			for _, path := range imports {
 				for _, b := range banned {
-					if path == b || !exact[b] && strings.HasPrefix(path, b+"/") {
+					if path == b || b != "cairn/node" && importcheck.Under(path, b) {
 						t.Errorf("%s imports %s", p, path)
 					}
 				}
