@@ -20,6 +20,7 @@ import (
 	"cairn/board"
 	"cairn/commands"
 	"cairn/internal/memtarget"
+	"cairn/internal/slogbridge"
 	"cairn/modules"
 	"cairn/node"
 	"cairn/node/config"
@@ -477,7 +478,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		}
 	}
 	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config().Modules, modules.Options{Repo: dir, Version: node.Version,
-		Log: subsystemLog("modules"), APIProtected: len(n.Config().API.Authorizations) > 0, MemoryMiB: n.Config().Budget.MemoryMiB})
+		Log: slogbridge.Logger("modules"), APIProtected: len(n.Config().API.Authorizations) > 0, MemoryMiB: n.Config().Budget.MemoryMiB})
 	if err != nil {
 		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)
 	}
