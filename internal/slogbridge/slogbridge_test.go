@@ -1,8 +1,6 @@
 package slogbridge_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,8 +8,8 @@ import (
 	"testing"
 
 	"cairn/internal/slogbridge"
+	"cairn/internal/testutil"
 
-	logging "github.com/ipfs/go-log/v2"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -23,29 +21,6 @@ type detailErr struct {
 }
 
 func (e *detailErr) Error() string { return fmt.Sprintf("%s:%d: broken", e.file, e.line) }
-
-// capture returns the JSON lines go-log writes from now until stop.
-func capture(t *testing.T) (stop func() []map[string]any) {
-	t.Helper()
-	p := logging.NewPipeReader(logging.PipeFormat(logging.JSONOutput))
-	done := make(chan []map[string]any)
-	go func() {
-		var lines []map[string]any
-		sc := bufio.NewScanner(p)
-		for sc.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				t.Errorf("log line %q: %v", sc.Text(), err)
-			}
-			lines = append(lines, m)
-		}
-		done <- lines
-	}()
-	return func() []map[string]any {
-		p.Close()
-		return <-done
-	}
-}
 
 func luaError(t *testing.T) error {
 	L := lua.NewState()
@@ -68,7 +43,7 @@ func TestHandler_ErrorValues_Text(t *testing.T) {
 	joined := errors.Join(errors.New("first"), wrapped)
 	lerr := luaError(t)
 	var nilErr *detailErr
-	stop := capture(t)
+	stop := testutil.CaptureLog(t)
 	log := slogbridge.Logger("slogbridge-test")
 	log.Error("typed", "err", typed)
 	log.Error("wrapped", "err", wrapped)
