@@ -23,6 +23,7 @@ import (
 	"cairn/modules/modapi"
 	"cairn/node"
 	"cairn/node/config"
+	"cairn/rpc"
 
 	// Built-in modules register themselves.
 	_ "cairn/modules/files"
@@ -34,9 +35,11 @@ type Options struct {
 	Repo    string       // repo directory (certificates, Lua modules)
 	Version string       // shown in page footers
 	Log     *slog.Logger // default slog.Default()
-	// APIProtected says the RPC has API.Authorizations: writing modules
-	// then need Modules.Authorizations too (see CheckExposure).
-	APIProtected bool
+	// API is the RPC's API.Authorizations (rpc.NewAuth; nil: none).
+	// Without Modules.Authorizations, the apps of writing modules then
+	// take the secrets that the RPC takes for /api/v0/add (see
+	// CheckExposure).
+	API rpc.Auth
 	// MemoryMiB is the node's memory budget (Budget.MemoryMiB; 0:
 	// node.DefaultMemoryMiB). The Lua cap is derived from it unless
 	// Modules.Lua.MaxMemory is set.
@@ -92,8 +95,14 @@ func Start(_ context.Context, v modapi.NodeView, cfg config.ModulesConfig, o Opt
 	if len(cfg.Enabled) == 0 {
 		return h, nil
 	}
-	if err := CheckExposure(cfg, o.APIProtected); err != nil {
+	if err := CheckExposure(cfg, o.API); err != nil {
 		return nil, err
+	}
+	if o.API != nil && len(cfg.Authorizations) == 0 && !cfg.AllowUnauthenticated && len(cfg.AllowWrite) > 0 {
+		hopts.AppLogin = &httpapp.AppLogin{Modules: cfg.AllowWrite, Source: "API.Authorizations",
+			Accept: func(hv string) bool { return o.API.Allows(hv, writePath) }}
+		o.Log.Info("the apps of modules that write take the RPC's logins: a secret of API.Authorizations that may use "+writePath,
+			"modules", cfg.AllowWrite)
 	}
 	hopts.Log = o.Log
 	if h.srv, err = httpapp.NewServer(hopts); err != nil {
@@ -251,12 +260,18 @@ func hostNames(cfg, def config.ModulesConfig) []string {
 	return names
 }
 
+// writePath is the RPC path whose secrets open the writing apps when
+// Modules.Authorizations is unset: a secret that may add may write.
+const writePath = "/api/v0/add"
+
 // CheckExposure refuses, before anything listens, module listeners off
 // loopback without Modules.Authorizations, and writing modules
-// (Modules.AllowWrite) without them when the RPC is protected
-// (apiProtected: API.Authorizations is set). Modules.AllowUnauthenticated
-// lifts both. With nothing enabled nothing listens and all is allowed.
-func CheckExposure(cfg config.ModulesConfig, apiProtected bool) error {
+// (Modules.AllowWrite) without them when the RPC is protected (api:
+// API.Authorizations is set) by no secret that may use /api/v0/add;
+// with one, Start has the writing apps take the RPC's secrets.
+// Modules.AllowUnauthenticated lifts both refusals. With nothing enabled
+// nothing listens and all is allowed.
+func CheckExposure(cfg config.ModulesConfig, api rpc.Auth) error {
 	if len(cfg.Enabled) == 0 || len(cfg.Authorizations) > 0 || cfg.AllowUnauthenticated {
 		return nil
 	}
@@ -279,11 +294,21 @@ func CheckExposure(cfg config.ModulesConfig, apiProtected bool) error {
 				"or, at your own risk, Modules.AllowUnauthenticated true", net.JoinHostPort(iface, strconv.Itoa(svc.ports[0])), fix)
 		}
 	}
-	if apiProtected && len(cfg.AllowWrite) > 0 {
+	if api != nil && len(cfg.AllowWrite) > 0 && !mayWrite(api) {
 		return fmt.Errorf("refusing to let modules %s write to the node without protection while API.Authorizations is set: %s, "+
 			"empty Modules.AllowWrite, or, at your own risk, set Modules.AllowUnauthenticated true", strings.Join(cfg.AllowWrite, ", "), fix)
 	}
 	return nil
+}
+
+// mayWrite reports whether one of the RPC's secrets may use writePath.
+func mayWrite(api rpc.Auth) bool {
+	for hv := range api {
+		if api.Allows(hv, writePath) {
+			return true
+		}
+	}
+	return false
 }
 
 // listen binds every configured port on every interface.

@@ -1,22 +1,30 @@
 package modules_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"cairn/internal/slogbridge"
 	"cairn/internal/testutil"
 	"cairn/modules"
 	"cairn/node/config"
+	"cairn/rpc"
+
+	logging "github.com/ipfs/go-log/v2"
 )
 
 func TestEnsureCert_GeneratesOnce(t *testing.T) {
@@ -125,38 +133,44 @@ func TestHost_Start_BadConfig(t *testing.T) {
 }
 
 // Ensure the exposure rules: loopback listeners are free; a listener off
-// loopback, or a writing module on a node whose RPC is protected, needs
-// Modules.Authorizations (or AllowUnauthenticated), and the message says
-// how to fix it. Only documentation-prefix addresses appear; nothing
+// loopback needs Modules.Authorizations (or AllowUnauthenticated), and so
+// does a writing module on a node whose RPC is protected by no secret
+// that may add (one that may is enough: the writing apps take it), and
+// the message says how to fix it. Only documentation-prefix addresses appear; nothing
 // listens on them.
 func TestCheckExposure_Rules(t *testing.T) {
 	auth := map[string]*config.RPCAuthScope{"me": {AuthSecret: "basic:me:pw", AllowedPaths: []string{"/"}}}
+	rpcAdmin := rpc.NewAuth(map[string]*config.RPCAuthScope{"admin": {AuthSecret: "bearer:tok", AllowedPaths: []string{"/api/v0"}}})
+	rpcCatOnly := rpc.NewAuth(map[string]*config.RPCAuthScope{"viewer": {AuthSecret: "basic:viewer:pw", AllowedPaths: []string{"/api/v0/cat"}}})
 	for _, tc := range []struct {
-		name         string
-		edit         func(*config.ModulesConfig)
-		apiProtected bool
-		want         string // "" = allowed
+		name string
+		edit func(*config.ModulesConfig)
+		api  rpc.Auth
+		want string // "" = allowed
 	}{
-		{"default", nil, false, ""},
-		{"lan http", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"127.0.0.1", "192.0.2.1"} }, false, "refusing to serve the modules on 192.0.2.1:5280 without protection"},
-		{"wildcard https", func(c *config.ModulesConfig) { c.HTTPS.Interfaces = []string{"::"} }, false, "on [::]:5281 without protection"},
-		{"a name", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"pi.example"} }, false, "on pi.example:5280"},
-		{"lan with auth", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"192.0.2.1"}; c.Authorizations = auth }, false, ""},
+		{"default", nil, nil, ""},
+		{"lan http", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"127.0.0.1", "192.0.2.1"} }, nil, "refusing to serve the modules on 192.0.2.1:5280 without protection"},
+		{"wildcard https", func(c *config.ModulesConfig) { c.HTTPS.Interfaces = []string{"::"} }, nil, "on [::]:5281 without protection"},
+		{"a name", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"pi.example"} }, nil, "on pi.example:5280"},
+		{"lan with auth", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"192.0.2.1"}; c.Authorizations = auth }, nil, ""},
 		{"lan opened", func(c *config.ModulesConfig) {
 			c.HTTP.Interfaces = []string{"192.0.2.1"}
 			c.AllowUnauthenticated = true
-		}, false, ""},
-		{"lan, nothing enabled", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"192.0.2.1"}; c.Enabled = nil }, false, ""},
-		{"lan https without ports", func(c *config.ModulesConfig) { c.HTTPS.Interfaces = []string{"192.0.2.1"}; c.HTTPS.Ports = []int{} }, false, ""},
-		{"rpc protected, status writes", nil, true, "refusing to let modules http_status write to the node without protection while API.Authorizations is set"},
-		{"rpc protected, read-only", func(c *config.ModulesConfig) { c.AllowWrite = []string{} }, true, ""},
-		{"rpc protected, auth", func(c *config.ModulesConfig) { c.Authorizations = auth }, true, ""},
+		}, nil, ""},
+		{"lan, nothing enabled", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"192.0.2.1"}; c.Enabled = nil }, nil, ""},
+		{"lan https without ports", func(c *config.ModulesConfig) { c.HTTPS.Interfaces = []string{"192.0.2.1"}; c.HTTPS.Ports = []int{} }, nil, ""},
+		{"rpc protected, status writes with the rpc's secret", nil, rpcAdmin, ""},
+		{"rpc protected by no secret that may add, status writes", nil, rpcCatOnly, "refusing to let modules http_status write to the node without protection while API.Authorizations is set"},
+		{"rpc protected, no usable secret", nil, rpc.NewAuth(map[string]*config.RPCAuthScope{"x": nil}), "refusing to let modules http_status write"},
+		{"rpc protected by no secret that may add, read-only", func(c *config.ModulesConfig) { c.AllowWrite = []string{} }, rpcCatOnly, ""},
+		{"rpc protected by no secret that may add, auth", func(c *config.ModulesConfig) { c.Authorizations = auth }, rpcCatOnly, ""},
+		{"lan, rpc protected", func(c *config.ModulesConfig) { c.HTTP.Interfaces = []string{"192.0.2.1"} }, rpcAdmin, "refusing to serve the modules on 192.0.2.1:5280 without protection"},
 	} {
 		cfg := config.DefaultModules()
 		if tc.edit != nil {
 			tc.edit(&cfg)
 		}
-		err := modules.CheckExposure(cfg, tc.apiProtected)
+		err := modules.CheckExposure(cfg, tc.api)
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.name, err)
@@ -171,8 +185,15 @@ func TestCheckExposure_Rules(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	cfg := config.DefaultModules()
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
-	if _, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, APIProtected: true, Log: slog.New(slog.DiscardHandler)}); err == nil {
-		t.Error("Start with a writing module and a protected RPC: no error")
+	if _, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, API: rpcCatOnly, Log: slog.New(slog.DiscardHandler)}); err == nil ||
+		!strings.Contains(err.Error(), "refusing to let modules http_status write to the node without protection while API.Authorizations is set") {
+		t.Errorf("Start with a writing module and an RPC protected by no secret that may add: %v", err)
+	}
+	lan := cfg
+	lan.HTTP.Interfaces = []string{"192.0.2.1"}
+	if _, err := modules.Start(context.Background(), modules.ViewOf(n), lan, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)}); err == nil ||
+		!strings.Contains(err.Error(), "refusing to serve the modules on 192.0.2.1:0 without protection: set Modules.Authorizations") {
+		t.Errorf("Start off loopback with neither API.Authorizations nor Modules.Authorizations: %v", err)
 	}
 	cfg.Authorizations = map[string]*config.RPCAuthScope{"me": {AuthSecret: "nope:x"}}
 	if _, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)}); err == nil || !strings.Contains(err.Error(), "Modules.Authorizations.me") {
@@ -220,5 +241,94 @@ func TestHost_HTTPErrorsOptions(t *testing.T) {
 	if _, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo}); err == nil ||
 		!strings.Contains(err.Error(), "Modules.Options.http_errors.http_errors_detailed") {
 		t.Errorf("a string for a boolean option: %v", err)
+	}
+}
+
+// Ensure a node whose RPC has API.Authorizations, and whose modules have
+// no logins of their own, starts: the writing app (the status page's
+// upload) refuses an anonymous write with a login prompt and takes the
+// RPC's bearer token and basic login that may add, and no other secret;
+// a read-only app needs no login; the log says so once.
+func TestHost_Start_WritingAppsTakeRPCSecrets(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	cfg := config.DefaultModules()
+	cfg.Enabled = []string{"http_status", "http_ipfs"}
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+	api := rpc.NewAuth(map[string]*config.RPCAuthScope{
+		"admin":  {AuthSecret: "bearer:s3cret-token", AllowedPaths: []string{"/api/v0"}},
+		"adder":  {AuthSecret: "basic:adder:pw", AllowedPaths: []string{"/api/v0/add"}},
+		"viewer": {AuthSecret: "basic:viewer:pw", AllowedPaths: []string{"/api/v0/cat"}},
+	})
+	if err := logging.SetLogLevel("modules", "info"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logging.SetLogLevel("modules", "error") })
+	stop := testutil.CaptureLog(t)
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, API: api, Log: slogbridge.Logger("modules")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	u := h.Listeners()[0].URL()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	upload := func(auth string) *http.Response {
+		var b bytes.Buffer
+		w := multipart.NewWriter(&b)
+		fw, _ := w.CreateFormFile("file", "x.txt")
+		fw.Write([]byte("written with " + auth + "\n"))
+		w.Close()
+		req, _ := http.NewRequest("POST", u+"/status/", &b)
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	var added string
+	basic := func(user, pw string) string { return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pw)) }
+	for _, tc := range []struct {
+		name, auth string
+		code       int
+	}{
+		{"anonymous", "", 401},
+		{"wrong token", "Bearer nope", 401},
+		{"a secret the RPC takes for cat only", basic("viewer", "pw"), 401},
+		{"the RPC's bearer token", "Bearer s3cret-token", 303},
+		{"the RPC's basic login", basic("adder", "pw"), 303},
+	} {
+		resp := upload(tc.auth)
+		if resp.StatusCode != tc.code {
+			t.Errorf("%s: got %d, want %d", tc.name, resp.StatusCode, tc.code)
+		}
+		if tc.code == 401 && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic ") {
+			t.Errorf("%s: 401 without a Basic challenge: %v", tc.name, resp.Header)
+		}
+		if tc.code == 303 {
+			loc, _ := url.Parse(resp.Header.Get("Location"))
+			if added = loc.Query().Get("added"); !strings.HasPrefix(added, "Qm") {
+				t.Errorf("%s: Location %q, want the added CID", tc.name, resp.Header.Get("Location"))
+			}
+		}
+	}
+	if resp, err := http.Get(u + "/ipfs/" + added); err != nil || resp.StatusCode != 200 {
+		t.Errorf("read-only app without a login: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	lines := stop()
+	says := 0
+	for _, l := range lines {
+		if msg, _ := l["msg"].(string); strings.Contains(msg, "API.Authorizations") && l["logger"] == "modules" {
+			says++
+		}
+	}
+	if says != 1 {
+		t.Errorf("the start-up log names API.Authorizations %d times, want once: %v", says, lines)
 	}
 }

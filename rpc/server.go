@@ -45,7 +45,7 @@ type Server struct {
 	origins []string // configured allowed origins
 	methods []string
 	creds   bool
-	auth    map[string][]string // expected Authorization value => allowed path prefixes
+	auth    Auth // API.Authorizations; nil: none
 
 	metrics *serverMetrics
 	// running holds the hang-up watch of every open connection (and of
@@ -164,17 +164,7 @@ func (s *Server) configure(api config.API) {
 			s.headers[k] = v
 		}
 	}
-	if len(api.Authorizations) > 0 {
-		s.auth = map[string][]string{}
-		for _, scope := range api.Authorizations {
-			if scope == nil {
-				continue
-			}
-			if hv, ok := config.AuthHeaderValue(scope.AuthSecret); ok {
-				s.auth[hv] = append(s.auth[hv], scope.AllowedPaths...)
-			}
-		}
-	}
+	s.auth = NewAuth(api.Authorizations)
 }
 
 // Serve serves on l until Shutdown.

@@ -54,12 +54,59 @@ func authDaemonOut(t *testing.T) (string, string, *syncBuffer) {
 	return repo, url, out
 }
 
-// Ensure a node whose RPC needs a token does not start with a module app
-// that can write and no Modules.Authorizations, and says how to fix it.
-func TestDaemon_Authorizations_WritingModuleRefused(t *testing.T) {
+// Ensure a node whose RPC needs a token, and whose modules have no
+// logins of their own, starts: its status page (a writing app) asks
+// for a login and takes the RPC's token.
+func TestDaemon_Authorizations_WritingModuleTakesRPCToken(t *testing.T) {
 	repo := initRepo(t)
 	setConfig(t, repo, map[string]any{"API.Authorizations": map[string]any{
 		"admin": map[string]any{"AuthSecret": "bearer:s3cret-token", "AllowedPaths": []any{"/api/v0"}},
+	}})
+	_, _, out := startDaemon(t, repo)
+	status := statusURL(t, out)
+	for _, tc := range []struct {
+		auth string
+		code int
+	}{{"", 401}, {"Bearer s3cret-token", 200}} {
+		req, _ := http.NewRequest("GET", status, nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.code {
+			t.Errorf("GET %s with %q: %d, want %d", status, tc.auth, resp.StatusCode, tc.code)
+		}
+	}
+}
+
+// statusURL is the status app's http URL the daemon prints at start.
+func statusURL(t *testing.T, out *syncBuffer) string {
+	t.Helper()
+	var status string
+	for deadline := time.Now().Add(10 * time.Second); status == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, l := range strings.Split(out.String(), "\n") {
+			if u, ok := strings.CutPrefix(l, "Module app status: "); ok && strings.HasPrefix(u, "http://") {
+				status = u
+			}
+		}
+	}
+	if status == "" {
+		t.Fatalf("no status URL: %s", out.String())
+	}
+	return status
+}
+
+// Ensure a node whose RPC is protected by no secret that may add does
+// not start with a module app that can write and no
+// Modules.Authorizations, and says how to fix it.
+func TestDaemon_Authorizations_WritingModuleRefused(t *testing.T) {
+	repo := initRepo(t)
+	setConfig(t, repo, map[string]any{"API.Authorizations": map[string]any{
+		"viewer": map[string]any{"AuthSecret": "basic:viewer:pw", "AllowedPaths": []any{"/api/v0/cat"}},
 	}})
 	_, errs, code := cli(t, repo, nil, "daemon")
 	if code != 1 || !strings.Contains(errs, "refusing to let modules http_status write to the node without protection while API.Authorizations is set: set Modules.Authorizations") {
@@ -76,17 +123,7 @@ func TestDaemon_Authorizations_WritingModuleRefused(t *testing.T) {
 // while the login adds.
 func TestDaemon_Authorizations_ModulePort(t *testing.T) {
 	repo, url, out := authDaemonOut(t)
-	var status string
-	for deadline := time.Now().Add(10 * time.Second); status == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		for _, l := range strings.Split(out.String(), "\n") {
-			if u, ok := strings.CutPrefix(l, "Module app status: "); ok && strings.HasPrefix(u, "http://") {
-				status = u
-			}
-		}
-	}
-	if status == "" {
-		t.Fatalf("no status URL: %s", out.String())
-	}
+	status := statusURL(t, out)
 	upload := func(auth string) (int, string) {
 		var b bytes.Buffer
 		w := multipart.NewWriter(&b)

@@ -20,6 +20,7 @@ import (
 	"cairn/board"
 	"cairn/commands"
 	"cairn/internal/memtarget"
+	"cairn/internal/slogbridge"
 	"cairn/modules"
 	"cairn/node"
 	"cairn/node/config"
@@ -383,7 +384,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	if len(apiAddrs) == 0 {
 		return errors.New("config Addresses.API is empty: nothing to serve the RPC on")
 	}
-	if err := modules.CheckExposure(cfg.Modules, len(cfg.API.Authorizations) > 0); err != nil {
+	if err := modules.CheckExposure(cfg.Modules, rpc.NewAuth(cfg.API.Authorizations)); err != nil {
 		return err
 	}
 
@@ -477,7 +478,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		}
 	}
 	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config().Modules, modules.Options{Repo: dir, Version: node.Version,
-		Log: subsystemLog("modules"), APIProtected: len(n.Config().API.Authorizations) > 0, MemoryMiB: n.Config().Budget.MemoryMiB})
+		Log: slogbridge.Logger("modules"), API: rpc.NewAuth(n.Config().API.Authorizations), MemoryMiB: n.Config().Budget.MemoryMiB})
 	if err != nil {
 		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)
 	}

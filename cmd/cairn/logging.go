@@ -3,11 +3,15 @@
 // is the only sink: slog's default logger and libp2p's gologshim loggers
 // go through its slog bridge, each under its subsystem, as in Kubo 0.42's
 // cmd/ipfs. `cairn log level`, `log ls` and `log tail` see them all.
+// Every slog handler here is internal/slogbridge's, which logs error
+// values as their text.
 
 package main
 
 import (
 	"log/slog"
+
+	"cairn/internal/slogbridge"
 
 	logging "github.com/ipfs/go-log/v2"
 	"github.com/libp2p/go-libp2p/gologshim"
@@ -17,13 +21,6 @@ import (
 var log = logging.Logger("cmd/ipfs")
 
 func init() {
-	slog.SetDefault(slog.New(logging.SlogHandler()))
-	gologshim.SetDefaultHandler(logging.SlogHandler())
-}
-
-// subsystemLog is a slog logger that writes under a go-log subsystem,
-// listed by `cairn log ls` (slog-only subsystems are not).
-func subsystemLog(name string) *slog.Logger {
-	logging.Logger(name)
-	return slog.New(logging.SlogHandler()).With("logger", name)
+	slog.SetDefault(slog.New(slogbridge.Handler()))
+	gologshim.SetDefaultHandler(slogbridge.Handler())
 }

@@ -10,6 +10,7 @@
 //   - p2p.go: two online nodes with a p2p tunnel to a TCP echo server.
 //   - ipnspub.go: IpnsPublisher, a delegated IPNS publisher on 127.0.0.1 that
 //     records and checks what it is sent.
+//   - logs.go: CaptureLog, the lines go-log writes during a test.
 //   - jsondoc.go: JSONRoundTrip, a document as it reads back from its JSON
 //     text.
 package testutil

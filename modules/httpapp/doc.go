@@ -26,6 +26,9 @@
 //     stops DNS rebinding.
 //   - Options.Authorizations: logins (Basic or Bearer) scoped to path
 //     prefixes, checked before any handler; Prosody has none.
+//   - Options.AppLogin: without Authorizations, a login that only the
+//     apps of some modules need (the host: the RPC's secrets, for the
+//     modules that write).
 //   - A key whose path does not start with "/" ("GET x") is rejected, not
 //     appended to the base path.
 //   - Two keys of one app that mean the same event ("get /a", "GET /a")

@@ -62,6 +62,9 @@ type Options struct {
 	// with a Basic challenge (browsers prompt for a login), a known one
 	// outside its prefixes 403.
 	Authorizations map[string][]string
+	// AppLogin, when Authorizations is nil, is a login that the apps of
+	// some modules need (see AppLogin); other apps need none.
+	AppLogin *AppLogin
 	// Concurrency caps simultaneous connections (64); a quarter of it is
 	// kept for loopback clients, and one other client address may hold
 	// 16 (package connlimit).
@@ -79,6 +82,27 @@ type Options struct {
 	Events *events.Bus
 	// Errors are mod_http_errors' options for the built-in pages.
 	Errors ErrorPages
+}
+
+// AppLogin guards the apps of some modules: a request that a route of
+// such an app could answer (for HEAD, a GET route too) needs an
+// Authorization header that Accept takes. None, or one it refuses, gets
+// 401 with a Basic challenge before the body is read and before any
+// handler runs.
+type AppLogin struct {
+	Modules []string                        // modules whose apps need the login
+	Accept  func(authorization string) bool // whether a header value is a login
+	Source  string                          // where the logins are set, named on the 401 page
+}
+
+// guards reports whether one of the routes belongs to a guarded app.
+func (l *AppLogin) guards(routes []*route) bool {
+	for _, r := range routes {
+		if slices.Contains(l.Modules, r.app.Module) {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrorPages are mod_http_errors' options (Prosody's http_errors_*).
@@ -535,6 +559,12 @@ func (s *Server) handle(c *fasthttp.RequestCtx) {
 	var getCands []*route
 	if method == "HEAD" {
 		getCands = ix.candidates("GET", key)
+	}
+	if l := s.opts.AppLogin; l != nil && s.opts.Authorizations == nil && (l.guards(cands) || l.guards(getCands)) &&
+		!l.Accept(string(c.Request.Header.Peek("Authorization"))) {
+		c.Response.Header.Set("WWW-Authenticate", `Basic realm="cairn modules", charset="UTF-8"`)
+		s.refuse(c, id, 401, "This app needs a login ("+l.Source+").")
+		return
 	}
 	req := s.newRequest(c, t, p, id, method)
 	timeout := s.opts.HandlerTimeout

@@ -126,7 +126,9 @@ func (m *Module) boot() error {
 	m.L = newState(m)
 	m.broken = false
 	m.nprov = 0
-	fn, err := compile(m.L, string(m.src), "@"+m.path)
+	// The chunk is named by its path, so errors read "path:line: msg"
+	// as Lua words those of a file.
+	fn, err := compile(m.L, string(m.src), m.path)
 	if err != nil {
 		m.dropState()
 		return syntaxError(m.path, m.src, err)
@@ -146,6 +148,9 @@ func (m *Module) boot() error {
 		m.dropState()
 		if errors.Is(err, ErrMemoryLimit) {
 			debug.FreeOSMemory()
+		}
+		if _, ok := err.(*lua.ApiError); ok {
+			return err // a Lua error names the file and line already
 		}
 		return fmt.Errorf("loading %s: %w", m.path, err)
 	}

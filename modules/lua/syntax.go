@@ -11,8 +11,9 @@ import (
 // syntaxError words a parse error of the file at path. gopher-lua says
 // only "at EOF" when the file ends inside an open construct; Lua 5.1
 // names the lines ("'}' expected (to close '{' at line 3) near
-// '<eof>'"), so this finds the bracket left open, or says which line the
-// file ends on.
+// '<eof>'", or "'}' expected near '<eof>'" when the bracket opened on
+// the last line), so this finds the bracket left open, or says which
+// line the file ends on.
 func syntaxError(path string, src []byte, err error) error {
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.TrimPrefix(msg, "@")
@@ -22,6 +23,9 @@ func syntaxError(path string, src []byte, err error) error {
 	last := strings.Count(strings.TrimRight(string(src), "\n"), "\n") + 1
 	if open, line, ok := unclosed(src); ok {
 		closer := map[byte]byte{'(': ')', '{': '}', '[': ']'}[open]
+		if line == last {
+			return fmt.Errorf("%s:%d: '%c' expected near '<eof>'", path, last, closer)
+		}
 		return fmt.Errorf("%s:%d: '%c' expected (to close '%c' at line %d) near '<eof>'", path, last, closer, open, line)
 	}
 	return fmt.Errorf("%s:%d: 'end' expected near '<eof>' (a function, if, do, while or for block is not closed)", path, last)

@@ -1,0 +1,3 @@
+-- Raises while it loads.
+module:depends("http")
+error("oops at load")
