@@ -3,7 +3,6 @@
 package board
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -33,7 +32,7 @@ const WordBits = bits.UintSize
 type Disk struct {
 	// Free is the space left on the file system (for unprivileged users).
 	Free int64
-	// Used is what the store file already takes (it may be rewritten).
+	// Used is what the store's files already take (they may be rewritten).
 	Used int64
 }
 
@@ -41,8 +40,9 @@ type Disk struct {
 func (d Disk) Avail() int64 { return d.Free + d.Used }
 
 // StatDisk measures the file system that holds dir (or, when dir does not
-// exist yet, its nearest existing parent) and the size of storeFile.
-func StatDisk(dir, storeFile string) (Disk, error) {
+// exist yet, its nearest existing parent); used is what the store's files
+// take (storage.DiskBytes).
+func StatDisk(dir string, used int64) (Disk, error) {
 	var d Disk
 	p := dir
 	for {
@@ -60,11 +60,7 @@ func StatDisk(dir, storeFile string) (Disk, error) {
 		return d, fmt.Errorf("disk space of %s: %w", p, err)
 	}
 	d.Free = free
-	if fi, err := os.Stat(storeFile); err == nil {
-		d.Used = fi.Size()
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return d, err
-	}
+	d.Used = used
 	return d, nil
 }
 

@@ -10,11 +10,20 @@
 // (session.go) and every block a pin reads is marked as well, so nothing
 // added or pinned during GC is collected.
 //
-// Sweep: keys are read 1024 at a time in short read transactions, and each
-// batch of deletes is one write transaction taken under the mark lock, so
-// that a mark and a delete of the same block can never cross. Adds, cats
-// and pins go on between batches. Filestore references (filestore.go) are
-// swept the same way after the blocks.
+// Sweep: keys are read 1024 at a time in short read transactions; the
+// unmarked ones of each batch are chosen under the mark lock and become
+// doomed until the write transaction that deletes them commits. A mark
+// of a doomed block waits for that commit (at most one, and only for a
+// block chosen as garbage), so the caller then finds it gone and stores
+// or fetches it again: a mark and a delete of the same block never cross,
+// and nothing else waits for a delete. Adds, cats and pins go on
+// throughout; their writes share the store's commits with the deletes.
+// Filestore references (filestore.go) are swept after the blocks, each
+// batch under the mark lock.
+//
+// Reclaim: then the store gives back the space of what was deleted
+// (storage.Store.Reclaim: segments at least half garbage have their live
+// blocks copied out and are removed, never rewriting more than they free).
 
 package node
 
@@ -26,25 +35,38 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"cairn/storage"
+
 	"github.com/ipfs/bbloom"
 	"github.com/ipfs/go-cid"
 	mh "github.com/multiformats/go-multihash"
 )
 
 type gcState struct {
-	mu      sync.Mutex
-	active  bool
-	bloom   *bbloom.Bloom
+	mu     sync.Mutex
+	active bool
+	bloom  *bbloom.Bloom
+	// doomed are the keys a sweep chose and has not yet deleted; gone
+	// signals (on mu) when a batch of them has been.
+	doomed  map[string]struct{}
+	gone    *sync.Cond
 	running atomic.Bool
 	runs    atomic.Uint64
 	freed   atomic.Uint64
 }
 
-// mark adds key to the live set of a running collection.
+// mark adds key to the live set of a running collection. When a sweep
+// already chose key as garbage, it returns once the block is deleted.
 func (g *gcState) mark(key []byte) {
 	g.mu.Lock()
 	if g.active {
 		g.bloom.Add(key)
+	}
+	for g.gone != nil {
+		if _, ok := g.doomed[string(key)]; !ok {
+			break
+		}
+		g.gone.Wait()
 	}
 	g.mu.Unlock()
 }
@@ -53,6 +75,8 @@ func (g *gcState) mark(key []byte) {
 type GCResult struct {
 	Removed    int
 	FreedBytes uint64
+	// Reclaimed is what the store then gave back to the filesystem.
+	Reclaimed storage.ReclaimResult
 }
 
 func newBloom(n uint64) (*bbloom.Bloom, error) {
@@ -118,12 +142,19 @@ func (ss *Storage) CollectGarbage(ctx context.Context, removed func(c cid.Cid) e
 	if err == nil {
 		err = n.sweepReferences(ctx, count)
 	}
+	if err == nil {
+		res.Reclaimed, err = n.Store.Reclaim(ctx, storage.ReclaimOptions{})
+		if err != nil {
+			err = fmt.Errorf("gc: giving space back: %w", err)
+		}
+	}
 	g.runs.Add(1)
 	g.freed.Add(res.FreedBytes)
 	if err != nil {
 		log.Errorf("gc: removed %d blocks (%d bytes), then: %v", res.Removed, res.FreedBytes, err)
 	} else {
-		log.Infof("gc: removed %d blocks, freed %d bytes", res.Removed, res.FreedBytes)
+		log.Infof("gc: removed %d blocks, freed %d bytes; gave back %d segment files (%d bytes), rewriting %d bytes",
+			res.Removed, res.FreedBytes, res.Reclaimed.Segments, res.Reclaimed.Freed, res.Reclaimed.Rewritten)
 	}
 	return res, err
 }
@@ -179,24 +210,36 @@ func (n *Node) sweep(ctx context.Context, fn func(key []byte, size int) error) e
 			return nil
 		}
 		var dead [][]byte
-		var sizes []int
 		g.mu.Lock()
+		if g.gone == nil {
+			g.gone = sync.NewCond(&g.mu)
+			g.doomed = map[string]struct{}{}
+		}
 		for _, k := range chunk {
 			if !g.bloom.Has(k) {
 				dead = append(dead, k)
+				g.doomed[string(k)] = struct{}{}
 			}
 		}
-		for _, k := range dead {
-			sz, _ := n.Blocks.GetSize(ctx, cid.NewCidV1(cid.Raw, k))
-			sizes = append(sizes, sz)
-		}
-		err := n.Blocks.DeleteMany(dead)
 		g.mu.Unlock()
 		chunk = chunk[:0]
+		if len(dead) == 0 {
+			return nil
+		}
+		sizes, err := n.Blocks.DeleteMany(dead)
+		g.mu.Lock()
+		for _, k := range dead {
+			delete(g.doomed, string(k))
+		}
+		g.gone.Broadcast()
+		g.mu.Unlock()
 		if err != nil {
 			return err
 		}
 		for i, k := range dead {
+			if sizes[i] < 0 {
+				continue // removed meanwhile by someone else
+			}
 			if err := fn(k, sizes[i]); err != nil {
 				return err
 			}
@@ -222,5 +265,6 @@ func (n *Node) deleteBlocks(ctx context.Context, cs []cid.Cid) error {
 	for _, c := range cs {
 		keys = append(keys, c.Hash())
 	}
-	return n.Blocks.DeleteMany(keys)
+	_, err := n.Blocks.DeleteMany(keys)
+	return err
 }

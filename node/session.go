@@ -76,12 +76,11 @@ func (s *Storage) Max() uint64 {
 	return v
 }
 
-// Usage is what StorageMax bounds: the bytes of the store file's pages in
-// use (stored blocks plus bbolt's page overhead; free pages are reused,
-// not counted) plus the bytes queued for writing. Holding it under the cap
-// keeps the file on disk, free pages included, within the cap plus one
-// step by which the store grows its file (storage.GrowStep, or a larger
-// write batch).
+// Usage is what StorageMax bounds: the bytes of the store's segment files
+// (removed blocks' records included until they are given back) and of
+// its index file's pages in use, plus the bytes queued for writing.
+// Holding it under the cap keeps the store on disk within the cap plus
+// one step by which the index file grows (storage.GrowStep).
 func (s *Storage) Usage() (uint64, error) {
 	n := s.n
 	// Queued blocks take about 2% more once in pages; 1/32 covers that.
@@ -108,6 +107,15 @@ func (s *WriteSession) admit(ctx context.Context, size int) (release func(), err
 			return nil, gerr
 		}
 		used, err = s.n.Storage().Usage()
+		if err == nil && used+uint64(size) > max {
+			// Still over: give back the space of every removed block,
+			// even where that rewrites more than it frees.
+			if _, rerr := s.n.Store.Reclaim(ctx, storage.ReclaimOptions{MinGarbage: 1e-9}); rerr != nil {
+				mu.Unlock()
+				return nil, rerr
+			}
+			used, err = s.n.Storage().Usage()
+		}
 	}
 	if err != nil {
 		mu.Unlock()

@@ -3,7 +3,6 @@ package node_test
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -37,11 +36,11 @@ func TestStorageMax_BoundsFileOnDisk(t *testing.T) {
 	const limit = capBytes + batch + (capBytes+batch)/32
 	path := filepath.Join(repo, storage.FileName)
 	fileSize := func() int64 {
-		fi, err := os.Stat(path)
+		n, err := storage.DiskBytes(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return fi.Size()
+		return n
 	}
 	add := func(size int) error {
 		a, err := n.UnixFS().NewAdder(context.Background(), node.AddOptions{Pin: true}, func(node.AddEvent) error { return nil })

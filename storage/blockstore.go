@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	bstore "github.com/ipfs/boxo/blockstore"
 	blocks "github.com/ipfs/go-block-format"
@@ -49,21 +50,29 @@ func (b *Blockstore) Has(_ context.Context, c cid.Cid) (bool, error) {
 	return ok, err
 }
 
-// View calls fn with the block's bytes, inside a read transaction that
-// lasts as long as fn: small blocks straight from the memory map, large
-// ones in a pooled buffer read from the file (readfile.go). fn must not
-// keep the slice.
+// View calls fn with the block's bytes, read with pread into a pooled
+// buffer. fn must not keep the slice.
 func (b *Blockstore) View(_ context.Context, c cid.Cid, fn func([]byte) error) error {
 	if d, ok := IdentityData(c); ok {
 		return fn(d)
 	}
-	return b.s.db.View(func(tx *bolt.Tx) error {
-		v := lookup(tx, c.Hash())
-		if v == nil {
-			return ipld.ErrNotFound{Cid: c}
-		}
-		return b.s.rd.view(b.s.db, tx, v, fn)
-	})
+	l, err := b.s.locate(c)
+	if err != nil {
+		return err
+	}
+	bp, _ := b.s.bufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	defer b.s.bufs.Put(bp)
+	if cap(*bp) < int(l.n) {
+		*bp = make([]byte, l.n)
+	}
+	buf := (*bp)[:l.n]
+	if err := b.s.sf.readAt(l, buf); err != nil {
+		return b.s.readErr(c, err)
+	}
+	return fn(buf)
 }
 
 // Get returns a copy of the block.
@@ -74,20 +83,13 @@ func (b *Blockstore) Get(_ context.Context, c cid.Cid) (blocks.Block, error) {
 	if d, ok := IdentityData(c); ok {
 		return blocks.NewBlockWithCid(append([]byte(nil), d...), c)
 	}
-	var data []byte
-	err := b.s.db.View(func(tx *bolt.Tx) error {
-		v := lookup(tx, c.Hash())
-		if v == nil {
-			return ipld.ErrNotFound{Cid: c}
-		}
-		data = make([]byte, len(v))
-		if !b.s.rd.readInto(b.s.db, tx, v, data) {
-			copy(data, v)
-		}
-		return nil
-	})
+	l, err := b.s.locate(c)
 	if err != nil {
 		return nil, err
+	}
+	data := make([]byte, l.n)
+	if err := b.s.sf.readAt(l, data); err != nil {
+		return nil, b.s.readErr(c, err)
 	}
 	return blocks.NewBlockWithCid(data, c)
 }
@@ -97,16 +99,34 @@ func (b *Blockstore) GetSize(_ context.Context, c cid.Cid) (int, error) {
 	if d, ok := IdentityData(c); ok {
 		return len(d), nil
 	}
-	n := -1
-	err := b.s.db.View(func(tx *bolt.Tx) error {
-		v := lookup(tx, c.Hash())
-		if v == nil {
-			return ipld.ErrNotFound{Cid: c}
-		}
-		n = len(v)
+	l, err := b.s.locate(c)
+	if err != nil {
+		return -1, err
+	}
+	return int(l.n), nil
+}
+
+// locate looks c's multihash up in the index.
+func (s *Store) locate(c cid.Cid) (loc, error) {
+	var l loc
+	var ok bool
+	err := s.db.View(func(tx *bolt.Tx) error {
+		l, ok = decodeLoc(tx.Bucket(bucketIndex).Get(c.Hash()))
 		return nil
 	})
-	return n, err
+	if err == nil && !ok {
+		err = ipld.ErrNotFound{Cid: c}
+	}
+	return l, err
+}
+
+// readErr is what a failed read of c's bytes reports: not found when the
+// block went while it was read, the I/O error otherwise.
+func (s *Store) readErr(c cid.Cid, err error) error {
+	if errors.Is(err, errGone) {
+		return ipld.ErrNotFound{Cid: c}
+	}
+	return fmt.Errorf("storage: reading block %s: %w", c, err)
 }
 
 func blockMutation(blk blocks.Block) (mutation, bool, error) {
@@ -119,6 +139,12 @@ func blockMutation(blk blocks.Block) (mutation, bool, error) {
 	}
 	if len(c.Hash()) == 0 {
 		return mutation{}, false, fmt.Errorf("storage: CID %s has an empty multihash", c)
+	}
+	if len(c.Hash()) > 255 {
+		return mutation{}, false, fmt.Errorf("storage: CID %s: multihash of %d bytes, longer than the 255 the store keeps", c, len(c.Hash()))
+	}
+	if uint64(len(blk.RawData())) > math.MaxUint32-1024 {
+		return mutation{}, false, fmt.Errorf("storage: block %s of %d bytes is too large", c, len(blk.RawData()))
 	}
 	return mutation{bucket: bucketBlocks, kind: opPut, key: c.Hash(), val: blk.RawData()}, true, nil
 }
@@ -260,27 +286,26 @@ func (b *Blockstore) ForEachKey(ctx context.Context, fn func(mh.Multihash) error
 func (b *Blockstore) HashOnRead(bool) {}
 
 // DeleteMany removes the blocks with these multihash keys in one
-// transaction; missing keys are skipped.
-func (b *Blockstore) DeleteMany(keys [][]byte) error {
+// transaction and returns the size of each one removed (-1 for keys
+// that were not stored).
+func (b *Blockstore) DeleteMany(keys [][]byte) ([]int, error) {
 	if len(keys) == 0 {
-		return nil
+		return nil, nil
 	}
 	if b.s.w == nil {
-		return errors.New("storage: store is read-only")
+		return nil, errors.New("storage: store is read-only")
 	}
 	muts := make([]mutation, len(keys))
 	for i, k := range keys {
 		muts[i] = mutation{bucket: bucketBlocks, kind: opDel, key: k}
 	}
-	return b.s.w.do(muts)
-}
-
-// lookup returns the stored bytes of multihash key (nil if absent),
-// valid for the transaction.
-func lookup(tx *bolt.Tx, key []byte) []byte {
-	ref := tx.Bucket(bucketIndex).Get(key)
-	if ref == nil {
-		return nil
+	sizes := make([]int, len(keys))
+	r := &request{muts: muts, sizes: sizes, done: make(chan error, 1)}
+	if err := b.s.w.submit(context.Background(), r); err != nil {
+		return nil, err
 	}
-	return getData(tx.Bucket(bucketBlocks), ref)
+	if err := <-r.done; err != nil {
+		return nil, err
+	}
+	return sizes, nil
 }

@@ -5,6 +5,7 @@ package storage
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
 
 	mh "github.com/multiformats/go-multihash"
 	bolt "go.etcd.io/bbolt"
@@ -20,45 +21,101 @@ type CheckOptions struct {
 // in one read transaction. It returns every violation found (nil if none).
 func (s *Store) Check(opts CheckOptions) []error {
 	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	err := s.db.View(func(tx *bolt.Tx) error {
 		for e := range tx.Check() {
-			errs = append(errs, fmt.Errorf("bbolt: %w", e))
+			bad("bbolt: %w", e)
 		}
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
-			errs = append(errs, fmt.Errorf("missing bucket %q", bucketMeta))
+			bad("missing bucket %q", bucketMeta)
 			return nil
 		}
 		if v := meta.Get(keyVersion); len(v) != 4 || binary.BigEndian.Uint32(v) != SchemaVersion {
-			errs = append(errs, fmt.Errorf("schema version record %x, want %d", v, SchemaVersion))
+			bad("schema version record %x, want %d", v, SchemaVersion)
 		}
-		blocks, idx := tx.Bucket(bucketBlocks), tx.Bucket(bucketIndex)
-		if blocks == nil || idx == nil {
-			errs = append(errs, fmt.Errorf("missing bucket %q or %q", bucketBlocks, bucketIndex))
+		segsB, idx := tx.Bucket(bucketSegs), tx.Bucket(bucketIndex)
+		if segsB == nil || idx == nil {
+			bad("missing bucket %q or %q", bucketSegs, bucketIndex)
 			return nil
 		}
 		if tx.Bucket(bucketData) == nil {
-			errs = append(errs, fmt.Errorf("missing bucket %q", bucketData))
+			bad("missing bucket %q", bucketData)
 		}
+		segs := map[uint32]segInfo{}
+		segsB.ForEach(func(k, v []byte) error {
+			si, ok := decodeSegInfo(v)
+			if len(k) != 4 || !ok {
+				bad("segment entry %x: bad record %x", k, v)
+				return nil
+			}
+			id := binary.BigEndian.Uint32(k)
+			segs[id] = si
+			fi, err := os.Stat(s.sf.name(id))
+			switch {
+			case err != nil:
+				bad("segment %d: %v", id, err)
+			case fi.Size() < int64(si.end):
+				bad("segment %d is %d bytes, its entry says %d", id, fi.Size(), si.end)
+			}
+			return nil
+		})
+		if active := getU32(meta.Get(keySegActive)); s.w != nil {
+			if _, ok := segs[active]; !ok {
+				bad("active segment %d has no entry", active)
+			}
+		}
+		counted := map[uint32]segInfo{}
 		var n, size uint64
-		err := idx.ForEach(func(k, ref []byte) error {
-			v := getData(blocks, ref)
-			if len(ref) != 8 || v == nil {
-				errs = append(errs, fmt.Errorf("index entry %x points to missing data %x", k, ref))
+		var buf []byte
+		err := idx.ForEach(func(k, v []byte) error {
+			l, ok := decodeLoc(v)
+			if !ok {
+				bad("index entry %x: bad location %x", k, v)
 				return nil
 			}
 			n++
-			size += uint64(len(v))
+			size += uint64(l.n)
+			si, ok := segs[l.seg]
+			if !ok {
+				bad("index entry %x points into segment %d, which has no entry", k, l.seg)
+				return nil
+			}
+			if uint64(l.off)+uint64(l.n) > si.end || int64(l.off) < segHeader+recHeader {
+				bad("index entry %x: %d bytes at %d run past segment %d's end %d", k, l.n, l.off, l.seg, si.end)
+				return nil
+			}
+			c := counted[l.seg]
+			c.liveN++
+			c.liveBytes += uint64(recHeader+len(k)) + uint64(l.n)
+			counted[l.seg] = c
 			dm, err := mh.Decode(k)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("block key %x is not a multihash: %v", k, err))
+				bad("block key %x is not a multihash: %v", k, err)
 				return nil
 			}
 			if dm.Code == mh.IDENTITY {
-				errs = append(errs, fmt.Errorf("identity block %x is stored", k))
+				bad("identity block %x is stored", k)
 			}
 			if opts.VerifyHashes {
-				if err := VerifyBlock(k, v); err != nil {
+				// The record's header names the same key.
+				rec := make([]byte, recHeader+len(k))
+				if err := s.sf.readAt(loc{seg: l.seg, off: l.off - uint32(len(rec)), n: uint32(len(rec))}, rec); err != nil {
+					bad("block %x: reading its record: %v", k, err)
+					return nil
+				}
+				if binary.BigEndian.Uint32(rec) != l.n || int(rec[4]) != len(k) || string(rec[recHeader:]) != string(k) {
+					bad("block %x: its record's header does not name it", k)
+				}
+				if cap(buf) < int(l.n) {
+					buf = make([]byte, l.n)
+				}
+				buf = buf[:l.n]
+				if err := s.sf.readAt(l, buf); err != nil {
+					bad("block %x: %v", k, err)
+					return nil
+				}
+				if err := VerifyBlock(k, buf); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -67,16 +124,17 @@ func (s *Store) Check(opts CheckOptions) []error {
 		if err != nil {
 			return err
 		}
-		var stored uint64
-		blocks.ForEach(func(k, v []byte) error { stored++; return nil })
-		if stored != n {
-			errs = append(errs, fmt.Errorf("%d data entries, %d indexed: orphans", stored, n))
+		for id, si := range segs {
+			c := counted[id]
+			if c.liveN != si.liveN || c.liveBytes != si.liveBytes {
+				bad("segment %d: entry says %d blocks (%d bytes of records), the index points to %d (%d bytes)", id, si.liveN, si.liveBytes, c.liveN, c.liveBytes)
+			}
 		}
 		if got := getU64(meta.Get(keyBlocksN)); got != n {
-			errs = append(errs, fmt.Errorf("blocks.n is %d, bucket holds %d", got, n))
+			bad("blocks.n is %d, the index holds %d", got, n)
 		}
 		if got := getU64(meta.Get(keyBlocksSize)); got != size {
-			errs = append(errs, fmt.Errorf("blocks.size is %d, bucket holds %d bytes", got, size))
+			bad("blocks.size is %d, the index holds %d bytes", got, size)
 		}
 		return nil
 	})
@@ -101,4 +159,19 @@ func VerifyBlock(key, data []byte) error {
 		return fmt.Errorf("block %s: stored bytes hash to %s", mh.Multihash(key).B58String(), sum.B58String())
 	}
 	return nil
+}
+
+// BlockFile says where the bytes of the block with multihash key sit:
+// the segment file, the offset and the length (for tests that damage a
+// block behind the store's back, and for repair tools).
+func (s *Store) BlockFile(key []byte) (file string, off int64, n int, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		l, ok := decodeLoc(tx.Bucket(bucketIndex).Get(key))
+		if !ok {
+			return fmt.Errorf("storage: block %x not stored", key)
+		}
+		file, off, n = s.sf.name(l.seg), int64(l.off), int(l.n)
+		return nil
+	})
+	return file, off, n, err
 }

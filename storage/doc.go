@@ -1,144 +1,179 @@
-// Package storage keeps a node's blocks and small records in one bbolt file.
+// Package storage keeps a node's blocks in append-only segment files and
+// its index and small records in one bbolt file.
 //
 // Start with Open (store.go), which returns a *Store. Store.Blockstore gives a
 // boxo blockstore.Blockstore (blockstore.go) and Store.Datastore a go-datastore
 // Batching datastore (datastore.go). All writes go through one writer goroutine
 // (writer.go) that commits many puts per bbolt transaction.
 //
-// # On-disk layout
+// # On-disk layout (schema 2)
 //
-// One bbolt file, <repo>/blocks.db. Top-level buckets:
+// <repo>/blocks.db, a bbolt file. Top-level buckets:
 //
-//	"meta"    "version"     => uint32 big-endian schema version (currently 1)
+//	"meta"    "version"     => uint32 big-endian schema version (currently 2)
 //	          "blocks.n"    => uint64 big-endian number of stored blocks
 //	          "blocks.size" => uint64 big-endian sum of their sizes
-//	          "written"     => uint64 big-endian bytes written to the file by
+//	          "written"     => uint64 big-endian bytes written to the files by
 //	                           the commits before this one, and at Close by
 //	                           all (flash wear; absent until the first commit)
-//	"index"   multihash bytes => uint64 big-endian sequence number
-//	"blocks"  sequence number => nested bucket {"d" => raw block bytes}
+//	          "seg.active"  => uint32 the segment new blocks are appended to
+//	          "seg.next"    => uint32 the id the next new segment gets
+//	          "migrate", "migrate.at" => only while a schema-1 store is
+//	                           being migrated (migrate.go)
+//	"index"   multihash bytes => 12 bytes: uint32 segment, uint32 offset of
+//	                             the block's bytes in it, uint32 length
+//	"segs"    uint32 segment id => 24 bytes: uint64 end of its last committed
+//	                             record, uint64 blocks the index points to
+//	                             in it, uint64 bytes of their records
 //	"data"    datastore key ("/a/b") => value bytes
+//
+// <repo>/blocks.segs/NNNNNNNN.seg, the segment files: "cairnSG1", then
+// records, each
+//
+//	uint32 data length | uint8 key length | key (multihash) | data
+//
+// appended and never changed in place. A segment takes records until it
+// passes Options.SegmentBytes (64 MiB); then the next one begins.
 //
 // Blocks are keyed by multihash, as Kubo keys its flatfs: CIDs that share a
 // multihash (a raw and a dag-pb CID of the same bytes) share one stored block.
 // Blocks whose multihash is the identity function are never stored: their
 // bytes live in the CID.
 //
-// Block bytes sit under increasing sequence numbers (so new blocks land at
-// the right edge of the tree) and each in a nested bucket of its own. bbolt
-// keeps at least two entries per leaf page, so large values stored side by
-// side get rewritten whenever a neighbour changes (measured: 4.7 bytes
-// written per byte added); in a nested bucket a large block owns its pages
-// (small ones stay inline in the parent leaf), so an add writes about one
-// byte per byte and a delete rewrites no other block.
+// # Why segments
+//
+// Schema 1 kept block bytes inside bbolt, each block in a nested bucket of
+// its own under a sequence number. With the data a board accumulates
+// (10^6 blocks of 1 KiB) that shape cost what issue figures showed: every
+// open walked every page to rebuild bbolt's freelist (NoFreelistSync):
+// 5.4 s and 72 MiB RssAnon at 10^6 blocks, 104 s inside a 256 MiB
+// cgroup; a 1 KiB block took a 4 KiB page of its own (4 bytes on disk
+// per byte held); and bbolt's map of the whole file capped 32-bit boards
+// at 900 MB. With block bytes appended to segment files (as WiscKey and
+// Badger's value log do) and bbolt holding only the index, measured
+// with storage alone (scratch program, 10^6 random 1 KiB blocks put
+// through PutAsync): open 1.2 ms at 1.0e6 blocks with 1.5 MiB RssAnon;
+// 1.13 bytes on disk per byte held (1.16 GB for 1.02 GB: record headers
+// 39 bytes a block, index 95 MB); 12,000 puts/s (the old layout:
+// 12,500, the same bound, below).
 //
 // # Invariants
 //
-//   - "meta" holds "version" equal to SchemaVersion.
-//   - every "index" entry points to an existing "blocks" entry, and every
-//     "blocks" entry is pointed to by exactly one index entry;
+//   - "meta" holds "version" equal to SchemaVersion;
+//   - every "index" entry points into a segment that has a "segs" entry,
+//     inside its committed end, at the data of a record whose header names
+//     the same key; every "segs" entry's counts equal those of the index
+//     entries pointing into it; its file exists and is at least that long;
+//   - the active segment has an entry (it may hold no live block); every
+//     other segment holds at least one (the commit that empties it
+//     removes the entry, and the file after the commit);
 //   - "blocks.n" equals the number of index entries, and "blocks.size" the
-//     sum of their block sizes; both change in the transaction that changes
-//     the buckets;
+//     sum of their lengths; both change in the transaction that changes
+//     the index;
 //   - every index key decodes as a multihash that is not the identity hash,
 //     and the stored bytes hash to it (Check verifies hashes only when
-//     asked to, since that reads every block).
-//   - bbolt memory is valid only inside a transaction: values handed out past
-//     a transaction are copies. Only View callbacks (blockstore.go) see the
-//     memory map directly, inside a short read transaction of their own.
+//     asked to, since that reads every block);
+//   - bytes of a segment before its committed end never change; bytes past
+//     it belong to no block (a commit that failed or was cut by a crash)
+//     and are cut at Open; segment files no entry names are removed at
+//     Open.
 //
 // # Durability
 //
-// A put returns once the transaction that holds it has committed (bbolt
-// fsyncs on commit), so an acknowledged block survives kill -9 and power
-// loss. PutAsync returns at once; Sync waits for every earlier PutAsync.
-// PutAsyncContext gives up when its context ends while the writer's queue
-// is full (a commit slow on the disk does not hold a request whose client
-// left); its batch's Sync then reports the failure.
+// A commit appends its blocks' records to the active segment (pwritev),
+// fdatasyncs the segment, then commits the index transaction (bbolt
+// fsyncs it). A put returns once that commit is done, so an acknowledged
+// block survives kill -9 and power loss; a crash before the index commit
+// leaves records past the committed end, which no entry points to and
+// Open cuts. PutAsync returns at once; Sync waits for every earlier
+// PutAsync. PutAsyncContext gives up when its context ends while the
+// writer's queue is full (a commit slow on the disk does not hold a
+// request whose client left); its batch's Sync then reports the failure.
 // A crash loses at most the batch that was being committed, never a
-// committed one, and never leaves half a block: bbolt commits are atomic.
+// committed one, and never leaves half a block.
+//
+// # Restart
+//
+// bbolt either reads its freelist from a page or rebuilds it by walking
+// every page of the file. During a run the freelist is not synced
+// (NoFreelistSync: a commit writes only its own pages); Close's last
+// commit writes it, so that the next Open reads it instead of walking
+// the index (1.2 ms at 10^6 blocks). After a crash the next Open walks
+// the index file's pages: the index only, no block bytes (95 MB at 10^6
+// 1 KiB blocks).
+//
+// # Removing blocks and giving space back
+//
+// A delete removes the index entry and lowers its segment's counts; a
+// segment left with no live block is removed by the commit that emptied
+// it (after the commit). Reclaim (reclaim.go) gives back the rest: a
+// segment whose removed records take at least half of it has its live
+// blocks copied to the end of the active segment, a chunk per commit,
+// and is then removed, so it rewrites at most what it frees (GC calls it
+// after each sweep). A store over its cap (node's StorageMax) asks it to
+// reclaim every segment holding removed records. The index file keeps
+// bbolt's behaviour: freed pages are reused, and Compact (at daemon
+// start, when free pages pass half the file and 256 MiB) rewrites it.
 //
 // # Flash
 //
-// NoFreelistSync keeps commits to the pages that changed plus the meta page,
-// and bbolt reuses freed pages instead of growing the file. The file grows
-// in steps of GrowStep (4 MiB), or of MaxBatchBytes when that is larger (at
-// most bbolt's 16 MiB), so it stays within Stat.UsedBytes plus free pages
-// plus one step: a cap on UsedBytes and PendingBytes (Datastore.StorageMax)
-// bounds the file on disk. The writer coalesces concurrent puts into one
-// transaction (up to MaxBatchBytes), so an add of many blocks costs few
-// fsyncs: one commit (two fdatasyncs) per MaxBatchBytes, 1 MiB by default.
+// Block bytes are written once (plus Reclaim's copies, bounded above) and
+// a commit writes the index pages it changed plus bbolt's meta page. The
+// writer coalesces concurrent puts into one transaction (up to
+// MaxBatchBytes), so an add of many blocks costs few fsyncs: one commit
+// (three fdatasyncs: segment, bbolt pages, bbolt meta) per MaxBatchBytes,
+// 1 MiB by default. Store.Writes counts what the commits write (segment
+// records, the pages each allocates and its meta page), since Open and,
+// through "written", over the store's life: what the store costs the
+// card. For 1 KiB blocks in a large store the index dominates: each of
+// the blocks of a commit lands in a random leaf of the index, and bbolt
+// rewrites each leaf it changes (about 4 KiB per block at 10^6 blocks).
 //
 // # Memory
 //
-// While a batch commits it is on the heap twice: the queued values, and
-// the pages bbolt builds from them and writes at commit. With the queue
-// (MaxPendingBytes) holding the batch being committed and the next one,
-// the writer holds at most MaxPendingBytes plus MaxBatchBytes of heap,
-// 3 MiB with the defaults (1 MiB batches, 2 MiB queued). Larger batches
-// save fsyncs and cost heap: 4 MiB batches with 8 MiB queued took a
-// 256 MiB add's peak RssAnon from 23 to 40 MiB (docs/performance.md).
+// While a batch commits it is on the heap once (the queued values,
+// written straight from their buffers with pwritev) plus the index
+// pages the commit changes. With the queue (MaxPendingBytes) holding the
+// batch being committed and the next one, the writer holds at most
+// MaxPendingBytes plus the changed index pages, about 3 MiB with the
+// defaults (1 MiB batches, 2 MiB queued) and 10^3 blocks per batch.
 // Blockstore.PutAsyncThen tells the caller when the store no longer holds
-// a block's bytes (its transaction ended: bbolt copied them into its pages
-// and wrote those), so an import reuses its leaf buffers instead of
-// allocating one per block. Store.Writes counts what the
-// commits write (the pages each allocates plus its meta page), since Open
-// and, through "written", over the file's life: what the store costs the
-// card.
-//
-// Writes stay in bbolt too. Segment files written straight from the leaf
-// buffers were weighed for stored adds (the goal: 0.9x the disk's
-// fdatasync rate) and left out: with the writer dropping every put a
-// 256 MiB add ran 750-843 MiB/s against 490-580 with this store, while
-// the disk of the machine measured took durable writes at 2.5 GB/s
-// (O_DIRECT), more than twice the only-hash add that stores nothing; on a
-// board, SHA-256 and the SD card bound an add well below either
-// (docs/performance.md, "Stored add against the disk's fdatasync rate").
+// a block's bytes (its transaction ended), so an import reuses its leaf
+// buffers instead of allocating one per block.
 //
 // # Reads
 //
-// Values of 8 KiB or more (leaves and other large blocks) are copied out of
-// the file with pread (readfile.go), not read through bbolt's memory map:
-// View and Get look the value up in a short read transaction, take its
-// offset in the file (its address minus the map's base, DB.Info().Data) and
-// pread it into a pooled buffer (Get: into the block's own slice) while the
-// transaction keeps those pages from being freed and reused. The descriptor
-// has POSIX_FADV_SEQUENTIAL, since the blocks of a file are stored in
-// order. Smaller values (index entries, inner nodes, records) come from the
-// map.
-//
-// Decided by measuring cat of a 1 GiB file inside a 256 MiB memory cgroup
-// (make bench-board, pi-zero-2w profile, 2 shared amd64 cores; single runs
-// at load average 1.6-3.3): reading from the map gave 68-70 MiB/s with
-// 235,817 major faults, one per 4 KiB page (under cgroup pressure the
-// kernel keeps evicting mapped pages and, after enough mmap misses, stops
-// reading ahead for the map); MADV_WILLNEED on each value's range gave
-// 243-293 MiB/s (about 4,100 faults); pread gave 380-450 MiB/s (under 3,100
-// faults, none of them for block bytes), against Kubo 0.42's 326-344 MiB/s
-// in the same cgroup. An explicit WILLNEED of the next 8 leaves on top of
-// pread measured +3%, inside the noise, and was left out. Without memory
-// pressure pread costs one copy from the page cache (see docs/performance.md
-// for the unlimited figures). Block bytes stay in bbolt: the on-disk format,
-// durability, GC and write amplification are unchanged, so append-only
-// segment files were not needed.
+// A read looks the block up in a short read transaction and copies its
+// bytes with pread from the segment file (descriptors kept open, with
+// POSIX_FADV_SEQUENTIAL: the blocks of a file are stored in order). No
+// block byte is read through bbolt's memory map: under a board's memory
+// cgroup the kernel kept evicting mapped pages and faulted them back one
+// 4 KiB page at a time (cat of a 1 GiB file in a 256 MiB cgroup: 68-70
+// MiB/s from the map, 380-450 MiB/s with pread; docs/performance.md).
+// Reads and removals of segment files share a lock: a removal waits for
+// the reads in progress, and a read that finds its segment gone answers
+// not found (the block was deleted meanwhile).
 //
 // # Caveats
 //
-// On 32-bit ARM bbolt's memory map cannot pass about 2 GiB, which caps the
-// store; board profiles set StorageMax below that.
+// On 32-bit ARM bbolt's memory map cannot pass about 2 GiB. It now maps
+// the index only (about 95 bytes per block); board profiles still set
+// StorageMax below 900 MB until the 32-bit build is measured storing more.
 //
 // # Files
 //
-//   - store.go: opening and closing the bbolt file, schema version, counters.
+//   - store.go: opening and closing the store, schema version, counters,
+//     Compact of the index file.
+//   - segments.go: segment files: record format, appending, reading,
+//     removing.
 //   - writer.go: the single writer goroutine that batches puts into few
 //     transactions.
-//   - blockstore.go: the boxo blockstore.Blockstore view of the "blocks"
-//     bucket.
+//   - blockstore.go: the boxo blockstore.Blockstore view of the blocks.
 //   - datastore.go: the go-datastore view of the "data" bucket.
-//   - readfile.go: copying large block values out of the store file with
-//     pread.
+//   - reclaim.go: Reclaim, giving removed blocks' space back.
+//   - migrate.go: moving a schema-1 store to schema 2 at Open.
 //   - fadvise_linux.go, fadvise_other.go: the sequential read-ahead hint for
-//     the store file (Linux only).
-//   - check.go: Check, which walks the invariants above.
+//     segment files (Linux only).
+//   - check.go: Check, which walks the invariants above; BlockFile.
 //   - errors.go: the sentinel errors.
 package storage

@@ -17,7 +17,9 @@ import (
 )
 
 // SchemaVersion is the on-disk schema this package reads and writes.
-const SchemaVersion = 1
+// Version 1 (block bytes inside the bbolt file) is migrated at Open
+// (migrate.go).
+const SchemaVersion = 2
 
 // FileName is the name of the store file inside a repo.
 const FileName = "blocks.db"
@@ -27,11 +29,14 @@ var (
 	bucketBlocks = []byte("blocks")
 	bucketIndex  = []byte("index")
 	bucketData   = []byte("data")
+	bucketSegs   = []byte("segs")
 
 	keyVersion    = []byte("version")
 	keyBlocksN    = []byte("blocks.n")
 	keyBlocksSize = []byte("blocks.size")
 	keyWritten    = []byte("written")
+	keySegActive  = []byte("seg.active")
+	keySegNext    = []byte("seg.next")
 )
 
 // Options tune a Store. The zero value (or nil) means the defaults below.
@@ -52,6 +57,11 @@ type Options struct {
 	Timeout time.Duration
 	// ReadOnly opens the file without the writer (for Check and verify).
 	ReadOnly bool
+	// SegmentBytes is the size past which new block bytes go to a new
+	// segment file. Default DefaultSegmentBytes (64 MiB).
+	SegmentBytes int64
+	// Log, when set, reports long steps (a migration) as they go.
+	Log func(format string, args ...any)
 }
 
 func (o *Options) withDefaults() Options {
@@ -74,6 +84,15 @@ func (o *Options) withDefaults() Options {
 	if r.Timeout <= 0 {
 		r.Timeout = 100 * time.Millisecond
 	}
+	if r.SegmentBytes <= 0 {
+		r.SegmentBytes = DefaultSegmentBytes
+	}
+	if r.SegmentBytes > 1<<31 {
+		r.SegmentBytes = 1 << 31 // offsets are 32 bits
+	}
+	if r.Log == nil {
+		r.Log = func(string, ...any) {}
+	}
 	return r
 }
 
@@ -94,16 +113,37 @@ type Store struct {
 	opts Options
 	path string
 
-	w  *writer
-	rd *fileReader
+	w    *writer
+	sf   *segFiles
+	bufs sync.Pool // *[]byte, View's read buffers
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// Open opens (creating if needed) the store file at path.
+// Open opens (creating if needed) the store at path: the index file
+// there and its segment directory (SegmentDir). A store of schema 1 is
+// migrated first (migrate.go), resuming a migration a crash interrupted.
 func Open(path string, opts *Options) (s *Store, err error) {
 	o := opts.withDefaults()
+	if !o.ReadOnly {
+		if _, err := os.Stat(path + v1Suffix); err == nil {
+			return migrateV1(path, o)
+		}
+	}
+	s, err = open(path, o, false)
+	if errors.Is(err, errSchemaV1) {
+		if o.ReadOnly {
+			return nil, fmt.Errorf("%w: %s is schema 1; opening it for writing migrates it", ErrSchemaVersion, path)
+		}
+		return migrateV1(path, o)
+	}
+	return s, err
+}
+
+var errSchemaV1 = errors.New("storage: schema 1")
+
+func open(path string, o Options, migrating bool) (s *Store, err error) {
 	defer func() {
 		// A damaged file can make bbolt panic while reading its pages;
 		// report that as an error rather than crashing the daemon.
@@ -134,42 +174,93 @@ func Open(path string, opts *Options) (s *Store, err error) {
 	}
 	if !o.ReadOnly {
 		// Past bbolt's initial size the file grows by AllocSize (16 MiB
-		// by default) beyond what a commit needs; one batch keeps the
-		// file within what is in use plus one batch. Every growth costs
-		// a truncate and an fsync of its own, so small batches still
-		// grow it by GrowStep.
-		db.AllocSize = min(max(o.MaxBatchBytes, GrowStep), 16<<20) // bbolt's default AllocSize
+		// by default) beyond what a commit needs; the index file grows
+		// by GrowStep.
+		db.AllocSize = GrowStep
 	}
-	s = &Store{db: db, opts: o, path: path}
-	if err := s.initSchema(); err != nil {
+	s = &Store{db: db, opts: o, path: path, sf: newSegFiles(SegmentDir(path))}
+	if err := s.initSchema(migrating); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if s.rd, err = newFileReader(path); err != nil {
+	if o.ReadOnly {
+		return s, nil
+	}
+	if err := os.MkdirAll(s.sf.dir, 0o700); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	if !o.ReadOnly {
-		s.w = newWriter(db, o)
-		st, err := s.Stat()
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		if err := s.db.View(func(tx *bolt.Tx) error {
-			s.w.writtenTotal.Store(getU64(tx.Bucket(bucketMeta).Get(keyWritten)))
+	var active uint32
+	var end, segBytes uint64
+	keep := map[uint32]bool{}
+	err = db.View(func(tx *bolt.Tx) error {
+		active = getU32(tx.Bucket(bucketMeta).Get(keySegActive))
+		return tx.Bucket(bucketSegs).ForEach(func(k, v []byte) error {
+			si, ok := decodeSegInfo(v)
+			if len(k) != 4 || !ok {
+				return fmt.Errorf("%w: %s: bad segment entry %x", ErrCorrupt, path, k)
+			}
+			id := binary.BigEndian.Uint32(k)
+			keep[id] = true
+			segBytes += si.end
+			if id == active {
+				end = si.end
+			}
 			return nil
-		}); err != nil {
-			s.Close()
-			return nil, err
-		}
-		s.w.blockBytes.Store(st.BlockBytes)
-		s.w.usedBytes.Store(uint64(st.FileBytes - st.FreeBytes))
+		})
+	})
+	if err != nil {
+		db.Close()
+		return nil, err
 	}
+	// Segment files no entry names are a commit that never happened or
+	// a removal a crash cut short.
+	ids, err := s.sf.list()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	var orphans []uint32
+	for _, id := range ids {
+		if !keep[id] && id != active {
+			orphans = append(orphans, id)
+		}
+	}
+	if err := s.sf.remove(orphans); err != nil {
+		db.Close()
+		return nil, err
+	}
+	app, err := openAppender(s.sf, active, int64(end), o.SegmentBytes)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if !keep[active] {
+		app.close()
+		db.Close()
+		return nil, fmt.Errorf("%w: %s: active segment %d has no entry", ErrCorrupt, path, active)
+	}
+	s.w = newWriter(db, s.sf, app, o)
+	s.w.segBytes.Store(segBytes)
+	st, err := s.Stat()
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		s.w.writtenTotal.Store(getU64(tx.Bucket(bucketMeta).Get(keyWritten)))
+		return nil
+	}); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.w.persisted = s.w.writtenTotal.Load()
+	s.w.blockBytes.Store(st.BlockBytes)
+	s.w.usedBytes.Store(uint64(st.IndexBytes-st.IndexFreeBytes) + s.w.segBytes.Load())
 	return s, nil
 }
 
-func (s *Store) initSchema() error {
+func (s *Store) initSchema(migrating bool) error {
 	check := func(tx *bolt.Tx) error {
 		m := tx.Bucket(bucketMeta)
 		if m == nil {
@@ -179,15 +270,25 @@ func (s *Store) initSchema() error {
 		if len(v) != 4 {
 			return fmt.Errorf("%w: %s: bad version record", ErrCorrupt, s.path)
 		}
-		if got := binary.BigEndian.Uint32(v); got != SchemaVersion {
+		got := binary.BigEndian.Uint32(v)
+		if got == 1 {
+			return errSchemaV1
+		}
+		if got != SchemaVersion {
 			return fmt.Errorf("%w: file has %d, this build reads %d", ErrSchemaVersion, got, SchemaVersion)
 		}
-		if tx.Bucket(bucketBlocks) == nil || tx.Bucket(bucketIndex) == nil || tx.Bucket(bucketData) == nil {
+		if tx.Bucket(bucketSegs) == nil || tx.Bucket(bucketIndex) == nil || tx.Bucket(bucketData) == nil {
 			return fmt.Errorf("%w: %s: missing bucket", ErrCorrupt, s.path)
 		}
 		return nil
 	}
-	if s.opts.ReadOnly {
+	// A store that exists is checked without a write transaction (the
+	// first one loads bbolt's freelist).
+	var exists bool
+	if err := s.db.View(func(tx *bolt.Tx) error { exists = tx.Bucket(bucketMeta) != nil; return nil }); err != nil {
+		return err
+	}
+	if exists || s.opts.ReadOnly {
 		return s.db.View(check)
 	}
 	return s.db.Update(func(tx *bolt.Tx) error {
@@ -205,10 +306,25 @@ func (s *Store) initSchema() error {
 			if err := m.Put(keyBlocksSize, u64(0)); err != nil {
 				return err
 			}
-			for _, b := range [][]byte{bucketBlocks, bucketIndex, bucketData} {
+			// Segment 0 is the first active one.
+			if err := m.Put(keySegNext, u32(1)); err != nil {
+				return err
+			}
+			if err := m.Put(keySegActive, u32(0)); err != nil {
+				return err
+			}
+			if migrating {
+				if err := m.Put(keyMigrating, u32(1)); err != nil {
+					return err
+				}
+			}
+			for _, b := range [][]byte{bucketSegs, bucketIndex, bucketData} {
 				if _, err := tx.CreateBucket(b); err != nil {
 					return err
 				}
+			}
+			if err := tx.Bucket(bucketSegs).Put(segKey(0), segInfo{end: uint64(segHeader)}.encode()); err != nil {
+				return err
 			}
 		}
 		return check(tx)
@@ -225,34 +341,55 @@ func (s *Store) Close() error {
 			s.w.close()
 		}
 		s.closeErr = s.db.Close()
-		s.rd.close()
+		s.sf.closeAll()
 	})
 	return s.closeErr
 }
 
-// Stat is what the counters in "meta" say.
+// Stat is what the counters in "meta" say, and what the files take.
 type Stat struct {
-	NumBlocks  uint64 // keys in "blocks"
+	NumBlocks  uint64 // blocks in the index
 	BlockBytes uint64 // sum of stored block sizes
-	FileBytes  int64  // bytes of the bbolt file up to its last page in use
-	FreeBytes  int64  // bytes of free pages (and pages freed by the last commits) inside it
+	// FileBytes is the index file up to its last page in use plus the
+	// segment files up to their last committed record.
+	FileBytes int64
+	// FreeBytes is what of FileBytes holds nothing: free pages of the
+	// index file and records of removed blocks in the segments (what
+	// Reclaim can give back).
+	FreeBytes int64
+	// IndexBytes and IndexFreeBytes are the index file's share of the
+	// two (what Compact rewrites and gives back).
+	IndexBytes     int64
+	IndexFreeBytes int64
+	Segments       int // segment files
 }
 
-// UsedBytes is what the file's pages in use take: FileBytes less
-// FreeBytes (block bytes plus bbolt's page overhead).
+// UsedBytes is what the store's files take less what in them is free:
+// block bytes plus the index and the records' headers.
 func (st Stat) UsedBytes() int64 { return st.FileBytes - st.FreeBytes }
 
-// Stat reads the block counters and the file size.
+// Stat reads the block counters and the files' sizes.
 func (s *Store) Stat() (Stat, error) {
 	var st Stat
 	err := s.db.View(func(tx *bolt.Tx) error {
 		m := tx.Bucket(bucketMeta)
 		st.NumBlocks = getU64(m.Get(keyBlocksN))
 		st.BlockBytes = getU64(m.Get(keyBlocksSize))
-		st.FileBytes = tx.Size()
+		st.IndexBytes = tx.Size()
+		if b := tx.Bucket(bucketSegs); b != nil {
+			return b.ForEach(func(_, v []byte) error {
+				si, _ := decodeSegInfo(v)
+				st.Segments++
+				st.FileBytes += int64(si.end)
+				st.FreeBytes += int64(si.dead())
+				return nil
+			})
+		}
 		return nil
 	})
-	st.FreeBytes = freeBytes(s.db)
+	st.IndexFreeBytes = freeBytes(s.db)
+	st.FileBytes += st.IndexBytes
+	st.FreeBytes += st.IndexFreeBytes
 	return st, err
 }
 
@@ -277,7 +414,8 @@ func (s *Store) Writes() Writes {
 }
 
 // UsedBytes is Stat().UsedBytes() as of the last commit, without a
-// transaction: what the store's pages in use take on disk.
+// transaction, counting removed blocks' records in the segments as used
+// until Reclaim gives them back: what the store's files take on disk.
 func (s *Store) UsedBytes() uint64 {
 	if s.w == nil {
 		st, _ := s.Stat()
@@ -313,6 +451,13 @@ func (s *Store) DB() *bolt.DB { return s.db }
 func u32(v uint32) []byte { b := make([]byte, 4); binary.BigEndian.PutUint32(b, v); return b }
 func u64(v uint64) []byte { b := make([]byte, 8); binary.BigEndian.PutUint64(b, v); return b }
 
+func getU32(b []byte) uint32 {
+	if len(b) != 4 {
+		return 0
+	}
+	return binary.BigEndian.Uint32(b)
+}
+
 func getU64(b []byte) uint64 {
 	if len(b) != 8 {
 		return 0
@@ -327,16 +472,17 @@ const (
 	CompactMinFree   = 256 << 20
 )
 
-// ShouldCompact reports whether the file has enough free pages to be worth
-// rewriting: more than half of it, and at least 256 MiB. Compaction
-// rewrites every live page, so it is kept rare on flash.
+// ShouldCompact reports whether the index file has enough free pages to
+// be worth rewriting: more than half of it, and at least 256 MiB.
+// Compaction rewrites every live page, so it is kept rare on flash.
 func (st Stat) ShouldCompact() bool {
-	return st.FreeBytes > CompactMinFree && float64(st.FreeBytes) > CompactThreshold*float64(st.FileBytes)
+	return st.IndexFreeBytes > CompactMinFree && float64(st.IndexFreeBytes) > CompactThreshold*float64(st.IndexBytes)
 }
 
-// Compact rewrites the store file at path without its free pages: into a
+// Compact rewrites the index file at path without its free pages: into a
 // temporary file beside it, fsynced, then renamed over the original. The
 // store must not be open. A crash leaves either the old file or the new.
+// Segment files are untouched (Reclaim gives their free space back).
 func Compact(path string) (before, after int64, err error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -383,4 +529,31 @@ func Compact(path string) (before, after int64, err error) {
 		return before, 0, err
 	}
 	return before, fi.Size(), nil
+}
+
+// DiskBytes is what the store at path takes on disk: the index file and
+// the segment files (0 when there is no store there).
+func DiskBytes(path string) (int64, error) {
+	var total int64
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	total += fi.Size()
+	ents, err := os.ReadDir(SegmentDir(path))
+	if errors.Is(err, os.ErrNotExist) {
+		return total, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil {
+			total += info.Size()
+		}
+	}
+	return total, nil
 }

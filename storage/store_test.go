@@ -30,17 +30,7 @@ func mustOpen(t *testing.T, path string) *storage.Store {
 	return s
 }
 
-func randBlock(t *testing.T, n int) blocks.Block {
-	t.Helper()
-	b := make([]byte, n)
-	rand.Read(b)
-	h, _ := mh.Sum(b, mh.SHA2_256, -1)
-	blk, err := blocks.NewBlockWithCid(b, cid.NewCidV1(cid.Raw, h))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return blk
-}
+func randBlock(t *testing.T, n int) blocks.Block { return storage.RandBlock(t, n) }
 
 func mustCheck(t *testing.T, s *storage.Store) {
 	t.Helper()
@@ -305,13 +295,18 @@ func TestCheck_DetectsBadBlock(t *testing.T) {
 	b := randBlock(t, 100)
 	s.Blockstore().Put(context.Background(), b)
 	// Overwrite the value behind the store's back.
-	err := s.DB().Update(func(tx *boltTx) error {
-		ref := tx.Bucket([]byte("index")).Get(b.Cid().Hash())
-		return tx.Bucket([]byte("blocks")).Bucket(ref).Put([]byte("d"), make([]byte, 100))
-	})
+	file, off, n, err := s.BlockFile(b.Cid().Hash())
+	if err != nil || n != 100 {
+		t.Fatal(n, err)
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := f.WriteAt(make([]byte, 100), off); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 	errs := s.Check(storage.CheckOptions{VerifyHashes: true})
 	if len(errs) != 1 {
 		t.Fatalf("got %v, want one error", errs)

@@ -17,6 +17,12 @@ type opKind uint8
 const (
 	opPut opKind = iota
 	opDel
+	// opMove rewrites a live block at the end of the active segment
+	// (reclaim.go): val is its data, from its location from.
+	opMove
+	// opRoll begins a new active segment (reclaim.go), so that the
+	// current one can be reclaimed.
+	opRoll
 )
 
 type mutation struct {
@@ -24,15 +30,19 @@ type mutation struct {
 	kind   opKind
 	key    []byte
 	val    []byte
+	from   loc // opMove only
 }
 
 // request is one unit handed to the writer: its mutations are applied in
 // one transaction, together with other requests queued at the same time.
 type request struct {
-	muts  []mutation
-	size  int
-	done  chan error // nil for async requests
-	batch *Batch     // async requests only
+	muts []mutation
+	size int
+	done chan error // nil for async requests
+	// sizes, when not nil (len(muts)), receives the size of each block
+	// an opDel removed, -1 where there was none.
+	sizes []int
+	batch *Batch // async requests only
 	// then runs once the transaction that held the request has ended
 	// (async requests only; may be nil).
 	then func()
@@ -50,19 +60,25 @@ type writer struct {
 	written      atomic.Uint64
 	writtenTotal atomic.Uint64
 	persisted    uint64 // the "written" of the last commit (writer goroutine only)
-	db           *bolt.DB
-	maxTx        int
-	reqs         chan *request
-	pending      *byteSem
-	wg           sync.WaitGroup
+	// segBytes is the sum of the segment files' committed ends.
+	segBytes atomic.Uint64
+	db       *bolt.DB
+	sf       *segFiles
+	app      *appender
+	maxTx    int
+	reqs     chan *request
+	pending  *byteSem
+	wg       sync.WaitGroup
 
 	mu     sync.RWMutex
 	closed bool
 }
 
-func newWriter(db *bolt.DB, o Options) *writer {
+func newWriter(db *bolt.DB, sf *segFiles, app *appender, o Options) *writer {
 	w := &writer{
 		db:      db,
+		sf:      sf,
+		app:     app,
 		maxTx:   o.MaxBatchBytes,
 		reqs:    make(chan *request, 256),
 		pending: newByteSem(o.MaxPendingBytes),
@@ -106,10 +122,13 @@ func (w *writer) close() {
 	}
 	w.mu.Unlock()
 	w.wg.Wait()
-	// Record the last commits' writes too (a commit of a few pages).
-	if w.persisted != w.writtenTotal.Load() {
-		_ = w.db.Update(func(tx *bolt.Tx) error { return w.putWritten(tx.Bucket(bucketMeta)) })
-	}
+	// The last commit records the writes counted so far and writes
+	// bbolt's freelist, so that the next Open reads it from its page
+	// instead of walking every page of the index (see "Restart" in
+	// doc.go). The first commit after that open drops it again.
+	w.db.NoFreelistSync = false
+	_ = w.db.Update(func(tx *bolt.Tx) error { return w.putWritten(tx.Bucket(bucketMeta)) })
+	w.app.close()
 }
 
 // putWritten records the writes counted so far in "meta".
@@ -159,11 +178,27 @@ func (w *writer) loop() {
 func (w *writer) commit(group []*request) error {
 	var total uint64
 	before := pageAlloc(w.db)
-	err := w.apply(group, &total)
+	var res applyResult
+	err := w.apply(group, &total, &res)
+	if err == nil && res.plan != nil {
+		err = w.app.commit(res.plan)
+		for range res.plan.started {
+			w.segBytes.Add(uint64(segHeader))
+		}
+		w.segBytes.Add(uint64(res.plan.bytes))
+	}
+	if err == nil && len(res.emptied) > 0 {
+		w.segBytes.Add(^(res.emptiedBytes - 1))
+		err = w.sf.remove(res.emptied)
+	}
 	if err == nil {
-		// Every page a commit allocates is written, then one meta page.
-		if alloc := pageAlloc(w.db) - before; alloc > 0 {
+		// Every page a commit allocates is written, then one meta page,
+		// and the records appended to the segments.
+		if alloc := pageAlloc(w.db) - before; alloc > 0 || res.plan != nil {
 			n := uint64(alloc) + uint64(w.db.Info().PageSize)
+			if res.plan != nil {
+				n += uint64(res.plan.bytes)
+			}
 			w.written.Add(n)
 			w.writtenTotal.Add(n)
 		}
@@ -174,13 +209,45 @@ func (w *writer) commit(group []*request) error {
 	if err == nil {
 		var size int64
 		if w.db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil }) == nil {
-			w.usedBytes.Store(uint64(size - freeBytes(w.db)))
+			w.usedBytes.Store(uint64(size-freeBytes(w.db)) + w.segBytes.Load())
 		}
 	}
 	return err
 }
 
-func (w *writer) apply(group []*request, out *uint64) error {
+// applyResult is what a commit did beyond the index: the records it
+// appended and the segments it emptied (to unlink once it committed).
+type applyResult struct {
+	plan         *appendPlan
+	emptied      []uint32
+	emptiedBytes uint64
+}
+
+// txSegs caches the "segs" entries a transaction reads and changes.
+type txSegs struct {
+	b    *bolt.Bucket
+	m    map[uint32]*segInfo
+	dirt map[uint32]bool
+}
+
+func (ts *txSegs) get(id uint32) *segInfo {
+	if si, ok := ts.m[id]; ok {
+		return si
+	}
+	si := &segInfo{}
+	if v := ts.b.Get(segKey(id)); v != nil {
+		*si, _ = decodeSegInfo(v)
+	}
+	ts.m[id] = si
+	return si
+}
+
+func (ts *txSegs) change(id uint32) *segInfo {
+	ts.dirt[id] = true
+	return ts.get(id)
+}
+
+func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 	*out = ^uint64(0)
 	empty := true
 	for _, r := range group {
@@ -200,61 +267,150 @@ func (w *writer) apply(group []*request, out *uint64) error {
 		n := getU64(meta.Get(keyBlocksN))
 		total := getU64(meta.Get(keyBlocksSize))
 		blocksTouched := false
-		idx, data := tx.Bucket(bucketIndex), tx.Bucket(bucketBlocks)
-		data.FillPercent = 1.0
+		idx := tx.Bucket(bucketIndex)
+		segs := &txSegs{b: tx.Bucket(bucketSegs), m: map[uint32]*segInfo{}, dirt: map[uint32]bool{}}
+		// Records to append, by key, in the order they came: a put of a
+		// key already put in this transaction is the same bytes; a delete
+		// of it cancels the put.
+		var recs []*pendingRec
+		queued := map[string]int{}
+		roll := false
 		for _, r := range group {
-			for _, m := range r.muts {
-				if string(m.bucket) == string(bucketBlocks) {
-					ref := idx.Get(m.key)
+			for i, m := range r.muts {
+				if m.kind == opRoll {
+					roll = true
+					continue
+				}
+				if string(m.bucket) == string(bucketSegs) && m.kind == opDel {
+					// Look at the segment: removed below if it holds
+					// no live block.
+					segs.change(getU32(m.key))
+					continue
+				}
+				if string(m.bucket) != string(bucketBlocks) {
+					b := tx.Bucket(m.bucket)
 					switch m.kind {
 					case opPut:
-						if ref != nil {
-							continue // content-addressed: same key, same bytes
-						}
-						seq, err := data.NextSequence()
-						if err != nil {
+						if err := b.Put(m.key, m.val); err != nil {
 							return err
 						}
-						k := u64(seq)
-						if err := putData(data, k, m.val); err != nil {
-							return err
-						}
-						if err := idx.Put(m.key, k); err != nil {
-							return err
-						}
-						n++
-						total += uint64(len(m.val))
 					case opDel:
-						if ref == nil {
+						if b.Get(m.key) == nil {
 							continue
 						}
-						ref = append([]byte(nil), ref...)
-						total -= uint64(len(getData(data, ref)))
-						n--
-						if err := delData(data, ref); err != nil {
+						if err := b.Delete(m.key); err != nil {
 							return err
 						}
+					}
+					continue
+				}
+				switch m.kind {
+				case opPut:
+					if _, ok := queued[string(m.key)]; ok {
+						continue
+					}
+					if idx.Get(m.key) != nil {
+						continue // content-addressed: same key, same bytes
+					}
+					queued[string(m.key)] = len(recs)
+					recs = append(recs, &pendingRec{key: m.key, data: m.val})
+					n++
+					total += uint64(len(m.val))
+					blocksTouched = true
+				case opMove:
+					if _, ok := queued[string(m.key)]; ok {
+						continue
+					}
+					cur, ok := decodeLoc(idx.Get(m.key))
+					if !ok || cur != m.from {
+						continue // deleted or moved since it was read
+					}
+					si := segs.change(cur.seg)
+					si.liveN--
+					si.liveBytes -= uint64(recSize(m.key, nil)) + uint64(cur.n)
+					queued[string(m.key)] = len(recs)
+					recs = append(recs, &pendingRec{key: m.key, data: m.val})
+				case opDel:
+					size := -1
+					if k, ok := queued[string(m.key)]; ok && recs[k] != nil {
+						size = len(recs[k].data)
+						recs[k] = nil
+						delete(queued, string(m.key))
+						n--
+						total -= uint64(size)
+						blocksTouched = true
+					}
+					if cur, ok := decodeLoc(idx.Get(m.key)); ok {
 						if err := idx.Delete(m.key); err != nil {
 							return err
 						}
+						si := segs.change(cur.seg)
+						si.liveN--
+						si.liveBytes -= uint64(recSize(m.key, nil)) + uint64(cur.n)
+						size = int(cur.n)
+						n--
+						total -= uint64(cur.n)
+						blocksTouched = true
 					}
-					blocksTouched = true
-					continue
-				}
-				b := tx.Bucket(m.bucket)
-				switch m.kind {
-				case opPut:
-					if err := b.Put(m.key, m.val); err != nil {
-						return err
-					}
-				case opDel:
-					if b.Get(m.key) == nil {
-						continue
-					}
-					if err := b.Delete(m.key); err != nil {
-						return err
+					if r.sizes != nil {
+						r.sizes[i] = size
 					}
 				}
+			}
+		}
+		live := recs[:0]
+		for _, rec := range recs {
+			if rec != nil {
+				live = append(live, rec)
+			}
+		}
+		recs = live
+		active := w.app.id
+		if len(recs) > 0 || roll {
+			next := getU32(meta.Get(keySegNext))
+			plan, err := w.app.write(recs, roll, func() uint32 { next++; return next - 1 })
+			if err != nil {
+				return err
+			}
+			res.plan = plan
+			if len(plan.started) > 0 {
+				segs.change(active) // the full one: emptied segments go below
+			}
+			for _, id := range plan.started {
+				segs.change(id).end = uint64(segHeader)
+				active = id
+			}
+			for id, end := range plan.ends {
+				segs.change(id).end = uint64(end)
+			}
+			for _, rec := range recs {
+				if err := idx.Put(rec.key, rec.at.encode()); err != nil {
+					return err
+				}
+				si := segs.change(rec.at.seg)
+				si.liveN++
+				si.liveBytes += uint64(recSize(rec.key, rec.data))
+			}
+			if err := meta.Put(keySegNext, u32(next)); err != nil {
+				return err
+			}
+			if err := meta.Put(keySegActive, u32(active)); err != nil {
+				return err
+			}
+		}
+		for id := range segs.dirt {
+			si := segs.m[id]
+			if si.liveN == 0 && id != active {
+				// Nothing points into it: the file goes after the commit.
+				if err := segs.b.Delete(segKey(id)); err != nil {
+					return err
+				}
+				res.emptied = append(res.emptied, id)
+				res.emptiedBytes += si.end
+				continue
+			}
+			if err := segs.b.Put(segKey(id), si.encode()); err != nil {
+				return err
 			}
 		}
 		if blocksTouched {
@@ -363,30 +519,3 @@ func (s *byteSem) release(n int) {
 	s.cond.Broadcast()
 	s.mu.Unlock()
 }
-
-// Block bytes live in "blocks" under increasing sequence numbers, each in
-// a nested bucket of its own (key "d"). bbolt keeps at least two entries
-// per leaf, so big values sharing a leaf get rewritten whenever a
-// neighbour changes; a nested bucket gives each big block pages of its own
-// (small ones stay inline in the parent's leaf), so an add writes each
-// block once and a delete rewrites no other block.
-var dataKey = []byte("d")
-
-func putData(data *bolt.Bucket, seq, val []byte) error {
-	b, err := data.CreateBucket(seq)
-	if err != nil {
-		return err
-	}
-	b.FillPercent = 1.0
-	return b.Put(dataKey, val)
-}
-
-func getData(data *bolt.Bucket, seq []byte) []byte {
-	b := data.Bucket(seq)
-	if b == nil {
-		return nil
-	}
-	return b.Get(dataKey)
-}
-
-func delData(data *bolt.Bucket, seq []byte) error { return data.DeleteBucket(seq) }

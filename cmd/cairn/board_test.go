@@ -164,7 +164,7 @@ func TestInit_Board_EveryProfileLoads(t *testing.T) {
 				t.Fatal(err)
 			}
 			max := int64(umax)
-			disk, err := board.StatDisk(repo, filepath.Join(repo, storage.FileName))
+			disk, err := statDisk(repo)
 			if err != nil || max > disk.Avail() || max < board.MinStorage {
 				t.Fatalf("StorageMax %d, disk %+v, %v", max, disk, err)
 			}

@@ -192,7 +192,7 @@ func planBoard(dir, name string, budgetMiB int, storageMax string) (*boardPlan, 
 		return nil, err
 	}
 	p.limits = lim
-	disk, err := board.StatDisk(dir, filepath.Join(dir, storage.FileName))
+	disk, err := statDisk(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -550,7 +550,7 @@ func checkStorage(dir string, cfg *config.Config, strict bool, stderr io.Writer)
 	if err != nil || max == 0 {
 		return err // "" is no cap
 	}
-	disk, err := board.StatDisk(dir, filepath.Join(dir, storage.FileName))
+	disk, err := statDisk(dir)
 	if err != nil {
 		if strict {
 			return err
@@ -638,4 +638,13 @@ func startAutoGC(ctx context.Context, n *node.Node, log io.Writer) error {
 		}
 	}()
 	return nil
+}
+
+// statDisk is board.StatDisk for the store of the repo at dir.
+func statDisk(dir string) (board.Disk, error) {
+	used, err := storage.DiskBytes(filepath.Join(dir, storage.FileName))
+	if err != nil {
+		return board.Disk{}, err
+	}
+	return board.StatDisk(dir, used)
 }

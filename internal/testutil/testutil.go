@@ -2,7 +2,6 @@ package testutil
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -17,8 +16,6 @@ import (
 	"cairn/node/config"
 	"cairn/rpc"
 	"cairn/storage"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // MustInitRepo creates a repo with the test profile in a temp dir.
@@ -91,18 +88,23 @@ func KuboVectors(t testing.TB) string {
 }
 
 // OverwriteBlock replaces the stored bytes of the block with multihash key
-// behind the store's back (to test corruption detection). It knows the
-// on-disk layout of storage/doc.go.
+// behind the store's back (to test corruption detection), in place in its
+// segment file; data must be as long as the block.
 func OverwriteBlock(t testing.TB, st *storage.Store, key, data []byte) {
 	t.Helper()
-	err := st.DB().Update(func(tx *bolt.Tx) error {
-		ref := tx.Bucket([]byte("index")).Get(key)
-		if ref == nil {
-			return fmt.Errorf("block %x not stored", key)
-		}
-		return tx.Bucket([]byte("blocks")).Bucket(ref).Put([]byte("d"), data)
-	})
+	file, off, n, err := st.BlockFile(key)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(data) {
+		t.Fatalf("OverwriteBlock: block is %d bytes, data %d", n, len(data))
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(data, off); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,0 +1,183 @@
+package storage_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"cairn/storage"
+
+	blocks "github.com/ipfs/go-block-format"
+	ipld "github.com/ipfs/go-ipld-format"
+)
+
+// The crash tests run the step in a child process (this test binary,
+// told by crashEnv what to do) and kill it with SIGKILL after growing
+// delays, then check the store after each kill.
+const crashEnv = "CAIRN_STORAGE_CRASH_CHILD"
+
+func init() {
+	mode := os.Getenv(crashEnv)
+	if mode == "" {
+		return
+	}
+	var err error
+	switch mode {
+	case "migrate":
+		storage.SetMigrateChunk(64 << 10)
+		var s *storage.Store
+		if s, err = storage.Open(os.Getenv("CAIRN_STORE"), nil); err == nil {
+			err = s.Close()
+		}
+	case "reclaim":
+		var s *storage.Store
+		if s, err = storage.Open(os.Getenv("CAIRN_STORE"), &storage.Options{SegmentBytes: 64 << 10}); err == nil {
+			_, err = s.Reclaim(context.Background(), storage.ReclaimOptions{})
+			s.Close()
+		}
+	default:
+		err = fmt.Errorf("unknown mode %q", mode)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// runKilled starts the child in mode on the store at path and kills it
+// after d; it reports whether the child finished first.
+func runKilled(t *testing.T, mode, path string, d time.Duration) bool {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashEnv+"="+mode, "CAIRN_STORE="+path)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%s child: %v", mode, err)
+		}
+		return true
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		return false
+	}
+}
+
+func checkBlocks(t *testing.T, s *storage.Store, live, gone []blocks.Block) {
+	t.Helper()
+	for _, b := range live {
+		mustRead(t, s, b)
+	}
+	for _, b := range gone {
+		if _, err := s.Blockstore().Get(context.Background(), b.Cid()); !ipld.IsNotFound(err) {
+			t.Fatalf("removed block %s: %v", b.Cid(), err)
+		}
+	}
+	mustCheck(t, s)
+}
+
+// Ensure a migration from schema 1 killed at any point resumes at the
+// next open and loses nothing.
+func TestCrash_Migration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	blks := storage.WriteV1(t, path, 3000, map[string]string{"/pins/a": "b"})
+	kills := 0
+	for d := 2 * time.Millisecond; ; d *= 2 {
+		if runKilled(t, "migrate", path, d) {
+			break
+		}
+		kills++
+	}
+	t.Logf("migration killed %d times before it finished", kills)
+	if kills == 0 {
+		t.Fatal("the migration finished before the first kill: nothing tested")
+	}
+	s := mustOpen(t, path)
+	defer s.Close()
+	checkBlocks(t, s, blks, nil)
+	if st, _ := s.Stat(); st.NumBlocks != 3000 {
+		t.Fatalf("%d blocks", st.NumBlocks)
+	}
+	if _, err := os.Stat(path + ".v1"); !os.IsNotExist(err) {
+		t.Fatalf("schema-1 file left: %v", err)
+	}
+}
+
+// Ensure a Reclaim killed at any point leaves every live block readable,
+// every removed one gone and the invariants whole, and is finished by a
+// later one.
+func TestCrash_Reclaim(t *testing.T) {
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	s, err := storage.Open(path, &storage.Options{SegmentBytes: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var live, gone []blocks.Block
+	var batch []blocks.Block
+	for i := 0; i < 3000; i++ {
+		b := randBlock(t, 2000)
+		batch = append(batch, b)
+		if i%4 == 0 {
+			live = append(live, b)
+		} else {
+			gone = append(gone, b)
+		}
+	}
+	if err := s.Blockstore().PutMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	var keys [][]byte
+	for _, b := range gone {
+		keys = append(keys, b.Cid().Hash())
+	}
+	if _, err := s.Blockstore().DeleteMany(keys); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	before := segBytes(t, path)
+	kills := 0
+	for d := 2 * time.Millisecond; ; d *= 2 {
+		finished := runKilled(t, "reclaim", path, d)
+		s = mustOpen(t, path)
+		checkBlocks(t, s, live, gone)
+		s.Close()
+		if finished {
+			break
+		}
+		kills++
+	}
+	after := segBytes(t, path)
+	t.Logf("reclaim killed %d times; segments %d -> %d bytes", kills, before, after)
+	if kills == 0 {
+		t.Fatal("the reclaim finished before the first kill: nothing tested")
+	}
+	if after > before/2 {
+		t.Fatalf("segments %d -> %d bytes after reclaiming three quarters", before, after)
+	}
+}
+
+// segBytes is what the store's segment files take.
+func segBytes(t *testing.T, path string) int64 {
+	t.Helper()
+	var n int64
+	for _, f := range segFiles(t, path) {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += fi.Size()
+	}
+	return n
+}

@@ -1,0 +1,186 @@
+// reclaim.go: giving the space of removed blocks back to the filesystem,
+// a segment at a time.
+
+package storage
+
+import (
+	"context"
+	"encoding/binary"
+	"os"
+	"sort"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// ReclaimResult sums up a Reclaim.
+type ReclaimResult struct {
+	Segments  int   // segment files removed
+	Freed     int64 // bytes of those files
+	Rewritten int64 // bytes of live blocks copied out of them first
+}
+
+// reclaimChunk bounds the bytes moved per commit, so that adds going on
+// meanwhile wait for at most one such commit.
+const reclaimChunk = 1 << 20
+
+// ReclaimOptions bound a Reclaim.
+type ReclaimOptions struct {
+	// Budget, when positive, caps the bytes rewritten in one call;
+	// segments that would pass it wait for the next call.
+	Budget int64
+	// MinGarbage is the share of a segment that removed records must
+	// take for it to be reclaimed; 0 means 0.5, so that reclaiming never
+	// rewrites more than it frees. A store over its cap asks for less.
+	MinGarbage float64
+}
+
+// Reclaim gives back the space of removed blocks. A segment whose
+// removed records take at least MinGarbage of it (half by default) has
+// its live blocks copied to the end of the active segment, a chunk per
+// commit, and is then removed (the active segment first makes way for a
+// new one). Segments left with no live block are removed by the commit
+// that empties them, without Reclaim. Blocks are readable throughout,
+// and a crash leaves every block either where it was or where it was
+// copied.
+func (s *Store) Reclaim(ctx context.Context, opts ReclaimOptions) (ReclaimResult, error) {
+	minGarbage := opts.MinGarbage
+	if minGarbage <= 0 {
+		minGarbage = 0.5
+	}
+	budget := opts.Budget
+	var res ReclaimResult
+	if s.w == nil {
+		return res, nil
+	}
+	type cand struct {
+		id uint32
+		si segInfo
+	}
+	var cands []cand
+	rolled := false
+	for {
+		cands = cands[:0]
+		rollActive := false
+		err := s.db.View(func(tx *bolt.Tx) error {
+			active := getU32(tx.Bucket(bucketMeta).Get(keySegActive))
+			return tx.Bucket(bucketSegs).ForEach(func(k, v []byte) error {
+				si, ok := decodeSegInfo(v)
+				if !ok || len(k) != 4 {
+					return nil
+				}
+				id := binary.BigEndian.Uint32(k)
+				if dead := si.dead(); dead > 0 && float64(dead) >= minGarbage*float64(dead+si.liveBytes) {
+					if id == active {
+						rollActive = true
+					} else {
+						cands = append(cands, cand{id, si})
+					}
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			return res, err
+		}
+		if !rollActive || rolled {
+			break
+		}
+		// The active segment is half garbage too: begin a new one, so
+		// that it can be reclaimed like the others.
+		if err := s.w.do([]mutation{{bucket: bucketSegs, kind: opRoll}}); err != nil {
+			return res, err
+		}
+		rolled = true
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].si.dead() > cands[j].si.dead() })
+	for _, c := range cands {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		if budget > 0 && res.Rewritten+int64(c.si.liveBytes) > budget {
+			continue
+		}
+		moved, err := s.reclaimSegment(ctx, c.id, c.si)
+		res.Rewritten += moved
+		if err != nil {
+			return res, err
+		}
+		// The commit that moved its last block removed it.
+		var left bool
+		if err := s.db.View(func(tx *bolt.Tx) error {
+			left = tx.Bucket(bucketSegs).Get(segKey(c.id)) != nil
+			return nil
+		}); err != nil {
+			return res, err
+		}
+		if !left {
+			res.Segments++
+			res.Freed += int64(c.si.end)
+		}
+	}
+	return res, nil
+}
+
+// reclaimSegment moves the live blocks of segment id to the active
+// segment and returns the bytes it moved.
+func (s *Store) reclaimSegment(ctx context.Context, id uint32, si segInfo) (int64, error) {
+	if si.liveN == 0 {
+		// Emptied while it was the active segment: a commit that looks
+		// at it removes it.
+		return 0, s.w.do([]mutation{{bucket: bucketSegs, kind: opDel, key: segKey(id)}})
+	}
+	f, err := os.Open(s.sf.name(id))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var moved int64
+	var batch []mutation
+	size := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		// Only blocks the index still points to here move; the writer
+		// checks again, in the commit.
+		live := batch[:0]
+		if err := s.db.View(func(tx *bolt.Tx) error {
+			idx := tx.Bucket(bucketIndex)
+			for _, m := range batch {
+				if cur, ok := decodeLoc(idx.Get(m.key)); ok && cur == m.from {
+					live = append(live, m)
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if len(live) > 0 {
+			if err := s.w.do(live); err != nil {
+				return err
+			}
+		}
+		for _, m := range live {
+			moved += int64(len(m.val))
+		}
+		batch, size = nil, 0
+		return ctx.Err()
+	}
+	err = scanRecords(f, int64(si.end), func(key, data []byte, off int64) error {
+		batch = append(batch, mutation{
+			bucket: bucketBlocks, kind: opMove,
+			key:  append([]byte(nil), key...),
+			val:  append([]byte(nil), data...),
+			from: loc{seg: id, off: uint32(off), n: uint32(len(data))},
+		})
+		size += len(key) + len(data)
+		if size >= reclaimChunk {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	return moved, err
+}
