@@ -42,6 +42,11 @@ func (b *Blockstore) Has(_ context.Context, c cid.Cid) (bool, error) {
 	if _, ok := IdentityData(c); ok {
 		return true, nil
 	}
+	if b.s.w != nil {
+		if _, ok := b.s.w.mem.get(c.Hash()); ok {
+			return true, nil
+		}
+	}
 	var ok bool
 	err := b.s.db.View(func(tx *bolt.Tx) error {
 		ok = tx.Bucket(bucketIndex).Get(c.Hash()) != nil
@@ -108,6 +113,11 @@ func (b *Blockstore) GetSize(_ context.Context, c cid.Cid) (int, error) {
 
 // locate looks c's multihash up in the index.
 func (s *Store) locate(c cid.Cid) (loc, error) {
+	if s.w != nil {
+		if l, ok := s.w.mem.get(c.Hash()); ok {
+			return l, nil
+		}
+	}
 	var l loc
 	var ok bool
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -242,8 +252,12 @@ func (b *Blockstore) AllKeysChan(ctx context.Context) (<-chan cid.Cid, error) {
 }
 
 // ForEachKey calls fn for every stored multihash, in key order, outside of
-// any transaction (keys are read in chunks of 1024).
+// any transaction (keys are read in chunks of 1024). Blocks stored while
+// it runs may or may not be seen.
 func (b *Blockstore) ForEachKey(ctx context.Context, fn func(mh.Multihash) error) error {
+	if err := b.s.flush(); err != nil {
+		return err
+	}
 	var after []byte
 	for {
 		var chunk [][]byte

@@ -22,6 +22,9 @@ type CheckOptions struct {
 func (s *Store) Check(opts CheckOptions) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if err := s.flush(); err != nil {
+		return []error{err}
+	}
 	err := s.db.View(func(tx *bolt.Tx) error {
 		for e := range tx.Check() {
 			bad("bbolt: %w", e)
@@ -165,6 +168,9 @@ func VerifyBlock(key, data []byte) error {
 // the segment file, the offset and the length (for tests that damage a
 // block behind the store's back, and for repair tools).
 func (s *Store) BlockFile(key []byte) (file string, off int64, n int, err error) {
+	if err := s.flush(); err != nil {
+		return "", 0, 0, err
+	}
 	err = s.db.View(func(tx *bolt.Tx) error {
 		l, ok := decodeLoc(tx.Bucket(bucketIndex).Get(key))
 		if !ok {

@@ -166,7 +166,7 @@ func (s *Store) reclaimSegment(ctx context.Context, id uint32, si segInfo) (int6
 		batch, size = nil, 0
 		return ctx.Err()
 	}
-	err = scanRecords(f, int64(si.end), func(key, data []byte, off int64) error {
+	err = scanRecords(f, segHeader, int64(si.end), func(key, data []byte, off int64) error {
 		batch = append(batch, mutation{
 			bucket: bucketBlocks, kind: opMove,
 			key:  append([]byte(nil), key...),

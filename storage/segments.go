@@ -509,12 +509,13 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// scanRecords calls fn for each record of segment file f up to end, with
-// the offset of its data; key and data are valid during the call only.
-func scanRecords(f *os.File, end int64, fn func(key, data []byte, dataOff int64) error) error {
+// scanRecords calls fn for each record of segment file f from start (a
+// record's first byte) up to end, with the offset of its data; key and
+// data are valid during the call only.
+func scanRecords(f *os.File, start, end int64, fn func(key, data []byte, dataOff int64) error) error {
 	const chunk = 1 << 20
 	buf := make([]byte, 0, chunk)
-	pos := segHeader
+	pos := start
 	var bufAt int64 = -1
 	for pos < end {
 		// Make sure the header, key and data sit in buf.

@@ -217,3 +217,60 @@ func TestMigrate_V1(t *testing.T) {
 	}
 	mustCheck(t, s)
 }
+
+// Ensure blocks acknowledged and not yet indexed when the process ends
+// without Close (a copy of the files taken then stands for a crash) are
+// indexed at the next open, up to a record the crash cut.
+func TestOpen_IndexesAcknowledgedUnindexedBlocks(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, storage.FileName)
+	s := mustOpen(t, path)
+	defer s.Close()
+	ctx := context.Background()
+	var blks []blocks.Block
+	for i := 0; i < 20; i++ {
+		b := randBlock(t, 1500)
+		if err := s.Blockstore().Put(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		blks = append(blks, b)
+	}
+	// The crash: the files as they are now, and half a record more.
+	crash := filepath.Join(t.TempDir(), storage.FileName)
+	copyFile(t, path, crash)
+	os.MkdirAll(storage.SegmentDir(crash), 0o700)
+	for _, f := range segFiles(t, path) {
+		copyFile(t, f, filepath.Join(storage.SegmentDir(crash), filepath.Base(f)))
+	}
+	seg := segFiles(t, crash)
+	cut := randBlock(t, 1500)
+	rec := append([]byte{0, 0, 0x05, 0xdc, byte(len(cut.Cid().Hash()))}, cut.Cid().Hash()...)
+	rec = append(rec, cut.RawData()[:700]...)
+	f, _ := os.OpenFile(seg[len(seg)-1], os.O_WRONLY|os.O_APPEND, 0)
+	f.Write(rec)
+	f.Close()
+
+	c := mustOpen(t, crash)
+	defer c.Close()
+	for _, b := range blks {
+		mustRead(t, c, b)
+	}
+	if ok, _ := c.Blockstore().Has(ctx, cut.Cid()); ok {
+		t.Fatal("a record the crash cut was indexed")
+	}
+	if st, _ := c.Stat(); st.NumBlocks != 20 {
+		t.Fatalf("%d blocks after the crash", st.NumBlocks)
+	}
+	mustCheck(t, c)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

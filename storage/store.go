@@ -60,6 +60,19 @@ type Options struct {
 	// SegmentBytes is the size past which new block bytes go to a new
 	// segment file. Default DefaultSegmentBytes (64 MiB).
 	SegmentBytes int64
+	// IndexLagBytes is how many bytes of block puts may be acknowledged
+	// once durable in the active segment before the index holds them
+	// (lag.go): puts then cost one fdatasync, and the index is written
+	// for many at a time. Default DefaultIndexLagBytes; negative: none
+	// (every put commits the index).
+	IndexLagBytes int64
+	// IndexLagBlocks bounds the same lag in blocks. Default
+	// DefaultIndexLagBlocks. An index commit rewrites about one leaf page
+	// per block it adds once the index is large (random keys), and holds
+	// those pages on the heap, so this bounds a commit's memory: at 10^6
+	// blocks, 2048 blocks a commit took RssAnon to 41 MiB, 8 MiB of 1 KiB
+	// blocks to 157 MiB.
+	IndexLagBlocks int
 	// Log, when set, reports long steps (a migration) as they go.
 	Log func(format string, args ...any)
 }
@@ -89,6 +102,12 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.SegmentBytes > 1<<31 {
 		r.SegmentBytes = 1 << 31 // offsets are 32 bits
+	}
+	if r.IndexLagBytes == 0 {
+		r.IndexLagBytes = DefaultIndexLagBytes
+	}
+	if r.IndexLagBlocks <= 0 {
+		r.IndexLagBlocks = DefaultIndexLagBlocks
 	}
 	if r.Log == nil {
 		r.Log = func(string, ...any) {}
@@ -229,6 +248,17 @@ func open(path string, o Options, migrating bool) (s *Store, err error) {
 	if err := s.sf.remove(orphans); err != nil {
 		db.Close()
 		return nil, err
+	}
+	// Blocks acknowledged and not yet indexed when the last run ended
+	// (a crash) are indexed now.
+	if fi, err := os.Stat(s.sf.name(active)); err == nil && fi.Size() > int64(end) {
+		e, err := replay(db, s.sf, active, int64(end), fi.Size())
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("storage: open %s: indexing the blocks past the last commit: %w", path, err)
+		}
+		segBytes += uint64(e) - end
+		end = uint64(e)
 	}
 	app, err := openAppender(s.sf, active, int64(end), o.SegmentBytes)
 	if err != nil {
@@ -376,6 +406,12 @@ func (s *Store) Stat() (Stat, error) {
 		st.NumBlocks = getU64(m.Get(keyBlocksN))
 		st.BlockBytes = getU64(m.Get(keyBlocksSize))
 		st.IndexBytes = tx.Size()
+		if s.w != nil {
+			n, bytes, rec := s.w.mem.counts(tx.ID())
+			st.NumBlocks += n
+			st.BlockBytes += bytes
+			st.FileBytes += int64(rec)
+		}
 		if b := tx.Bucket(bucketSegs); b != nil {
 			return b.ForEach(func(_, v []byte) error {
 				si, _ := decodeSegInfo(v)
@@ -556,4 +592,19 @@ func DiskBytes(path string) (int64, error) {
 		}
 	}
 	return total, nil
+}
+
+// flush indexes the blocks acknowledged and not yet in the index (lag.go),
+// so that a walk of the index sees every block stored before the call.
+func (s *Store) flush() error {
+	if s.w == nil {
+		return nil
+	}
+	s.w.mem.mu.RLock()
+	n := s.w.mem.n
+	s.w.mem.mu.RUnlock()
+	if n == 0 {
+		return nil
+	}
+	return s.w.flush()
 }

@@ -42,6 +42,8 @@ type request struct {
 	// sizes, when not nil (len(muts)), receives the size of each block
 	// an opDel removed, -1 where there was none.
 	sizes []int
+	// flush asks for a full commit, indexing what lag.go's memIndex holds.
+	flush bool
 	batch *Batch // async requests only
 	// then runs once the transaction that held the request has ended
 	// (async requests only; may be nil).
@@ -61,14 +63,17 @@ type writer struct {
 	writtenTotal atomic.Uint64
 	persisted    uint64 // the "written" of the last commit (writer goroutine only)
 	// segBytes is the sum of the segment files' committed ends.
-	segBytes atomic.Uint64
-	db       *bolt.DB
-	sf       *segFiles
-	app      *appender
-	maxTx    int
-	reqs     chan *request
-	pending  *byteSem
-	wg       sync.WaitGroup
+	segBytes  atomic.Uint64
+	db        *bolt.DB
+	sf        *segFiles
+	app       *appender
+	mem       memIndex
+	lagBytes  int64
+	lagBlocks int
+	maxTx     int
+	reqs      chan *request
+	pending   *byteSem
+	wg        sync.WaitGroup
 
 	mu     sync.RWMutex
 	closed bool
@@ -76,12 +81,15 @@ type writer struct {
 
 func newWriter(db *bolt.DB, sf *segFiles, app *appender, o Options) *writer {
 	w := &writer{
-		db:      db,
-		sf:      sf,
-		app:     app,
-		maxTx:   o.MaxBatchBytes,
-		reqs:    make(chan *request, 256),
-		pending: newByteSem(o.MaxPendingBytes),
+		db:        db,
+		sf:        sf,
+		app:       app,
+		mem:       memIndex{m: map[string]loc{}},
+		lagBytes:  o.IndexLagBytes,
+		lagBlocks: o.IndexLagBlocks,
+		maxTx:     o.MaxBatchBytes,
+		reqs:      make(chan *request, 256),
+		pending:   newByteSem(o.MaxPendingBytes),
 	}
 	w.wg.Add(1)
 	go w.loop()
@@ -127,7 +135,7 @@ func (w *writer) close() {
 	// instead of walking every page of the index (see "Restart" in
 	// doc.go). The first commit after that open drops it again.
 	w.db.NoFreelistSync = false
-	_ = w.db.Update(func(tx *bolt.Tx) error { return w.putWritten(tx.Bucket(bucketMeta)) })
+	_ = w.commit(nil)
 	w.app.close()
 }
 
@@ -159,7 +167,12 @@ func (w *writer) loop() {
 				break drain
 			}
 		}
-		err := w.commit(group)
+		var err error
+		if w.lagEligible(group) {
+			err = w.commitLagged(group)
+		} else {
+			err = w.commit(group)
+		}
 		for _, r := range group {
 			if r.done != nil {
 				r.done <- err
@@ -175,11 +188,18 @@ func (w *writer) loop() {
 	}
 }
 
+// commit applies group in one transaction, with the memIndex's entries;
+// a nil group commits those (and the writes counter) alone.
 func (w *writer) commit(group []*request) error {
 	var total uint64
 	before := pageAlloc(w.db)
 	var res applyResult
 	err := w.apply(group, &total, &res)
+	if err == nil {
+		w.memIndexed()
+	} else {
+		w.memFailed()
+	}
 	if err == nil && res.plan != nil {
 		err = w.app.commit(res.plan)
 		for range res.plan.started {
@@ -249,9 +269,9 @@ func (ts *txSegs) change(id uint32) *segInfo {
 
 func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 	*out = ^uint64(0)
-	empty := true
+	empty := w.mem.n == 0 && group != nil
 	for _, r := range group {
-		if len(r.muts) > 0 {
+		if len(r.muts) > 0 || r.flush {
 			empty = false
 			break
 		}
@@ -269,6 +289,14 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 		blocksTouched := false
 		idx := tx.Bucket(bucketIndex)
 		segs := &txSegs{b: tx.Bucket(bucketSegs), m: map[uint32]*segInfo{}, dirt: map[uint32]bool{}}
+		if w.mem.n > 0 {
+			if err := w.foldMem(tx, idx, segs); err != nil {
+				return err
+			}
+			n += w.mem.n
+			total += w.mem.bytes
+			blocksTouched = true
+		}
 		// Records to append, by key, in the order they came: a put of a
 		// key already put in this transaction is the same bytes; a delete
 		// of it cancels the put.

@@ -1,0 +1,263 @@
+// lag.go: acknowledging puts once their records are durable in the
+// active segment, and indexing them in bbolt later, many at a time.
+
+package storage
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+
+	mh "github.com/multiformats/go-multihash"
+	bolt "go.etcd.io/bbolt"
+)
+
+// DefaultIndexLagBytes is how many bytes of blocks may be durable in the
+// active segment and not yet in the index (Options.IndexLagBytes).
+const DefaultIndexLagBytes = 16 << 20
+
+// DefaultIndexLagBlocks is how many blocks may be durable in the active
+// segment and not yet in the index (Options.IndexLagBlocks).
+const DefaultIndexLagBlocks = 2048
+
+// memIndex holds the blocks appended to the active segment since the
+// last index commit. The writer goroutine is its only writer; readers
+// look in it before the index. Its entries go into the index in the
+// next commit of the writer's full path and leave it only after that
+// commit, so a block is always in one of the two.
+type memIndex struct {
+	mu       sync.RWMutex
+	m        map[string]loc
+	n        uint64 // blocks
+	bytes    uint64 // their sizes
+	recBytes uint64 // their records' bytes
+	// indexedTx is the bbolt transaction that indexed the entries still
+	// here (0 when none did yet): a read transaction of that id or later
+	// sees them in the index too.
+	indexedTx int
+}
+
+func (mi *memIndex) get(key []byte) (loc, bool) {
+	mi.mu.RLock()
+	l, ok := mi.m[string(key)]
+	mi.mu.RUnlock()
+	return l, ok
+}
+
+// counts returns what the entries add to the index as seen by read
+// transaction txID (nothing once a commit that txID sees indexed them).
+func (mi *memIndex) counts(txID int) (n, bytes, recBytes uint64) {
+	mi.mu.RLock()
+	defer mi.mu.RUnlock()
+	if mi.indexedTx != 0 && txID >= mi.indexedTx {
+		return 0, 0, 0
+	}
+	return mi.n, mi.bytes, mi.recBytes
+}
+
+// lagEligible reports whether group can be acknowledged once appended:
+// only block puts, all fitting in the active segment.
+func (w *writer) lagEligible(group []*request) bool {
+	if w.lagBytes <= 0 {
+		return false
+	}
+	size := int64(0)
+	for _, r := range group {
+		if r.flush || r.sizes != nil {
+			return false
+		}
+		for _, m := range r.muts {
+			if m.kind != opPut || string(m.bucket) != string(bucketBlocks) {
+				return false
+			}
+			size += recSize(m.key, m.val)
+		}
+	}
+	return w.app.end+size <= w.app.maxSeg
+}
+
+// commitLagged appends the group's new blocks to the active segment,
+// syncs it and records them in the memIndex; when the memIndex passes
+// lagBytes it indexes everything with a full commit.
+func (w *writer) commitLagged(group []*request) error {
+	var recs []*pendingRec
+	queued := map[string]bool{}
+	for _, r := range group {
+		for _, m := range r.muts {
+			if queued[string(m.key)] {
+				continue
+			}
+			if _, ok := w.mem.m[string(m.key)]; ok { // the writer is mem's only writer
+				continue
+			}
+			queued[string(m.key)] = true
+			recs = append(recs, &pendingRec{key: m.key, data: m.val})
+		}
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	// Content-addressed: a block already indexed is not stored again.
+	if err := w.db.View(func(tx *bolt.Tx) error {
+		idx := tx.Bucket(bucketIndex)
+		kept := recs[:0]
+		for _, rec := range recs {
+			if idx.Get(rec.key) == nil {
+				kept = append(kept, rec)
+			}
+		}
+		recs = kept
+		return nil
+	}); err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	plan, err := w.app.write(recs, false, func() uint32 { panic("storage: lagged write began a segment") })
+	if err != nil {
+		return err
+	}
+	if err := w.app.commit(plan); err != nil {
+		return err
+	}
+	var n, size, rec uint64
+	w.mem.mu.Lock()
+	for _, r := range recs {
+		w.mem.m[string(r.key)] = r.at
+		n++
+		size += uint64(r.at.n)
+		rec += uint64(recSize(r.key, r.data))
+	}
+	w.mem.n += n
+	w.mem.bytes += size
+	w.mem.recBytes += rec
+	lagged, laggedN := w.mem.bytes, w.mem.n
+	w.mem.mu.Unlock()
+	w.blockBytes.Add(size)
+	w.segBytes.Add(uint64(plan.bytes))
+	w.usedBytes.Add(uint64(plan.bytes))
+	w.written.Add(uint64(plan.bytes))
+	w.writtenTotal.Add(uint64(plan.bytes))
+	if lagged >= uint64(w.lagBytes) || laggedN >= uint64(w.lagBlocks) {
+		// The puts are durable already; a failed index commit is
+		// retried by the next one (and replayed at Open after a crash).
+		_ = w.commit(nil)
+	}
+	return nil
+}
+
+// foldMem puts the memIndex's entries into the index within tx, with
+// their counts, and notes tx as the one that indexed them.
+func (w *writer) foldMem(tx *bolt.Tx, idx *bolt.Bucket, segs *txSegs) error {
+	if w.mem.n == 0 {
+		return nil
+	}
+	for k, l := range w.mem.m {
+		if err := idx.Put([]byte(k), l.encode()); err != nil {
+			return err
+		}
+	}
+	si := segs.change(w.app.id)
+	si.liveN += w.mem.n
+	si.liveBytes += w.mem.recBytes
+	si.end = uint64(w.app.end)
+	w.mem.mu.Lock()
+	w.mem.indexedTx = tx.ID()
+	w.mem.mu.Unlock()
+	return nil
+}
+
+// memIndexed empties the memIndex after the commit that indexed it;
+// memFailed forgets that commit when it failed.
+func (w *writer) memIndexed() {
+	w.mem.mu.Lock()
+	if w.mem.indexedTx != 0 {
+		clear(w.mem.m)
+		w.mem.n, w.mem.bytes, w.mem.recBytes, w.mem.indexedTx = 0, 0, 0, 0
+	}
+	w.mem.mu.Unlock()
+}
+
+func (w *writer) memFailed() {
+	w.mem.mu.Lock()
+	w.mem.indexedTx = 0
+	w.mem.mu.Unlock()
+}
+
+// flush indexes whatever the memIndex holds and waits for the commit.
+func (w *writer) flush() error {
+	r := &request{flush: true, done: make(chan error, 1)}
+	if err := w.submit(context.Background(), r); err != nil {
+		return err
+	}
+	return <-r.done
+}
+
+// replay indexes the records a crash left past the active segment's
+// indexed end: each one whose bytes hash to its key, up to the first
+// that does not (a write the crash cut, never acknowledged). It returns
+// the end of the last such record.
+func replay(db *bolt.DB, sf *segFiles, active uint32, indexed, size int64) (int64, error) {
+	if size <= indexed {
+		return indexed, nil
+	}
+	f, err := os.Open(sf.name(active))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	type ent struct {
+		key []byte
+		l   loc
+		rec uint64
+	}
+	var ents []ent
+	end := indexed
+	errStop := errors.New("stop")
+	err = scanRecords(f, indexed, size, func(key, data []byte, off int64) error {
+		if dm, err := mh.Decode(key); err != nil || dm.Code == mh.IDENTITY {
+			return errStop
+		}
+		if err := VerifyBlock(key, data); err != nil {
+			return errStop
+		}
+		ents = append(ents, ent{append([]byte(nil), key...), loc{seg: active, off: uint32(off), n: uint32(len(data))}, uint64(recSize(key, data))})
+		end = off + int64(len(data))
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) && !errors.Is(err, ErrCorrupt) {
+		return 0, err
+	}
+	if len(ents) == 0 {
+		return indexed, nil
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta, idx := tx.Bucket(bucketMeta), tx.Bucket(bucketIndex)
+		segs := &txSegs{b: tx.Bucket(bucketSegs), m: map[uint32]*segInfo{}, dirt: map[uint32]bool{}}
+		si := segs.change(active)
+		n, total := getU64(meta.Get(keyBlocksN)), getU64(meta.Get(keyBlocksSize))
+		for _, e := range ents {
+			if idx.Get(e.key) != nil {
+				continue
+			}
+			if err := idx.Put(e.key, e.l.encode()); err != nil {
+				return err
+			}
+			si.liveN++
+			si.liveBytes += e.rec
+			n++
+			total += uint64(e.l.n)
+		}
+		si.end = uint64(end)
+		if err := segs.b.Put(segKey(active), si.encode()); err != nil {
+			return err
+		}
+		if err := meta.Put(keyBlocksN, u64(n)); err != nil {
+			return err
+		}
+		return meta.Put(keyBlocksSize, u64(total))
+	})
+	return end, err
+}
