@@ -53,9 +53,9 @@
 // Badger's value log do) and bbolt holding only the index, measured
 // with storage alone (scratch program, 10^6 random 1 KiB blocks put
 // through PutAsync): open 1.2 ms at 1.0e6 blocks with 1.5 MiB RssAnon;
-// 1.13 bytes on disk per byte held (1.16 GB for 1.02 GB: record headers
-// 39 bytes a block, index 95 MB); 12,000 puts/s (the old layout:
-// 12,500, the same bound, below).
+// 1.13 to 1.18 bytes on disk per byte held (record headers 39 bytes a
+// block, the index 95 to 140 MB); 12,000 puts/s when every put commits
+// the index (the old layout: 12,500), 21,600 with the lag of lag.go.
 //
 // # Invariants
 //
@@ -73,24 +73,31 @@
 //   - every index key decodes as a multihash that is not the identity hash,
 //     and the stored bytes hash to it (Check verifies hashes only when
 //     asked to, since that reads every block);
-//   - bytes of a segment before its committed end never change; bytes past
-//     it belong to no block (a commit that failed or was cut by a crash)
-//     and are cut at Open; segment files no entry names are removed at
-//     Open.
+//   - bytes of a segment before its committed end never change; past the
+//     active segment's end sit only records of acknowledged blocks not yet
+//     indexed (lag.go) and, after a crash, a cut write, which Open cuts;
+//     segment files no entry names are removed at Open.
 //
 // # Durability
 //
-// A commit appends its blocks' records to the active segment (pwritev),
-// fdatasyncs the segment, then commits the index transaction (bbolt
-// fsyncs it). A put returns once that commit is done, so an acknowledged
-// block survives kill -9 and power loss; a crash before the index commit
-// leaves records past the committed end, which no entry points to and
-// Open cuts. PutAsync returns at once; Sync waits for every earlier
-// PutAsync. PutAsyncContext gives up when its context ends while the
-// writer's queue is full (a commit slow on the disk does not hold a
-// request whose client left); its batch's Sync then reports the failure.
-// A crash loses at most the batch that was being committed, never a
-// committed one, and never leaves half a block.
+// A commit appends its blocks' records to the active segment (pwritev)
+// and fdatasyncs the segment. A group of block puts alone (lag.go) is
+// acknowledged then: its blocks go into an in-memory index that readers
+// consult first, and into bbolt with the next full commit, at the latest
+// after IndexLagBlocks blocks (2048) or IndexLagBytes (16 MiB). Every
+// other commit (deletes, records, pins, moves, a segment roll, Close)
+// first folds those entries into its bbolt transaction, then applies its
+// own mutations, and returns once bbolt has committed (it fsyncs). So an
+// acknowledged block survives kill -9 and power loss: if it was not yet
+// in the index, Open finds its record past the active segment's indexed
+// end and indexes it, checking each record's bytes against its multihash
+// and stopping at the first that fails (a write the crash cut, never
+// acknowledged); the bytes after that are cut. PutAsync returns at once;
+// Sync waits for every earlier PutAsync. PutAsyncContext gives up when
+// its context ends while the writer's queue is full (a commit slow on the
+// disk does not hold a request whose client left); its batch's Sync then
+// reports the failure. A crash loses at most the batch that was being
+// committed, never an acknowledged one, and never leaves half a block.
 //
 // # Restart
 //
@@ -172,6 +179,8 @@
 //   - datastore.go: the go-datastore view of the "data" bucket.
 //   - reclaim.go: Reclaim, giving removed blocks' space back.
 //   - migrate.go: moving a schema-1 store to schema 2 at Open.
+//   - lag.go: acknowledging block puts before the index holds them, and
+//     indexing them at Open after a crash.
 //   - fadvise_linux.go, fadvise_other.go: the sequential read-ahead hint for
 //     segment files (Linux only).
 //   - check.go: Check, which walks the invariants above; BlockFile.
