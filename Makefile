@@ -12,7 +12,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 INIT_PROFILE ?=
 
 .PHONY: build run test test-race test-slow fuzz conformance interop test-fleet bench bench-slowloris bench-names bench-p2p bench-pubsub soak fmt lint clean \
-	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board vm-bench board-check
+	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board bench-scale vm-bench board-check
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/cairn
@@ -173,6 +173,19 @@ bench-board: build
 	GO=$(GO) scripts/bench-kubo.sh
 	$(GO) build -o bin/benchboard ./scripts/benchboard
 	bin/benchboard -bin $(BIN) $(BENCH_ARGS)
+
+# cairn beside Kubo v0.43.1 (scripts/bench-kubo.sh with KUBO_VERSION,
+# host binary only) as their repos grow to each of -stages block counts
+# (1 KiB raw leaves; default 131072,1048576): add rate and peak RssAnon,
+# then after a SIGTERM restart, idle RssAnon, cat, repo/stat and one-block
+# add latency; after the last stage a GC beside one-block adds and the
+# bytes on disk per byte held. Offline on loopback in a network namespace
+# of its own (root); -board pi-zero-2w puts each daemon in a memory cgroup
+# of that budget. See scripts/benchscale.
+bench-scale: build
+	GO=$(GO) KUBO_VERSION=v0.43.1 KUBO_ARM64=0 scripts/bench-kubo.sh
+	$(GO) build -o bin/benchscale ./scripts/benchscale
+	bin/benchscale -bin $(BIN) $(BENCH_ARGS)
 
 # The same in a 512 MiB VM with the budget as a cgroup (KVM or TCG; not CI).
 vm-bench:

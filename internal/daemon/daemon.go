@@ -20,17 +20,22 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
 // KuboVersion is the Kubo the benchmarks and interop tests run against.
 const KuboVersion = "v0.42.0"
 
-// KuboDir is where scripts/bench-kubo.sh installs Kubo:
+// KuboDir is where scripts/bench-kubo.sh installs KuboVersion:
 // $HOME/.cache/cairn-bench/kubo-<version>.
-func KuboDir() string {
+func KuboDir() string { return KuboDirOf(KuboVersion) }
+
+// KuboDirOf is where scripts/bench-kubo.sh installs Kubo version v
+// ("v0.43.1", its KUBO_VERSION).
+func KuboDirOf(v string) string {
 	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "cairn-bench", "kubo-"+KuboVersion)
+	return filepath.Join(home, ".cache", "cairn-bench", "kubo-"+v)
 }
 
 // netnsEnv marks the child that EnterNetNS started.
@@ -136,6 +141,9 @@ type Options struct {
 	// CgroupProcs is a cgroup.procs file the daemon joins before exec,
 	// so that every page it touches is charged to that cgroup.
 	CgroupProcs string
+	// ReadyTimeout bounds the wait for the RPC to answer after a start
+	// (0: 30 s); a daemon opening a large repo may need longer.
+	ReadyTimeout time.Duration
 }
 
 // Daemon is one running cairn or Kubo daemon.
@@ -259,7 +267,7 @@ func (d *Daemon) start(o Options) error {
 	}
 	d.done = make(chan struct{})
 	go func() { d.cmd.Wait(); close(d.done) }()
-	url, err := d.waitReady()
+	url, err := d.waitReady(o.ReadyTimeout)
 	if err != nil {
 		d.Kill()
 		return fmt.Errorf("%s: %w: %s", d.Name, err, d.Log())
@@ -268,10 +276,13 @@ func (d *Daemon) start(o Options) error {
 	return nil
 }
 
-// waitReady waits for the daemon to answer /api/v0/version and returns
-// its RPC base URL.
-func (d *Daemon) waitReady() (string, error) {
-	deadline := time.Now().Add(30 * time.Second)
+// waitReady waits up to timeout (0: 30 s) for the daemon to answer
+// /api/v0/version and returns its RPC base URL.
+func (d *Daemon) waitReady(timeout time.Duration) (string, error) {
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		select {
 		case <-d.done:
@@ -288,7 +299,7 @@ func (d *Daemon) waitReady() (string, error) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return "", fmt.Errorf("daemon not ready after 30s")
+	return "", fmt.Errorf("daemon not ready after %v", timeout)
 }
 
 // Stop asks the daemon to shut down and kills it if it has not after 15 s.
@@ -302,6 +313,22 @@ func (d *Daemon) Stop() {
 	case <-d.done:
 	case <-time.After(15 * time.Second):
 		d.Kill()
+	}
+}
+
+// Terminate sends the daemon SIGTERM, as a service manager stops it, and
+// waits for it to exit; after wait it kills it and says so.
+func (d *Daemon) Terminate(wait time.Duration) error {
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		<-d.done
+		return nil // it had exited already
+	}
+	select {
+	case <-d.done:
+		return nil
+	case <-time.After(wait):
+		d.Kill()
+		return fmt.Errorf("%s did not exit within %v of SIGTERM; killed", d.Name, wait)
 	}
 }
 

@@ -160,9 +160,8 @@ func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
 		}
 		figs = kept
 	}
-	load, _ := os.ReadFile("/proc/loadavg")
 	benchutil.PrintTable(os.Stdout, fmt.Sprintf("cairn vs Kubo %s, offline on loopback, %d MiB random file, medians of %d runs (load average %s)",
-		daemon.KuboVersion, mib, runs, strings.Join(strings.Fields(string(load))[:3], " ")), figs)
+		daemon.KuboVersion, mib, runs, benchutil.LoadAvg()), figs)
 	return nil
 }
 

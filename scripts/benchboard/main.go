@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -100,9 +99,8 @@ func run(bin, kubo, kuboProfile, board string, size int64, runs, pins int, only,
 			}
 		}
 	}
-	load, _ := os.ReadFile("/proc/loadavg")
 	benchutil.PrintTable(os.Stdout, fmt.Sprintf("memory cgroup of %d MiB (the %s budget): cairn --board=%s, Kubo %s --profile=test,%s; %d MiB random file, medians of %d runs (load average %s)",
-		budget, board, board, daemon.KuboVersion, kuboProfile, mib, runs, strings.Join(strings.Fields(string(load))[:3], " ")), figs)
+		budget, board, board, daemon.KuboVersion, kuboProfile, mib, runs, benchutil.LoadAvg()), figs)
 	return nil
 }
 

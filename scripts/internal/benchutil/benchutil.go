@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"cairn/internal/daemon"
@@ -212,4 +213,50 @@ func BoardBudget(bin, work, board string) (int64, error) {
 		return 0, fmt.Errorf("board %s has no memory budget", board)
 	}
 	return cfg.Budget.MemoryMiB, nil
+}
+
+// DiskUsage is what `du -s --block-size=1 dir` prints: the bytes of disk
+// allocated to dir and everything under it (st_blocks, so a sparse file
+// counts what it holds; a hard-linked file once).
+func DiskUsage(dir string) (int64, error) {
+	var total int64
+	seen := map[uint64]bool{}
+	err := filepath.WalkDir(dir, func(_ string, e os.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil // removed while walking (a temporary file)
+			}
+			return err
+		}
+		fi, err := e.Info()
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return nil
+		}
+		if st.Nlink > 1 && !fi.IsDir() { // a hard link: count its inode once
+			if seen[uint64(st.Ino)] {
+				return nil
+			}
+			seen[uint64(st.Ino)] = true
+		}
+		total += int64(st.Blocks) * 512
+		return nil
+	})
+	return total, err
+}
+
+// LoadAvg is the first three fields of /proc/loadavg ("1.53 1.58 1.44"),
+// for a table's title; "?" where it cannot be read.
+func LoadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	if fs := strings.Fields(string(b)); len(fs) >= 3 {
+		return strings.Join(fs[:3], " ")
+	}
+	return "?"
 }

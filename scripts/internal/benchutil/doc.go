@@ -5,11 +5,13 @@
 // # Files
 //
 //   - benchutil.go: memory sampling from /proc, major faults, random files,
-//     add and cat through the RPC, a board's budget.
+//     add and cat through the RPC, a board's budget, disk usage of a repo,
+//     the load average.
 //   - cgroup.go: a memory cgroup of a board's budget for a daemon under test
 //     (cgroup v2 or v1).
 //   - table.go: figures measured several times, printed as medians with their
-//     range and the ratio against a goal.
+//     range and the ratio against a goal (a ratio to Kubo, a bound of its
+//     own, or both).
 //   - direct_linux.go, direct_other.go: the device's own durable write rate
 //     with O_DIRECT (Linux only).
 package benchutil
