@@ -17,7 +17,10 @@
 // block chosen as garbage), so the caller then finds it gone and stores
 // or fetches it again: a mark and a delete of the same block never cross,
 // and nothing else waits for a delete. Adds, cats and pins go on
-// throughout; their writes share the store's commits with the deletes.
+// throughout; their writes share the store's commits with the deletes,
+// and when others wrote while a batch was deleted, the sweep waits as
+// long as that batch took before the next, so that it holds the writer
+// at most half the time while adds go on.
 // Filestore references (filestore.go) are swept after the blocks, each
 // batch under the mark lock.
 //
@@ -34,6 +37,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"cairn/storage"
 
@@ -226,7 +230,9 @@ func (n *Node) sweep(ctx context.Context, fn func(key []byte, size int) error) e
 		if len(dead) == 0 {
 			return nil
 		}
+		before, start := n.Store.Submitted(), time.Now()
 		sizes, err := n.Blocks.DeleteMany(dead)
+		took := time.Since(start)
 		g.mu.Lock()
 		for _, k := range dead {
 			delete(g.doomed, string(k))
@@ -235,6 +241,15 @@ func (n *Node) sweep(ctx context.Context, fn func(key []byte, size int) error) e
 		g.mu.Unlock()
 		if err != nil {
 			return err
+		}
+		if n.Store.Submitted()-before > 1 {
+			// Others wrote meanwhile (adds): leave the writer to them
+			// for as long as this batch held it.
+			select {
+			case <-time.After(took):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		for i, k := range dead {
 			if sizes[i] < 0 {

@@ -58,7 +58,7 @@ type Options struct {
 	// Store options; nil means defaults.
 	Store *storage.Options
 	// CompactIfNeeded rewrites the store file first when its free pages
-	// pass storage's threshold (more than half the file and 256 MiB).
+	// pass storage's threshold (more than half the index file and 4 MiB).
 	CompactIfNeeded bool
 	// Log receives one line per notable start-up event (may be nil).
 	Log func(format string, a ...any)

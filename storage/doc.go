@@ -84,7 +84,7 @@
 // and fdatasyncs the segment. A group of block puts alone (lag.go) is
 // acknowledged then: its blocks go into an in-memory index that readers
 // consult first, and into bbolt with the next full commit, at the latest
-// after IndexLagBlocks blocks (2048) or IndexLagBytes (16 MiB). Every
+// after IndexLagBlocks blocks (512) or IndexLagBytes (16 MiB). Every
 // other commit (deletes, records, pins, moves, a segment roll, Close)
 // first folds those entries into its bbolt transaction, then applies its
 // own mutations, and returns once bbolt has committed (it fsyncs). So an
@@ -127,23 +127,29 @@
 // Block bytes are written once (plus Reclaim's copies, bounded above) and
 // a commit writes the index pages it changed plus bbolt's meta page. The
 // writer coalesces concurrent puts into one transaction (up to
-// MaxBatchBytes), so an add of many blocks costs few fsyncs: one commit
-// (three fdatasyncs: segment, bbolt pages, bbolt meta) per MaxBatchBytes,
-// 1 MiB by default. Store.Writes counts what the commits write (segment
+// MaxBatchBytes), so an add of many blocks costs few fsyncs: one
+// fdatasync of the segment per MaxBatchBytes (1 MiB by default), and two
+// for bbolt per index commit (every 512 blocks or 16 MiB). Store.Writes counts what the commits write (segment
 // records, the pages each allocates and its meta page), since Open and,
 // through "written", over the store's life: what the store costs the
 // card. For 1 KiB blocks in a large store the index dominates: each of
 // the blocks of a commit lands in a random leaf of the index, and bbolt
-// rewrites each leaf it changes (about 4 KiB per block at 10^6 blocks).
+// rewrites each leaf it changes (about 4 KiB per block at 10^6 blocks),
+// and the Go heap holds each such page and its decoded entries during the
+// commit (about 8 KiB a block). That, not the segments, bounds the rate
+// and the memory of small-block adds at scale (see IndexLagBlocks); an
+// index that does not rewrite a random leaf per block (sorted runs
+// merged in the background, as LSM trees do) is the next step.
 //
 // # Memory
 //
 // While a batch commits it is on the heap once (the queued values,
-// written straight from their buffers with pwritev) plus the index
-// pages the commit changes. With the queue (MaxPendingBytes) holding the
-// batch being committed and the next one, the writer holds at most
-// MaxPendingBytes plus the changed index pages, about 3 MiB with the
-// defaults (1 MiB batches, 2 MiB queued) and 10^3 blocks per batch.
+// written straight from their buffers with pwritev); an index commit
+// adds the index pages it changes, up to about 8 KiB per block it
+// indexes once the index is large (512 blocks: 4 MiB). With the queue
+// (MaxPendingBytes) holding the batch being written and the next one,
+// the writer holds at most MaxPendingBytes plus one index commit's
+// pages, about 6 MiB with the defaults (1 MiB batches, 2 MiB queued).
 // Blockstore.PutAsyncThen tells the caller when the store no longer holds
 // a block's bytes (its transaction ended), so an import reuses its leaf
 // buffers instead of allocating one per block.

@@ -19,7 +19,7 @@ const DefaultIndexLagBytes = 16 << 20
 
 // DefaultIndexLagBlocks is how many blocks may be durable in the active
 // segment and not yet in the index (Options.IndexLagBlocks).
-const DefaultIndexLagBlocks = 2048
+const DefaultIndexLagBlocks = 512
 
 // memIndex holds the blocks appended to the active segment since the
 // last index commit. The writer goroutine is its only writer; readers

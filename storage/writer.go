@@ -62,6 +62,8 @@ type writer struct {
 	written      atomic.Uint64
 	writtenTotal atomic.Uint64
 	persisted    uint64 // the "written" of the last commit (writer goroutine only)
+	// submitted counts the requests queued since Open.
+	submitted atomic.Uint64
 	// segBytes is the sum of the segment files' committed ends.
 	segBytes  atomic.Uint64
 	db        *bolt.DB
@@ -107,6 +109,7 @@ func (w *writer) submit(ctx context.Context, r *request) error {
 	}
 	select {
 	case w.reqs <- r:
+		w.submitted.Add(1)
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -29,8 +29,8 @@
 // duration, the adds answered while it ran, their rate and its ratio to
 // the rate without GC. Then the repo's bytes on disk per byte still held
 // (pinned files and one-block adds), right after the GC and after a
-// restart (cairn compacts its store file at start when free pages pass
-// half of it and 256 MiB). These are one measurement each.
+// restart (cairn compacts its index file at start when free pages pass
+// half of it and 4 MiB). These are one measurement each.
 //
 // # Output
 //

@@ -602,7 +602,7 @@ func (b *bench) collect(n *node, si int, g *gcFigs) error {
 		put(c.perByte, n, float64(du)/float64(held))
 	}
 	g.perByte.Note = fmt.Sprintf("held: the pinned files and one-block adds, %.1f MiB", float64(held)/(1<<20))
-	g.perByteRestart.Note = "cairn compacts its store file at start once free pages pass half of it and 256 MiB"
+	g.perByteRestart.Note = "cairn compacts its index file at start once free pages pass half of it and 4 MiB"
 	return nil
 }
 
