@@ -51,7 +51,7 @@
 // per byte held); and bbolt's map of the whole file capped 32-bit boards
 // at 900 MB. With block bytes appended to segment files (as WiscKey and
 // Badger's value log do) and bbolt holding only the index, measured
-// with storage alone (scratch program, 10^6 random 1 KiB blocks put
+// with storage alone (scripts/storescale, 10^6 random 1 KiB blocks put
 // through PutAsync): open 1.2 ms at 1.0e6 blocks with 1.5 MiB RssAnon;
 // 1.13 to 1.18 bytes on disk per byte held (record headers 39 bytes a
 // block, the index 95 to 140 MB); 12,000 puts/s when every put commits

@@ -274,3 +274,46 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// Ensure deleting most blocks makes the index file worth compacting, and
+// that Compact then shrinks it to about what its entries need.
+func TestShouldCompact_AfterMostBlocksDeleted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	s := mustOpen(t, path)
+	ctx := context.Background()
+	var keys [][]byte
+	var batch []blocks.Block
+	for i := 0; i < 200000; i++ {
+		b := randBlock(t, 40)
+		batch = append(batch, b)
+		if i%10 != 0 {
+			keys = append(keys, b.Cid().Hash())
+		}
+		if len(batch) == 5000 {
+			if err := s.Blockstore().PutMany(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	if _, err := s.Blockstore().DeleteMany(keys); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := s.Stat()
+	s.Close()
+	t.Logf("after deleting 90%%: %+v", st)
+	if !st.ShouldCompact() {
+		t.Fatalf("index file of %d bytes for %d blocks is not worth compacting", st.IndexBytes, st.NumBlocks)
+	}
+	before, after, err := storage.Compact(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("compacted %d -> %d", before, after)
+	if after > before/3 {
+		t.Fatalf("compacted %d -> %d", before, after)
+	}
+	s = mustOpen(t, path)
+	defer s.Close()
+	mustCheck(t, s)
+}
