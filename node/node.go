@@ -115,7 +115,14 @@ func (n *Node) open(opts *Options) error {
 			return err
 		}
 	}
-	st, err := storage.Open(path, opts.Store)
+	so := storage.Options{}
+	if opts.Store != nil {
+		so = *opts.Store
+	}
+	if so.Log == nil && opts.Log != nil {
+		so.Log = opts.Log // a migration's progress
+	}
+	st, err := storage.Open(path, &so)
 	if err != nil {
 		return err
 	}
@@ -162,6 +169,9 @@ func (n *Node) Close() error {
 
 func compactIfNeeded(path string, opts *Options) error {
 	st, err := storage.Open(path, &storage.Options{ReadOnly: true})
+	if errors.Is(err, storage.ErrNeedsMigration) {
+		return nil // the open for writing migrates it into a compact index
+	}
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,13 @@
 package node_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"cairn/internal/testutil"
@@ -73,5 +77,32 @@ func TestStorageMax_BoundsFileOnDisk(t *testing.T) {
 		t.Fatalf("store file is %d bytes, above the cap %d plus one growth step %d and page overhead (%d)", sz, capBytes, batch, limit)
 	}
 	t.Logf("store file %d bytes under a cap of %d", fileSize(), capBytes)
+	mustCheck(t, n)
+}
+
+// Ensure a repo whose store is of schema 1 (written before segment files)
+// opens: the store is migrated, its blocks read back, and the daemon's
+// start-time compaction check does not refuse it first.
+func TestNew_MigratesSchema1Store(t *testing.T) {
+	repo := testutil.MustInitRepo(t)
+	path := filepath.Join(repo, storage.FileName)
+	os.Remove(path)
+	os.RemoveAll(storage.SegmentDir(path))
+	blks := testutil.WriteSchema1Store(t, path, 500, nil)
+	var logged []string
+	n, err := node.New(repo, &node.Options{CompactIfNeeded: true, Log: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	for _, b := range blks {
+		got, err := n.Blocks.Get(context.Background(), b.Cid())
+		if err != nil || !bytes.Equal(got.RawData(), b.RawData()) {
+			t.Fatalf("block %s after migration: %v", b.Cid(), err)
+		}
+	}
+	if len(logged) == 0 || !strings.Contains(strings.Join(logged, "\n"), "migrated 500 blocks") {
+		t.Fatalf("log %q", logged)
+	}
 	mustCheck(t, n)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/internal/testutil"
 	"cairn/storage"
 
 	blocks "github.com/ipfs/go-block-format"
@@ -163,7 +164,7 @@ func checkBlocks(t *testing.T, s *storage.Store, live, gone []blocks.Block) {
 // next open and loses nothing.
 func TestCrash_Migration(t *testing.T) {
 	path := filepath.Join(t.TempDir(), storage.FileName)
-	blks := storage.WriteV1(t, path, 3000, map[string]string{"/pins/a": "b"})
+	blks := testutil.WriteSchema1Store(t, path, 3000, map[string]string{"/pins/a": "b"})
 	kills := 0
 	for d := 2 * time.Millisecond; ; d *= 2 {
 		if runKilled(t, "migrate", path, d) {

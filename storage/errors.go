@@ -11,6 +11,10 @@ var (
 	// schema this code does not read.
 	ErrSchemaVersion = errors.New("storage: unsupported schema version")
 
+	// ErrNeedsMigration is returned by a read-only Open of a store of an
+	// earlier schema, which only an Open for writing migrates.
+	ErrNeedsMigration = errors.New("storage: store needs migrating")
+
 	// ErrClosed is returned by writes after Close.
 	ErrClosed = errors.New("storage: store is closed")
 

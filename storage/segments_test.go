@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"cairn/internal/testutil"
 	"cairn/storage"
 
 	blocks "github.com/ipfs/go-block-format"
@@ -195,7 +196,7 @@ func TestReclaim_GivesSpaceBack(t *testing.T) {
 // the old file gone.
 func TestMigrate_V1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), storage.FileName)
-	blks := storage.WriteV1(t, path, 300, map[string]string{"/pins/x": "y", "/local/filesroot": "z"})
+	blks := testutil.WriteSchema1Store(t, path, 300, map[string]string{"/pins/x": "y", "/local/filesroot": "z"})
 	s := mustOpen(t, path)
 	defer s.Close()
 	for _, b := range blks {

@@ -156,7 +156,7 @@ func Open(path string, opts *Options) (s *Store, err error) {
 	s, err = open(path, o, false)
 	if errors.Is(err, errSchemaV1) {
 		if o.ReadOnly {
-			return nil, fmt.Errorf("%w: %s is schema 1; opening it for writing migrates it", ErrSchemaVersion, path)
+			return nil, fmt.Errorf("%w: %s is schema 1; opening it for writing migrates it", ErrNeedsMigration, path)
 		}
 		return migrateV1(path, o)
 	}
