@@ -189,6 +189,8 @@
 //     indexing them at Open after a crash.
 //   - fadvise_linux.go, fadvise_other.go: the sequential read-ahead hint for
 //     segment files (Linux only).
+//   - sync_linux.go, sync_other.go: pwritev and fdatasync of segment
+//     files (elsewhere: a write per slice and fsync).
 //   - check.go: Check, which walks the invariants above; BlockFile.
 //   - errors.go: the sentinel errors.
 package storage

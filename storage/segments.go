@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // segMagic opens every segment file.
@@ -453,51 +451,6 @@ func (a *appender) pwrite(f *os.File, recs []*pendingRec, id uint32, off int64) 
 		}
 	}
 	return nil
-}
-
-// pwritevAll writes every byte of iov at off.
-func pwritevAll(f *os.File, iov [][]byte, off int64) error {
-	total := 0
-	for _, b := range iov {
-		total += len(b)
-	}
-	for total > 0 {
-		n, err := unix.Pwritev(int(f.Fd()), iov, off)
-		if err != nil {
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			return &os.PathError{Op: "pwritev", Path: f.Name(), Err: err}
-		}
-		total -= n
-		off += int64(n)
-		for n > 0 && len(iov) > 0 {
-			if n >= len(iov[0]) {
-				n -= len(iov[0])
-				iov = iov[1:]
-			} else {
-				iov[0] = iov[0][n:]
-				n = 0
-			}
-		}
-		for len(iov) > 0 && len(iov[0]) == 0 {
-			iov = iov[1:]
-		}
-	}
-	return nil
-}
-
-func fdatasync(f *os.File) error {
-	for {
-		err := unix.Fdatasync(int(f.Fd()))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: err}
-		}
-		return nil
-	}
 }
 
 func syncDir(dir string) error {

@@ -1,0 +1,58 @@
+// sync_linux.go: vectored writes and data-only syncs of segment files.
+
+package storage
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// pwritevAll writes every byte of iov at off, with as few pwritev calls
+// as the kernel takes.
+func pwritevAll(f *os.File, iov [][]byte, off int64) error {
+	total := 0
+	for _, b := range iov {
+		total += len(b)
+	}
+	for total > 0 {
+		n, err := unix.Pwritev(int(f.Fd()), iov, off)
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return &os.PathError{Op: "pwritev", Path: f.Name(), Err: err}
+		}
+		total -= n
+		off += int64(n)
+		for n > 0 && len(iov) > 0 {
+			if n >= len(iov[0]) {
+				n -= len(iov[0])
+				iov = iov[1:]
+			} else {
+				iov[0] = iov[0][n:]
+				n = 0
+			}
+		}
+		for len(iov) > 0 && len(iov[0]) == 0 {
+			iov = iov[1:]
+		}
+	}
+	return nil
+}
+
+// fdatasync makes f's data durable (its metadata only where reading the
+// data back needs it, as the file's size).
+func fdatasync(f *os.File) error {
+	for {
+		err := unix.Fdatasync(int(f.Fd()))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: err}
+		}
+		return nil
+	}
+}

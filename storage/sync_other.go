@@ -1,0 +1,20 @@
+//go:build !linux
+
+// sync_other.go: the portable forms of sync_linux.go (one write per
+// slice, a full fsync).
+
+package storage
+
+import "os"
+
+func pwritevAll(f *os.File, iov [][]byte, off int64) error {
+	for _, b := range iov {
+		if _, err := f.WriteAt(b, off); err != nil {
+			return err
+		}
+		off += int64(len(b))
+	}
+	return nil
+}
+
+func fdatasync(f *os.File) error { return f.Sync() }
