@@ -34,18 +34,19 @@ func main() {
 	lagBlocks := flag.Int("lag-blocks", 0, "storage.Options.IndexLagBlocks (0: default)")
 	batch := flag.Int("batch", 0, "storage.Options.MaxBatchBytes (0: default; the queue is twice it)")
 	target := flag.Bool("memtarget", false, "apply the daemon's memory target (24 MiB)")
+	verify := flag.Bool("verify", false, "then read every block back and check its hash (storage.Check)")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "storescale: -dir is required")
 		os.Exit(2)
 	}
-	if err := run(*dir, *n, *size, *lagBlocks, *batch, *target); err != nil {
+	if err := run(*dir, *n, *size, *lagBlocks, *batch, *target, *verify); err != nil {
 		fmt.Fprintln(os.Stderr, "storescale:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, n, size, lagBlocks, batch int, target bool) error {
+func run(dir string, n, size, lagBlocks, batch int, target, verify bool) error {
 	if target {
 		defer memtarget.Start(24<<20, 0).Stop()
 	}
@@ -88,6 +89,21 @@ func run(dir string, n, size, lagBlocks, batch int, target bool) error {
 	}
 	fmt.Printf("store: %d blocks, %d bytes held, %d on disk (%.2f per byte), index file %d bytes, %d segments\n",
 		st.NumBlocks, st.BlockBytes, disk, float64(disk)/float64(max(st.BlockBytes, 1)), st.IndexBytes, st.Segments)
+	if verify {
+		t3 := time.Now()
+		errs := s.Check(storage.CheckOptions{VerifyHashes: true})
+		fmt.Printf("verify: every block read back and re-hashed in %s, %d problems, RssAnon %s\n", time.Since(t3).Round(time.Millisecond), len(errs), rssAnon())
+		for i, e := range errs {
+			if i == 10 {
+				break
+			}
+			fmt.Println("  ", e)
+		}
+		if len(errs) > 0 {
+			s.Close()
+			return fmt.Errorf("%d problems", len(errs))
+		}
+	}
 	t2 := time.Now()
 	if err := s.Close(); err != nil {
 		return err
