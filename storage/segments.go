@@ -166,7 +166,7 @@ func (sf *segFiles) file(id uint32) (*os.File, error) {
 	if g, ok := sf.fds[id]; ok {
 		return g, nil
 	}
-	// Closed again by a concurrent eviction: open a private one-off view.
+	// Closed again by a concurrent eviction: the caller tries again.
 	return nil, errEvicted
 }
 
