@@ -49,7 +49,11 @@ func (b *Blockstore) Has(_ context.Context, c cid.Cid) (bool, error) {
 	}
 	var ok bool
 	err := b.s.db.View(func(tx *bolt.Tx) error {
-		ok = tx.Bucket(bucketIndex).Get(c.Hash()) != nil
+		idx, err := loadIndex(tx)
+		if err != nil {
+			return err
+		}
+		ok = idx.get(c.Hash()) != nil
 		return nil
 	})
 	return ok, err
@@ -121,7 +125,11 @@ func (s *Store) locate(c cid.Cid) (loc, error) {
 	var l loc
 	var ok bool
 	err := s.db.View(func(tx *bolt.Tx) error {
-		l, ok = decodeLoc(tx.Bucket(bucketIndex).Get(c.Hash()))
+		idx, err := loadIndex(tx)
+		if err != nil {
+			return err
+		}
+		l, ok = decodeLoc(idx.get(c.Hash()))
 		return nil
 	})
 	if err == nil && !ok {
@@ -262,19 +270,14 @@ func (b *Blockstore) ForEachKey(ctx context.Context, fn func(mh.Multihash) error
 	for {
 		var chunk [][]byte
 		err := b.s.db.View(func(tx *bolt.Tx) error {
-			c := tx.Bucket(bucketIndex).Cursor()
-			var k []byte
-			if after == nil {
-				k, _ = c.First()
-			} else {
-				k, _ = c.Seek(after)
-				if k != nil && string(k) == string(after) {
-					k, _ = c.Next()
-				}
+			idx, err := loadIndex(tx)
+			if err != nil {
+				return err
 			}
-			for ; k != nil && len(chunk) < 1024; k, _ = c.Next() {
+			idx.forEach(after, func(k, _ []byte) bool {
 				chunk = append(chunk, append([]byte(nil), k...))
-			}
+				return len(chunk) < 1024
+			})
 			return nil
 		})
 		if err != nil {

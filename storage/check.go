@@ -3,10 +3,12 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
 
+	"github.com/cespare/xxhash/v2"
 	mh "github.com/multiformats/go-multihash"
 	bolt "go.etcd.io/bbolt"
 )
@@ -34,12 +36,18 @@ func (s *Store) Check(opts CheckOptions) []error {
 			bad("missing bucket %q", bucketMeta)
 			return nil
 		}
-		if v := meta.Get(keyVersion); len(v) != 4 || binary.BigEndian.Uint32(v) != SchemaVersion {
+		// A read-only open reads a schema-2 file as it is.
+		if v := meta.Get(keyVersion); len(v) != 4 || (getU32(v) != SchemaVersion && (getU32(v) != 2 || s.w != nil)) {
 			bad("schema version record %x, want %d", v, SchemaVersion)
 		}
-		segsB, idx := tx.Bucket(bucketSegs), tx.Bucket(bucketIndex)
-		if segsB == nil || idx == nil {
-			bad("missing bucket %q or %q", bucketSegs, bucketIndex)
+		segsB := tx.Bucket(bucketSegs)
+		if segsB == nil {
+			bad("missing bucket %q", bucketSegs)
+			return nil
+		}
+		idx, err := loadIndex(tx)
+		if err != nil {
+			bad("%v", err)
 			return nil
 		}
 		if tx.Bucket(bucketData) == nil {
@@ -71,7 +79,7 @@ func (s *Store) Check(opts CheckOptions) []error {
 		counted := map[uint32]segInfo{}
 		var n, size uint64
 		var buf []byte
-		err := idx.ForEach(func(k, v []byte) error {
+		visit := func(k, v []byte) error {
 			l, ok := decodeLoc(v)
 			if !ok {
 				bad("index entry %x: bad location %x", k, v)
@@ -123,10 +131,8 @@ func (s *Store) Check(opts CheckOptions) []error {
 				}
 			}
 			return nil
-		})
-		if err != nil {
-			return err
 		}
+		checkRuns(idx, bad, visit)
 		for id, si := range segs {
 			c := counted[id]
 			if c.liveN != si.liveN || c.liveBytes != si.liveBytes {
@@ -172,7 +178,11 @@ func (s *Store) BlockFile(key []byte) (file string, off int64, n int, err error)
 		return "", 0, 0, err
 	}
 	err = s.db.View(func(tx *bolt.Tx) error {
-		l, ok := decodeLoc(tx.Bucket(bucketIndex).Get(key))
+		idx, err := loadIndex(tx)
+		if err != nil {
+			return err
+		}
+		l, ok := decodeLoc(idx.get(key))
 		if !ok {
 			return fmt.Errorf("storage: block %x not stored", key)
 		}
@@ -180,4 +190,77 @@ func (s *Store) BlockFile(key []byte) (file string, off int64, n int, err error)
 		return nil
 	})
 	return file, off, n, err
+}
+
+// checkRuns checks the runs of the index (runs.go) and calls visit for
+// every entry of the readable ones.
+func checkRuns(idx *index, bad func(string, ...any), visit func(k, v []byte) error) {
+	opens, merging := 0, 0
+	for _, r := range idx.all {
+		switch r.state {
+		case runOpen:
+			opens++
+		case runMerging:
+			merging++
+		}
+	}
+	if opens > 1 {
+		bad("%d open runs, want at most one", opens)
+	}
+	if (merging > 0) != (idx.build != nil) {
+		bad("%d runs being merged, output run present: %v", merging, idx.build != nil)
+	}
+	for i, r := range idx.read {
+		b := idx.bucket(r)
+		if b == nil {
+			bad("run %x has no bucket", r.name)
+			continue
+		}
+		var f []byte
+		if r.state != runOpen && idx.bloomB != nil {
+			f = idx.bloomB.Get(r.name)
+		}
+		var n uint64
+		b.ForEach(func(k, v []byte) error {
+			n++
+			if f != nil && !bloomHas(f, xxhash.Sum64(k)) {
+				bad("block %x is in run %x, whose filter says it is not", k, r.name)
+			}
+			for _, o := range idx.read[i+1:] {
+				if ob := idx.bucket(o); ob != nil && ob.Get(k) != nil {
+					bad("block %x is in runs %x and %x", k, r.name, o.name)
+				}
+			}
+			return visit(k, v)
+		})
+		if n != r.n && !idx.legacy {
+			bad("run %x holds %d entries, its description says %d", r.name, n, r.n)
+		}
+	}
+	if r := idx.build; r != nil {
+		b := idx.bucket(r)
+		if b == nil {
+			bad("run %x has no bucket", r.name)
+			return
+		}
+		var n uint64
+		b.ForEach(func(k, v []byte) error {
+			n++
+			found := false
+			for _, in := range idx.all {
+				if in.state == runMerging {
+					if ib := idx.bucket(in); ib != nil && bytes.Equal(ib.Get(k), v) {
+						found = true
+					}
+				}
+			}
+			if !found {
+				bad("merge output run %x holds %x, which no input holds as %x", r.name, k, v)
+			}
+			return nil
+		})
+		if n != r.n {
+			bad("run %x holds %d entries, its description says %d", r.name, n, r.n)
+		}
+	}
 }

@@ -33,6 +33,8 @@ func init() {
 		return
 	}
 	var err error
+	// Small runs, so that kills land in seals and merges of the index.
+	storage.SetRunSizes(32, 8, 4, 64)
 	switch mode {
 	case "migrate":
 		storage.SetMigrateChunk(64 << 10)
@@ -54,6 +56,21 @@ func init() {
 			for i := 0; err == nil; i++ {
 				if err = s.Blockstore().Put(context.Background(), numbered(i)); err == nil {
 					fmt.Println(i)
+				}
+			}
+		}
+	case "putmany":
+		// The same, 64 blocks per PutMany: a commit each, sealing runs
+		// and taking merge steps.
+		var s *storage.Store
+		if s, err = storage.Open(os.Getenv("CAIRN_STORE"), nil); err == nil {
+			for i := 0; err == nil; i += 64 {
+				var batch []blocks.Block
+				for j := i; j < i+64; j++ {
+					batch = append(batch, numbered(j))
+				}
+				if err = s.Blockstore().PutMany(context.Background(), batch); err == nil {
+					fmt.Println(i + 63)
 				}
 			}
 		}
@@ -104,12 +121,18 @@ func numbered(i int) blocks.Block {
 // Ensure every put acknowledged before a kill -9 is there after it: the
 // blocks acknowledged once durable in the segment and not yet indexed
 // are indexed at the next open.
-func TestCrash_Puts(t *testing.T) {
+func TestCrash_Puts(t *testing.T) { testCrashPuts(t, "put") }
+
+// The same with batches: kills land in index commits that seal runs and
+// take merge steps.
+func TestCrash_PutMany(t *testing.T) { testCrashPuts(t, "putmany") }
+
+func testCrashPuts(t *testing.T, mode string) {
 	path := filepath.Join(t.TempDir(), storage.FileName)
 	total := 0
-	for round, d := range []time.Duration{30 * time.Millisecond, 80 * time.Millisecond, 200 * time.Millisecond} {
+	for round, d := range []time.Duration{30 * time.Millisecond, 80 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond} {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashEnv+"=put", "CAIRN_STORE="+path)
+		cmd.Env = append(os.Environ(), crashEnv+"="+mode, "CAIRN_STORE="+path)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -6,11 +6,11 @@
 // Batching datastore (datastore.go). All writes go through one writer goroutine
 // (writer.go) that commits many puts per bbolt transaction.
 //
-// # On-disk layout (schema 2)
+// # On-disk layout (schema 3)
 //
 // <repo>/blocks.db, a bbolt file. Top-level buckets:
 //
-//	"meta"    "version"     => uint32 big-endian schema version (currently 2)
+//	"meta"    "version"     => uint32 big-endian schema version (currently 3)
 //	          "blocks.n"    => uint64 big-endian number of stored blocks
 //	          "blocks.size" => uint64 big-endian sum of their sizes
 //	          "written"     => uint64 big-endian bytes written to the files by
@@ -20,8 +20,14 @@
 //	          "seg.next"    => uint32 the id the next new segment gets
 //	          "migrate", "migrate.at" => only while a schema-1 store is
 //	                           being migrated (migrate.go)
-//	"index"   multihash bytes => 12 bytes: uint32 segment, uint32 offset of
-//	                             the block's bytes in it, uint32 length
+//	          "run.next"    => uint32 the number the next run gets
+//	          "merge.after" => the last key the merge in progress copied
+//	"runs"    run name => a bucket (a run of the index, runs.go):
+//	             multihash bytes => 12 bytes: uint32 segment, uint32
+//	             offset of the block's bytes in it, uint32 length
+//	"runinfo" run name => 9 bytes: uint8 state (open, sealed, merging,
+//	                      building), uint64 entries
+//	"runbloom" run name => the Bloom filter of a sealed run's keys
 //	"segs"    uint32 segment id => 24 bytes: uint64 end of its last committed
 //	                             record, uint64 blocks the index points to
 //	                             in it, uint64 bytes of their records
@@ -57,10 +63,34 @@
 // block, the index 95 to 140 MB); 12,000 puts/s when every put commits
 // the index (the old layout: 12,500), 21,600 with the lag of lag.go.
 //
+// # Why runs (schema 3)
+//
+// Schema 2 kept the index as one bbolt B+tree keyed by multihash. Keys
+// are random, so once the tree is large every indexed block lands in a
+// leaf of its own and each commit rewrites one 4 KiB leaf per block:
+// with scripts/storescale under the daemon's memory target, puts fell
+// from 23-27k/s at 131k blocks to 15.5k/s at 10^6 (17-18.6 MiB RssAnon),
+// and the index writes were 4 bytes per byte of 1 KiB block on the card.
+// Schema 3 keeps the index as sorted runs (runs.go; an LSM tree's shape
+// inside bbolt): new entries go into a small open run, sealed runs are
+// merged in key order a step per commit, so an entry is rewritten about
+// once per tier, appended to full pages. Same measurement: 40.5k puts/s
+// at 131k blocks, 35.3k from 131k to 917k and 37.3k at 10^6 (flat), 10.4
+// MiB RssAnon, an index file of 77 MB instead of 100. A Bloom filter per
+// sealed run (10 bits per entry, read from the map) keeps the lookup of
+// a new block's key (every put checks it) to about one search.
+//
 // # Invariants
 //
-//   - "meta" holds "version" equal to SchemaVersion;
-//   - every "index" entry points into a segment that has a "segs" entry,
+//   - "meta" holds "version" equal to SchemaVersion (a read-only open
+//     also reads a schema-2 file, whose index is one "index" bucket; a
+//     writable open moves that bucket into "runs" as the first run);
+//   - a key is in at most one readable run (every state but building);
+//     each "runinfo" count equals its run's entries; at most one run is
+//     open; a merge's output exists exactly while runs are merging, and
+//     holds only keys its inputs hold, with the same locations; a sealed
+//     run's filter admits every key the run holds;
+//   - every index entry points into a segment that has a "segs" entry,
 //     inside its committed end, at the data of a record whose header names
 //     the same key; every "segs" entry's counts equal those of the index
 //     entries pointing into it; its file exists and is at least that long;
@@ -129,24 +159,19 @@
 // writer coalesces concurrent puts into one transaction (up to
 // MaxBatchBytes), so an add of many blocks costs few fsyncs: one
 // fdatasync of the segment per MaxBatchBytes (1 MiB by default), and two
-// for bbolt per index commit (every 512 blocks or 16 MiB). Store.Writes counts what the commits write (segment
-// records, the pages each allocates and its meta page), since Open and,
-// through "written", over the store's life: what the store costs the
-// card. For 1 KiB blocks in a large store the index dominates: each of
-// the blocks of a commit lands in a random leaf of the index, and bbolt
-// rewrites each leaf it changes (about 4 KiB per block at 10^6 blocks),
-// and the Go heap holds each such page and its decoded entries during the
-// commit (about 8 KiB a block). That, not the segments, bounds the rate
-// and the memory of small-block adds at scale (see IndexLagBlocks); an
-// index that does not rewrite a random leaf per block (sorted runs
-// merged in the background, as LSM trees do) is the next step.
+// for bbolt per index commit (every 512 blocks or 16 MiB). Store.Writes
+// counts what the commits write (segment records, the pages each
+// allocates and its meta page), since Open and, through "written", over
+// the store's life: what the store costs the card. An index entry is
+// written into the open run (a small tree: a commit's entries share its
+// leaves), then once per merge tier in key order.
 //
 // # Memory
 //
 // While a batch commits it is on the heap once (the queued values,
 // written straight from their buffers with pwritev); an index commit
-// adds the index pages it changes, up to about 8 KiB per block it
-// indexes once the index is large (512 blocks: 4 MiB). With the queue
+// adds the index pages it changes: those of the open run (at most
+// 16,384 entries) and of one merge step (at most 32,768 entries copied). With the queue
 // (MaxPendingBytes) holding the batch being written and the next one,
 // the writer holds at most MaxPendingBytes plus one index commit's
 // pages, about 6 MiB with the defaults (1 MiB batches, 2 MiB queued).
@@ -184,7 +209,9 @@
 //   - blockstore.go: the boxo blockstore.Blockstore view of the blocks.
 //   - datastore.go: the go-datastore view of the "data" bucket.
 //   - reclaim.go: Reclaim, giving removed blocks' space back.
-//   - migrate.go: moving a schema-1 store to schema 2 at Open.
+//   - runs.go: the index as sorted runs: lookups, the open run, merges,
+//     the filters, and the in-place upgrade of a schema-2 index.
+//   - migrate.go: moving a schema-1 store to the current schema at Open.
 //   - lag.go: acknowledging block puts before the index holds them, and
 //     indexing them at Open after a crash.
 //   - fadvise_linux.go, fadvise_other.go: the sequential read-ahead hint for

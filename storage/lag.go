@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sort"
 	"sync"
 
 	mh "github.com/multiformats/go-multihash"
@@ -100,10 +101,13 @@ func (w *writer) commitLagged(group []*request) error {
 	}
 	// Content-addressed: a block already indexed is not stored again.
 	if err := w.db.View(func(tx *bolt.Tx) error {
-		idx := tx.Bucket(bucketIndex)
+		idx, err := loadIndex(tx)
+		if err != nil {
+			return err
+		}
 		kept := recs[:0]
 		for _, rec := range recs {
-			if idx.Get(rec.key) == nil {
+			if idx.get(rec.key) == nil {
 				kept = append(kept, rec)
 			}
 		}
@@ -150,12 +154,17 @@ func (w *writer) commitLagged(group []*request) error {
 
 // foldMem puts the memIndex's entries into the index within tx, with
 // their counts, and notes tx as the one that indexed them.
-func (w *writer) foldMem(tx *bolt.Tx, idx *bolt.Bucket, segs *txSegs) error {
+func (w *writer) foldMem(tx *bolt.Tx, idx *index, segs *txSegs) error {
 	if w.mem.n == 0 {
 		return nil
 	}
-	for k, l := range w.mem.m {
-		if err := idx.Put([]byte(k), l.encode()); err != nil {
+	keys := make([]string, 0, len(w.mem.m))
+	for k := range w.mem.m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // bbolt puts in key order touch each page once
+	for _, k := range keys {
+		if err := idx.put([]byte(k), w.mem.m[k].encode()); err != nil {
 			return err
 		}
 	}
@@ -234,15 +243,19 @@ func replay(db *bolt.DB, sf *segFiles, active uint32, indexed, size int64) (int6
 		return indexed, nil
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		meta, idx := tx.Bucket(bucketMeta), tx.Bucket(bucketIndex)
+		meta := tx.Bucket(bucketMeta)
+		idx, err := loadIndex(tx)
+		if err != nil {
+			return err
+		}
 		segs := &txSegs{b: tx.Bucket(bucketSegs), m: map[uint32]*segInfo{}, dirt: map[uint32]bool{}}
 		si := segs.change(active)
 		n, total := getU64(meta.Get(keyBlocksN)), getU64(meta.Get(keyBlocksSize))
 		for _, e := range ents {
-			if idx.Get(e.key) != nil {
+			if idx.get(e.key) != nil {
 				continue
 			}
-			if err := idx.Put(e.key, e.l.encode()); err != nil {
+			if err := idx.put(e.key, e.l.encode()); err != nil {
 				return err
 			}
 			si.liveN++
@@ -251,6 +264,9 @@ func replay(db *bolt.DB, sf *segFiles, active uint32, indexed, size int64) (int6
 			total += uint64(e.l.n)
 		}
 		si.end = uint64(end)
+		if err := idx.finish(); err != nil {
+			return err
+		}
 		if err := segs.b.Put(segKey(active), si.encode()); err != nil {
 			return err
 		}

@@ -1,5 +1,6 @@
 // migrate.go: moving a schema-1 store (block bytes inside the bbolt file)
-// to schema 2 (block bytes in segment files, the bbolt file an index).
+// to the current schema (block bytes in segment files, the bbolt file an
+// index).
 
 package storage
 

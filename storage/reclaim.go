@@ -145,9 +145,12 @@ func (s *Store) reclaimSegment(ctx context.Context, id uint32, si segInfo) (int6
 		// checks again, in the commit.
 		live := batch[:0]
 		if err := s.db.View(func(tx *bolt.Tx) error {
-			idx := tx.Bucket(bucketIndex)
+			idx, err := loadIndex(tx)
+			if err != nil {
+				return err
+			}
 			for _, m := range batch {
-				if cur, ok := decodeLoc(idx.Get(m.key)); ok && cur == m.from {
+				if cur, ok := decodeLoc(idx.get(m.key)); ok && cur == m.from {
 					live = append(live, m)
 				}
 			}

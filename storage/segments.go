@@ -329,7 +329,8 @@ func (a *appender) close() {
 // pendingRec is a record to append: its key and data.
 type pendingRec struct {
 	key, data []byte
-	at        loc // filled by write
+	at        loc  // filled by write
+	move      bool // an indexed block moving (reclaim.go)
 }
 
 func recSize(key, data []byte) int64 { return recHeader + int64(len(key)) + int64(len(data)) }

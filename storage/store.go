@@ -19,7 +19,7 @@ import (
 // SchemaVersion is the on-disk schema this package reads and writes.
 // Version 1 (block bytes inside the bbolt file) is migrated at Open
 // (migrate.go).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // FileName is the name of the store file inside a repo.
 const FileName = "blocks.db"
@@ -67,14 +67,11 @@ type Options struct {
 	// (every put commits the index).
 	IndexLagBytes int64
 	// IndexLagBlocks bounds the same lag in blocks. Default
-	// DefaultIndexLagBlocks. An index commit rewrites about one leaf page
-	// per block it adds once the index is large (random keys), and holds
-	// those pages on the heap, so this bounds a commit's memory. Measured
-	// with the daemon's memory target (internal/memtarget) at 1.6-2.2e6
-	// blocks, 150k puts of 1 KiB: 256 to 4096 blocks a commit all ran
-	// 9-11k puts/s (the collector's work per leaf bounds them), at 17, 25,
-	// 53 and 89 MiB RssAnon for 256, 512, 2048 and 4096; in the daemon at
-	// 131k blocks 512 added 23.6k blocks/s at a 32 MiB peak, 2048 19k at 44.
+	// DefaultIndexLagBlocks. Each index commit puts its entries, in key
+	// order, into the open run of the index (runs.go: a small tree whose
+	// leaves the entries share) and takes a merge step of about eight
+	// entries per entry, so this bounds a commit's pages on the heap and
+	// the entries held in memory until then.
 	IndexLagBlocks int
 	// Log, when set, reports long steps (a migration) as they go.
 	Log func(format string, args ...any)
@@ -307,13 +304,36 @@ func (s *Store) initSchema(migrating bool) error {
 		if got == 1 {
 			return errSchemaV1
 		}
-		if got != SchemaVersion {
+		if got == 2 && tx.Writable() {
+			if err := upgradeV2(tx); err != nil {
+				return err
+			}
+			got = SchemaVersion
+		}
+		if got != SchemaVersion && got != 2 {
 			return fmt.Errorf("%w: file has %d, this build reads %d", ErrSchemaVersion, got, SchemaVersion)
 		}
-		if tx.Bucket(bucketSegs) == nil || tx.Bucket(bucketIndex) == nil || tx.Bucket(bucketData) == nil {
+		if tx.Bucket(bucketSegs) == nil || tx.Bucket(bucketData) == nil {
 			return fmt.Errorf("%w: %s: missing bucket", ErrCorrupt, s.path)
 		}
+		if _, err := loadIndex(tx); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrCorrupt, s.path, err)
+		}
 		return nil
+	}
+	// A schema-2 file (one index bucket) is upgraded in place by a
+	// writable open; a read-only open reads it as it is.
+	var version uint32
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		if m := tx.Bucket(bucketMeta); m != nil {
+			version = getU32(m.Get(keyVersion))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if version == 2 && !s.opts.ReadOnly {
+		return s.db.Update(check)
 	}
 	// A store that exists is checked without a write transaction (the
 	// first one loads bbolt's freelist).
@@ -351,7 +371,10 @@ func (s *Store) initSchema(migrating bool) error {
 					return err
 				}
 			}
-			for _, b := range [][]byte{bucketSegs, bucketIndex, bucketData} {
+			if err := m.Put(keyRunNext, u32(0)); err != nil {
+				return err
+			}
+			for _, b := range [][]byte{bucketSegs, bucketRuns, bucketRunInfo, bucketBloom, bucketData} {
 				if _, err := tx.CreateBucket(b); err != nil {
 					return err
 				}

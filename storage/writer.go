@@ -290,7 +290,10 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 		n := getU64(meta.Get(keyBlocksN))
 		total := getU64(meta.Get(keyBlocksSize))
 		blocksTouched := false
-		idx := tx.Bucket(bucketIndex)
+		idx, err := loadIndex(tx)
+		if err != nil {
+			return err
+		}
 		segs := &txSegs{b: tx.Bucket(bucketSegs), m: map[uint32]*segInfo{}, dirt: map[uint32]bool{}}
 		if w.mem.n > 0 {
 			if err := w.foldMem(tx, idx, segs); err != nil {
@@ -340,7 +343,7 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 					if _, ok := queued[string(m.key)]; ok {
 						continue
 					}
-					if idx.Get(m.key) != nil {
+					if idx.get(m.key) != nil {
 						continue // content-addressed: same key, same bytes
 					}
 					queued[string(m.key)] = len(recs)
@@ -352,7 +355,7 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 					if _, ok := queued[string(m.key)]; ok {
 						continue
 					}
-					cur, ok := decodeLoc(idx.Get(m.key))
+					cur, ok := decodeLoc(idx.get(m.key))
 					if !ok || cur != m.from {
 						continue // deleted or moved since it was read
 					}
@@ -360,7 +363,7 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 					si.liveN--
 					si.liveBytes -= uint64(recSize(m.key, nil)) + uint64(cur.n)
 					queued[string(m.key)] = len(recs)
-					recs = append(recs, &pendingRec{key: m.key, data: m.val})
+					recs = append(recs, &pendingRec{key: m.key, data: m.val, move: true})
 				case opDel:
 					size := -1
 					if k, ok := queued[string(m.key)]; ok && recs[k] != nil {
@@ -371,10 +374,11 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 						total -= uint64(size)
 						blocksTouched = true
 					}
-					if cur, ok := decodeLoc(idx.Get(m.key)); ok {
-						if err := idx.Delete(m.key); err != nil {
-							return err
-						}
+					old, err := idx.del(m.key)
+					if err != nil {
+						return err
+					}
+					if cur, ok := decodeLoc(old); ok {
 						si := segs.change(cur.seg)
 						si.liveN--
 						si.liveBytes -= uint64(recSize(m.key, nil)) + uint64(cur.n)
@@ -415,7 +419,11 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 				segs.change(id).end = uint64(end)
 			}
 			for _, rec := range recs {
-				if err := idx.Put(rec.key, rec.at.encode()); err != nil {
+				put := idx.put
+				if rec.move {
+					put = idx.update
+				}
+				if err := put(rec.key, rec.at.encode()); err != nil {
 					return err
 				}
 				si := segs.change(rec.at.seg)
@@ -428,6 +436,9 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 			if err := meta.Put(keySegActive, u32(active)); err != nil {
 				return err
 			}
+		}
+		if err := idx.finish(); err != nil {
+			return err
 		}
 		for id := range segs.dirt {
 			si := segs.m[id]

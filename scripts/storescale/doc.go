@@ -4,7 +4,8 @@
 // the bytes on disk per byte held and the close time; run again with
 // -blocks 0 to time a restart. -memtarget applies the daemon's memory
 // target (internal/memtarget, 24 MiB as without a board profile);
-// -lag-blocks and -batch set storage.Options; -verify then reads every
+// -lag-blocks and -batch set storage.Options; -cpuprofile writes a CPU
+// profile; -verify then reads every
 // block back and re-hashes it (storage.Check). Not a comparison with Kubo
 // (make bench-scale is): it shows where the store's own time and memory
 // go.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -35,12 +36,26 @@ func main() {
 	batch := flag.Int("batch", 0, "storage.Options.MaxBatchBytes (0: default; the queue is twice it)")
 	target := flag.Bool("memtarget", false, "apply the daemon's memory target (24 MiB)")
 	verify := flag.Bool("verify", false, "then read every block back and check its hash (storage.Check)")
+	cpuprof := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "storescale:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "storescale:", err)
+			os.Exit(1)
+		}
+	}
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "storescale: -dir is required")
 		os.Exit(2)
 	}
-	if err := run(*dir, *n, *size, *lagBlocks, *batch, *target, *verify); err != nil {
+	err := run(*dir, *n, *size, *lagBlocks, *batch, *target, *verify)
+	pprof.StopCPUProfile()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "storescale:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,207 @@
+package storage_test
+
+import (
+	"bytes"
+	"context"
+	"math/rand"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"cairn/storage"
+
+	blocks "github.com/ipfs/go-block-format"
+	ipld "github.com/ipfs/go-ipld-format"
+	mh "github.com/multiformats/go-multihash"
+)
+
+// keysOf lists the store's keys with ForEachKey and checks their order.
+func keysOf(t *testing.T, s *storage.Store) [][]byte {
+	t.Helper()
+	var got [][]byte
+	err := s.Blockstore().ForEachKey(context.Background(), func(k mh.Multihash) error {
+		got = append(got, append([]byte(nil), k...))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(got); i++ {
+		if bytes.Compare(got[i-1], got[i]) >= 0 {
+			t.Fatalf("ForEachKey: %x then %x, not in key order", got[i-1], got[i])
+		}
+	}
+	return got
+}
+
+// checkExactly checks that the store holds live (readable, listed) and
+// none of gone.
+func checkExactly(t *testing.T, s *storage.Store, live map[string]blocks.Block, gone []blocks.Block) {
+	t.Helper()
+	ctx := context.Background()
+	for _, b := range live {
+		mustRead(t, s, b)
+	}
+	for _, b := range gone {
+		if _, ok := live[string(b.Cid().Hash())]; ok {
+			continue
+		}
+		if _, err := s.Blockstore().Get(ctx, b.Cid()); !ipld.IsNotFound(err) {
+			t.Fatalf("deleted block %s: %v", b.Cid(), err)
+		}
+	}
+	keys := keysOf(t, s)
+	if len(keys) != len(live) {
+		t.Fatalf("ForEachKey lists %d keys, want %d", len(keys), len(live))
+	}
+	for _, k := range keys {
+		if _, ok := live[string(k)]; !ok {
+			t.Fatalf("ForEachKey lists %x, not stored", k)
+		}
+	}
+	mustCheck(t, s)
+}
+
+// Ensure the index keeps every block through runs sealed, merged across
+// many commits, deletes and moves landing in runs being merged, and
+// reopens, with Check's invariants holding after each step.
+func TestRuns_SealMerge_DeleteMoveReopen(t *testing.T) {
+	defer storage.SetRunSizes(48, 8, 4, 60)()
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	s := openSmallSegs(t, path, 256<<10)
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(1))
+	live := map[string]blocks.Block{}
+	var gone []blocks.Block
+	sawMerge, maxRuns := false, 0
+	for round := 0; round < 12; round++ {
+		// Half through PutMany (one commit), half through Put (indexed
+		// later, in key order).
+		var batch []blocks.Block
+		for i := 0; i < 150; i++ {
+			b := randBlock(t, 500+rng.Intn(1500))
+			live[string(b.Cid().Hash())] = b
+			if i%2 == 0 {
+				batch = append(batch, b)
+			} else if err := s.Blockstore().Put(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Blockstore().PutMany(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		// Delete about a fifth, chosen at random.
+		var keys [][]byte
+		for k, b := range live {
+			if rng.Intn(5) == 0 {
+				keys = append(keys, []byte(k))
+				gone = append(gone, b)
+				delete(live, k)
+			}
+		}
+		sizes, err := s.Blockstore().DeleteMany(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, n := range sizes {
+			if n < 0 {
+				t.Fatalf("delete of stored block %x found nothing", keys[i])
+			}
+		}
+		if round%3 == 2 {
+			if _, err := s.Reclaim(ctx, storage.ReclaimOptions{MinGarbage: 0.1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n, merging, err := s.Runs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sawMerge = sawMerge || merging
+		maxRuns = max(maxRuns, n)
+		checkExactly(t, s, live, gone)
+		if round%4 == 3 {
+			s.Close()
+			s = openSmallSegs(t, path, 256<<10)
+			checkExactly(t, s, live, gone)
+		}
+	}
+	s.Close()
+	t.Logf("%d blocks live, %d deleted, at most %d runs", len(live), len(gone), maxRuns)
+	if !sawMerge {
+		t.Fatal("no merge was in progress at any check: the merge path went untested")
+	}
+	// 1800 puts into runs of 48 would be 37 runs unmerged.
+	if maxRuns > 20 {
+		t.Fatalf("%d runs at once: merges do not keep up", maxRuns)
+	}
+}
+
+// Ensure a store written with schema 2 (one "index" bucket) is read as it
+// is by a read-only open and upgraded in place by a writable one.
+func TestRuns_UpgradeSchema2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	s := mustOpen(t, path)
+	ctx := context.Background()
+	live := map[string]blocks.Block{}
+	var batch []blocks.Block
+	for i := 0; i < 300; i++ {
+		b := randBlock(t, 1000+i)
+		live[string(b.Cid().Hash())] = b
+		batch = append(batch, b)
+	}
+	if err := s.Blockstore().PutMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := storage.DowngradeToV2(path); err != nil {
+		t.Fatal(err)
+	}
+
+	ro, err := storage.Open(path, &storage.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkExactly(t, ro, live, nil)
+	ro.Close()
+
+	s = mustOpen(t, path)
+	checkExactly(t, s, live, nil)
+	var more []blocks.Block
+	for i := 0; i < 50; i++ {
+		b := randBlock(t, 700+i)
+		live[string(b.Cid().Hash())] = b
+		more = append(more, b)
+	}
+	if err := s.Blockstore().PutMany(ctx, more); err != nil {
+		t.Fatal(err)
+	}
+	gone := batch[:100]
+	var keys [][]byte
+	for _, b := range gone {
+		keys = append(keys, b.Cid().Hash())
+		delete(live, string(b.Cid().Hash()))
+	}
+	if _, err := s.Blockstore().DeleteMany(keys); err != nil {
+		t.Fatal(err)
+	}
+	checkExactly(t, s, live, gone)
+	s.Close()
+	s = mustOpen(t, path)
+	checkExactly(t, s, live, gone)
+	s.Close()
+}
+
+// Ensure a run's filter never hides a key it holds (the runs test checks
+// every key through Check) and rejects most keys it does not hold.
+func TestRuns_FilterRejectsMostAbsentKeys(t *testing.T) {
+	keys := make([][]byte, 5000)
+	for i := range keys {
+		keys[i] = randBlock(t, 64).Cid().Hash()
+	}
+	sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
+	fp := storage.BloomFalsePositives(keys[:2500], keys[2500:])
+	if fp > 0.03 {
+		t.Fatalf("filter lets %.1f%% of absent keys through, want about 1%%", fp*100)
+	}
+}
