@@ -106,17 +106,7 @@ func loadIndex(tx *bolt.Tx) (*index, error) {
 		if len(v) != 9 || v[0] > runBuilding {
 			return nil, fmt.Errorf("%w: run %x: bad description %x", ErrCorrupt, k, v)
 		}
-		r := &run{name: k, state: v[0], n: getU64(v[1:])}
-		x.all = append(x.all, r)
-		switch r.state {
-		case runOpen:
-			x.open = r
-		case runBuilding:
-			x.build = r
-		}
-		if r.readable() {
-			x.read = append(x.read, r)
-		}
+		x.add(&run{name: k, state: v[0], n: getU64(v[1:])})
 	}
 	sort.SliceStable(x.read, func(i, j int) bool { return x.read[i].n > x.read[j].n })
 	return x, nil
@@ -224,9 +214,13 @@ func (x *index) newRun(state byte) error {
 	if err != nil {
 		return fmt.Errorf("storage: run %x: %w", name, err)
 	}
-	r := &run{name: name, b: b, state: state, dirty: true}
+	x.add(&run{name: name, b: b, state: state, dirty: true})
+	return nil
+}
+
+func (x *index) add(r *run) {
 	x.all = append(x.all, r)
-	switch state {
+	switch r.state {
 	case runOpen:
 		x.open = r
 	case runBuilding:
@@ -235,7 +229,6 @@ func (x *index) newRun(state byte) error {
 	if r.readable() {
 		x.read = append(x.read, r)
 	}
-	return nil
 }
 
 // finish ends the transaction's changes to the index: it drops empty
