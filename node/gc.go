@@ -118,9 +118,7 @@ func (ss *Storage) CollectGarbage(ctx context.Context, removed func(c cid.Cid) e
 	ss.sess.mu.Lock()
 	for s := range ss.sess.set {
 		s.mu.Lock()
-		for _, k := range s.touched {
-			bloom.Add([]byte(k))
-		}
+		s.keys.each(func(k []byte, _ bool) { bloom.Add(k) })
 		s.mu.Unlock()
 	}
 	ss.sess.mu.Unlock()

@@ -20,12 +20,16 @@ import (
 
 // WriteSession groups the writes of one command.
 type WriteSession struct {
-	n       *Node
-	mu      sync.Mutex
-	touched []string // multihashes this session stored or found stored
-	created []string // those it stored that were not there before
-	batch   *storage.Batch
-	done    bool
+	n  *Node
+	mu sync.Mutex
+	// keys holds the multihashes this session stored or found stored,
+	// each marked when the session stored it and it was not there before
+	// (keyLog: packed, about 36 bytes a block, since an add of a big file
+	// of small blocks holds one per block until it ends).
+	keys  keyLog
+	nkept int // keys marked created
+	batch *storage.Batch
+	done  bool
 }
 
 // sessions is the node's registry of open write sessions.
@@ -131,11 +135,12 @@ func (s *WriteSession) admit(ctx context.Context, size int) (release func(), err
 
 // The key joins the session first and is marked second, so a collection
 // starting in between sees it one way or the other.
-func (s *WriteSession) record(key []byte) {
+func (s *WriteSession) record(key []byte) (at int) {
 	s.mu.Lock()
-	s.touched = append(s.touched, string(key))
+	at = s.keys.add(key)
 	s.mu.Unlock()
 	s.n.Storage().gc.mark(key)
+	return at
 }
 
 // PutAsync queues blk in the session (durable at Sync or End).
@@ -161,13 +166,14 @@ func (s *WriteSession) PutAsyncThen(ctx context.Context, blk blocks.Block, then 
 	}
 	// Mark before looking: a sweep either deleted the block before the
 	// mark (then it is absent and stored again here) or keeps it.
-	s.record(key)
+	at := s.record(key)
 	has, err := s.n.Blocks.Has(ctx, blk.Cid())
 	if err != nil || has {
 		return err
 	}
 	s.mu.Lock()
-	s.created = append(s.created, string(key))
+	s.keys.markCreated(at)
+	s.nkept++
 	s.mu.Unlock()
 	release, err := s.admit(ctx, len(blk.RawData()))
 	if err != nil {
@@ -194,8 +200,17 @@ func (s *WriteSession) Put(ctx context.Context, blks ...blocks.Block) error {
 func (s *WriteSession) Rollback(ctx context.Context) error {
 	_ = s.batch.Sync()
 	s.mu.Lock()
-	keys := s.created
-	s.created = nil
+	var keys []string
+	if s.nkept > 0 {
+		keys = make([]string, 0, s.nkept)
+		s.keys.each(func(k []byte, created bool) {
+			if created {
+				keys = append(keys, string(k))
+			}
+		})
+	}
+	s.keys.clearCreated()
+	s.nkept = 0
 	s.mu.Unlock()
 	if len(keys) == 0 {
 		return nil
@@ -207,9 +222,7 @@ func (s *WriteSession) Rollback(ctx context.Context) error {
 			continue
 		}
 		o.mu.Lock()
-		for _, k := range o.touched {
-			others[k] = true
-		}
+		o.keys.each(func(k []byte, _ bool) { others[string(k)] = true })
 		o.mu.Unlock()
 	}
 	s.n.Storage().sess.mu.Unlock()
@@ -248,4 +261,35 @@ func (bb *Block) Put(ctx context.Context, pin bool, blks ...blocks.Block) (err e
 		}
 	}
 	return nil
+}
+
+// keyLog is a packed list of keys: per key a flag byte (1: created), a
+// length byte and the key's bytes.
+type keyLog struct{ b []byte }
+
+// add appends key and returns where its entry starts.
+func (l *keyLog) add(key []byte) int {
+	at := len(l.b)
+	if len(key) > 255 {
+		key = key[:255] // the store refuses such keys (storage/blockstore.go)
+	}
+	l.b = append(l.b, 0, byte(len(key)))
+	l.b = append(l.b, key...)
+	return at
+}
+
+func (l *keyLog) markCreated(at int) { l.b[at] = 1 }
+
+func (l *keyLog) clearCreated() {
+	for i := 0; i < len(l.b); i += 2 + int(l.b[i+1]) {
+		l.b[i] = 0
+	}
+}
+
+func (l *keyLog) each(fn func(key []byte, created bool)) {
+	for i := 0; i < len(l.b); {
+		n := int(l.b[i+1])
+		fn(l.b[i+2:i+2+n], l.b[i] == 1)
+		i += 2 + n
+	}
 }
