@@ -5,6 +5,7 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 
@@ -19,18 +20,34 @@ type CheckOptions struct {
 	VerifyHashes bool
 }
 
-// Check verifies the invariants of doc.go and bbolt's own page consistency,
-// in one read transaction. It returns every violation found (nil if none).
+// Check verifies the invariants of doc.go, in one read transaction, and
+// bbolt's own page consistency. It returns every violation found (nil if
+// none).
 func (s *Store) Check(opts CheckOptions) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if err := s.flush(); err != nil {
 		return []error{err}
 	}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	// bbolt's check reads the freelist, which a commit changes: in a
+	// writable store it runs in a write transaction (rolled back), so
+	// that no commit runs beside it.
+	pages := func(tx *bolt.Tx) error {
 		for e := range tx.Check() {
 			bad("bbolt: %w", e)
 		}
+		return errRolledBack
+	}
+	var err error
+	if s.w != nil {
+		err = s.db.Update(pages)
+	} else {
+		err = s.db.View(pages)
+	}
+	if err != nil && !errors.Is(err, errRolledBack) {
+		return append(errs, err)
+	}
+	err = s.db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
 			bad("missing bucket %q", bucketMeta)
@@ -264,3 +281,5 @@ func checkRuns(idx *index, bad func(string, ...any), visit func(k, v []byte) err
 		}
 	}
 }
+
+var errRolledBack = errors.New("storage: rolled back")

@@ -53,8 +53,11 @@ var (
 	// mergeFanIn is how many runs of one tier a merge takes.
 	mergeFanIn = 4
 	// mergePerEntry is how many entries a merge copies per entry an
-	// index commit adds (at least mergeMinStep): enough to finish a
-	// merge of the biggest tier before the smallest tier fills twice.
+	// index commit adds (at least mergeMinStep, at most mergeMaxStep):
+	// enough to finish a merge of the biggest tier before the smallest
+	// tier fills twice. A commit that adds nothing takes no step, so a
+	// pin or a delete does not wait for a merge; the writer takes steps
+	// of mergeMaxStep when it has been idle for mergeIdle (writer.go).
 	mergePerEntry = 8
 	mergeMinStep  = 256
 	mergeMaxStep  = 32768
@@ -83,7 +86,8 @@ type index struct {
 	read   []*run // the readable ones, most entries first
 	open   *run
 	build  *run
-	added  int // entries put in this transaction
+	added  int  // entries put in this transaction
+	idle   bool // the writer is idle: take a full merge step
 }
 
 func errMissingIndex() error {
@@ -242,8 +246,11 @@ func (x *index) finish() error {
 	if x.build == nil {
 		x.planMerge()
 	}
-	if x.build != nil {
+	if x.build != nil && (x.added > 0 || x.idle) {
 		step := max(mergeMinStep, mergePerEntry*x.added)
+		if x.idle {
+			step = mergeMaxStep
+		}
 		if err := x.mergeStep(min(step, mergeMaxStep)); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"cairn/storage"
 
@@ -132,7 +133,7 @@ func TestRuns_SealMerge_DeleteMoveReopen(t *testing.T) {
 		t.Fatal("no merge was in progress at any check: the merge path went untested")
 	}
 	// 1800 puts into runs of 48 would be 37 runs unmerged.
-	if maxRuns > 20 {
+	if maxRuns > 25 {
 		t.Fatalf("%d runs at once: merges do not keep up", maxRuns)
 	}
 }
@@ -204,4 +205,76 @@ func TestRuns_FilterRejectsMostAbsentKeys(t *testing.T) {
 	if fp > 0.03 {
 		t.Fatalf("filter lets %.1f%% of absent keys through, want about 1%%", fp*100)
 	}
+}
+
+// Ensure a merge left in progress when writes stop is finished by the
+// writer's idle steps, and one in progress at Close by the next Open's.
+func TestRuns_IdleWriterFinishesMerge(t *testing.T) {
+	defer storage.SetRunSizes(64, 1, 1, 64)()
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	// Without the index lag, so that PutMany indexes in its commit.
+	open := func() *storage.Store {
+		s, err := storage.Open(path, &storage.Options{IndexLagBytes: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := open()
+	ctx := context.Background()
+	live := map[string]blocks.Block{}
+	var batch []blocks.Block
+	for i := 0; i < 4*64; i++ {
+		b := randBlock(t, 100+i)
+		live[string(b.Cid().Hash())] = b
+		batch = append(batch, b)
+	}
+	// One commit seals four runs and plans their merge; its step copies
+	// 64 of the 256 entries.
+	if err := s.Blockstore().PutMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	waitMerged := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n, merging, err := s.Runs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !merging {
+				if n != want {
+					t.Fatalf("%d runs after the merge, want %d", n, want)
+				}
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the merge is still in progress 10 s after the last write")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if _, merging, _ := s.Runs(); !merging {
+		t.Fatal("no merge in progress after the commit that sealed four runs")
+	}
+	waitMerged(1)
+	checkExactly(t, s, live, nil)
+
+	batch = batch[:0]
+	for i := 0; i < 4*64; i++ {
+		b := randBlock(t, 600+i)
+		live[string(b.Cid().Hash())] = b
+		batch = append(batch, b)
+	}
+	if err := s.Blockstore().PutMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = open()
+	defer s.Close()
+	if _, merging, _ := s.Runs(); !merging {
+		t.Fatal("no merge in progress after reopening")
+	}
+	waitMerged(2) // the first merge's output and the second's
+	checkExactly(t, s, live, nil)
 }

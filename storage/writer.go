@@ -8,6 +8,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -73,9 +74,13 @@ type writer struct {
 	lagBytes  int64
 	lagBlocks int
 	maxTx     int
-	reqs      chan *request
-	pending   *byteSem
-	wg        sync.WaitGroup
+	// merging: a merge of index runs is in progress (runs.go); the loop
+	// then takes a merge step whenever it has been idle for mergeIdle.
+	merging  atomic.Bool
+	idleStep bool
+	reqs     chan *request
+	pending  *byteSem
+	wg       sync.WaitGroup
 
 	mu     sync.RWMutex
 	closed bool
@@ -93,6 +98,12 @@ func newWriter(db *bolt.DB, sf *segFiles, app *appender, o Options) *writer {
 		reqs:      make(chan *request, 256),
 		pending:   newByteSem(o.MaxPendingBytes),
 	}
+	_ = db.View(func(tx *bolt.Tx) error {
+		if x, err := loadIndex(tx); err == nil {
+			w.merging.Store(x.build != nil) // left by the last run
+		}
+		return nil
+	})
 	w.wg.Add(1)
 	go w.loop()
 	return w
@@ -152,9 +163,34 @@ func (w *writer) putWritten(meta *bolt.Bucket) error {
 	return nil
 }
 
+// mergeIdle is how long the writer waits for a request before it takes
+// a merge step of its own: longer than the gap between the requests of
+// a client that writes one block at a time, so that they never wait for
+// one.
+const mergeIdle = 100 * time.Millisecond
+
 func (w *writer) loop() {
 	defer w.wg.Done()
-	for r := range w.reqs {
+	for {
+		var r *request
+		var ok bool
+		if w.merging.Load() {
+			t := time.NewTimer(mergeIdle)
+			select {
+			case r, ok = <-w.reqs:
+				t.Stop()
+			case <-t.C:
+				w.idleStep = true
+				_ = w.commit(nil) // retried at the next idle moment
+				w.idleStep = false
+				continue
+			}
+		} else {
+			r, ok = <-w.reqs
+		}
+		if !ok {
+			return
+		}
 		group := []*request{r}
 		size := r.size
 	drain:
@@ -197,9 +233,11 @@ func (w *writer) commit(group []*request) error {
 	var total uint64
 	before := pageAlloc(w.db)
 	var res applyResult
+	res.merging = w.merging.Load()
 	err := w.apply(group, &total, &res)
 	if err == nil {
 		w.memIndexed()
+		w.merging.Store(res.merging)
 	} else {
 		w.memFailed()
 	}
@@ -241,6 +279,7 @@ func (w *writer) commit(group []*request) error {
 // applyResult is what a commit did beyond the index: the records it
 // appended and the segments it emptied (to unlink once it committed).
 type applyResult struct {
+	merging      bool // a merge of index runs is in progress
 	plan         *appendPlan
 	emptied      []uint32
 	emptiedBytes uint64
@@ -294,6 +333,8 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 		if err != nil {
 			return err
 		}
+		idx.idle = w.idleStep
+		defer func() { res.merging = idx.build != nil }()
 		segs := &txSegs{b: tx.Bucket(bucketSegs), m: map[uint32]*segInfo{}, dirt: map[uint32]bool{}}
 		if w.mem.n > 0 {
 			if err := w.foldMem(tx, idx, segs); err != nil {
