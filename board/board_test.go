@@ -138,47 +138,37 @@ func TestDetect_Models(t *testing.T) {
 	}
 }
 
-// Ensure the StorageMax init writes is 90% of the disk, rounded, and capped
-// on 32-bit builds and armv6 boards with a note saying why.
-func TestFitStorage_DiskAndWordSize(t *testing.T) {
-	zero2, _ := board.Lookup("pi-zero-2w")
-	zeroW, _ := board.Lookup("pi-zero-w")
+// Ensure the StorageMax init writes is 90% of the disk, rounded, whatever
+// the word size (a 32-bit store bounds its index instead).
+func TestFitStorage_Disk(t *testing.T) {
 	d := board.Disk{Free: 51_234_000_000, Used: 1_000_000}
-	got, note, err := board.FitStorage(d, board.Capped32(zero2, 64))
-	if err != nil || got != 46_000_000_000 || note != "" || board.FormatSize(got) != "46GB" {
-		t.Fatalf("64-bit: %d %q %v", got, note, err)
+	got, err := board.FitStorage(d)
+	if err != nil || got != 46_000_000_000 || board.FormatSize(got) != "46GB" {
+		t.Fatalf("big disk: %d %v", got, err)
 	}
-	for _, capped := range []bool{board.Capped32(zero2, 32), board.Capped32(zeroW, 64)} {
-		got, note, err = board.FitStorage(d, capped)
-		if err != nil || got != board.Max32BitStorage || !strings.Contains(note, "32-bit") || !strings.Contains(note, "900MB") {
-			t.Fatalf("32-bit: %d %q %v", got, note, err)
-		}
-	}
-	// A small disk under the cap is not rounded up to it.
-	got, _, err = board.FitStorage(board.Disk{Free: 500_000_000}, true)
+	got, err = board.FitStorage(board.Disk{Free: 500_000_000})
 	if err != nil || got != 450_000_000 {
-		t.Fatalf("small 32-bit disk: %d %v", got, err)
+		t.Fatalf("small disk: %d %v", got, err)
 	}
-	_, _, err = board.FitStorage(board.Disk{Free: 50_000_000}, false)
+	_, err = board.FitStorage(board.Disk{Free: 50_000_000})
 	if !errors.Is(err, board.ErrDiskTooSmall) || !strings.Contains(err.Error(), "only 50MB free") {
 		t.Fatalf("tiny disk: %v", err)
 	}
 }
 
-// Ensure CheckStorage refuses a StorageMax above the disk or the 32-bit
-// cap, counting the store's own file as available.
+// Ensure CheckStorage refuses a StorageMax above the disk, counting the
+// store's own file as available.
 func TestCheckStorage_Limits(t *testing.T) {
 	d := board.Disk{Free: 2_000_000_000, Used: 3_000_000_000}
-	if err := board.CheckStorage(5_000_000_000, d, false); err != nil {
+	if err := board.CheckStorage(5_000_000_000, d); err != nil {
 		t.Fatalf("fits with the store's own space: %v", err)
 	}
-	err := board.CheckStorage(6_000_000_000, d, false)
+	err := board.CheckStorage(6_000_000_000, d)
 	if !errors.Is(err, board.ErrDiskTooSmall) || !strings.Contains(err.Error(), "6GB is larger than the disk offers (2GB free, 3GB used") {
 		t.Fatalf("over disk: %v", err)
 	}
-	err = board.CheckStorage(10_000_000_000, board.Disk{Free: 1e12}, true)
-	if !errors.Is(err, board.ErrStoreTooLarge32) || !strings.Contains(err.Error(), "32-bit ARM") || !strings.Contains(err.Error(), "900MB or less") {
-		t.Fatalf("32-bit: %v", err)
+	if err := board.CheckStorage(10_000_000_000, board.Disk{Free: 1e12}); err != nil {
+		t.Fatalf("10GB on a 1TB disk: %v", err)
 	}
 }
 

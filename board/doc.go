@@ -27,10 +27,11 @@
 //
 // # 32-bit ARM
 //
-// bbolt memory-maps the whole store file. On 32-bit ARM the map is capped
-// near 2 GiB and has to fit beside the Go heap in a 3 GiB address space, so
-// 32-bit builds (and armv6 boards, which have no 64-bit OS) cap
-// Datastore.StorageMax at Max32BitStorage.
+// Block bytes sit in segment files read with pread; bbolt maps only the
+// block index. On 32-bit ARM that map has to fit beside the Go heap in a
+// 3 GiB address space, so the 32-bit builds (which armv6 boards, with no
+// 64-bit OS, run) bound the index file (storage.DefaultMaxIndexBytes32,
+// about 10 million blocks), not Datastore.StorageMax.
 //
 // # Files
 //

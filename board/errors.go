@@ -17,8 +17,4 @@ var (
 
 	// ErrDiskTooSmall means StorageMax does not fit the free disk space.
 	ErrDiskTooSmall = errors.New("not enough free disk space")
-
-	// ErrStoreTooLarge32 means StorageMax is above what a 32-bit build can
-	// memory-map (Max32BitStorage).
-	ErrStoreTooLarge32 = errors.New("store too large for a 32-bit build")
 )

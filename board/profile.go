@@ -19,8 +19,8 @@ type Profile struct {
 	// MemoryMiB is the daemon's memory budget (systemd MemoryMax); 0 for
 	// generic, whose budget is half of MemTotal (see BudgetFor).
 	MemoryMiB int
-	// Only32Bit marks boards that have no 64-bit OS (armv6): their store is
-	// capped at Max32BitStorage whatever the build.
+	// Only32Bit marks boards that have no 64-bit OS (armv6): they run a
+	// 32-bit build, whose store bounds its index file.
 	Only32Bit bool
 	// Binary is the dist/ build to put on the board.
 	Binary string

@@ -1,4 +1,4 @@
-// storage.go: a StorageMax that fits the disk and the word size.
+// storage.go: a StorageMax that fits the disk.
 
 package board
 
@@ -10,13 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 )
-
-// Max32BitStorage caps Datastore.StorageMax on 32-bit builds and armv6
-// boards (900 MB). bbolt maps the whole store file; past 1 GiB the map
-// grows straight to its 32-bit limit of 2 GiB, which rarely fits beside the
-// Go heap in a 32-bit address space. 900 MB of blocks keeps the file, with
-// its B+tree and free pages, under the 1 GiB step.
-const Max32BitStorage = 900 * 1000 * 1000
 
 // MinStorage is the smallest StorageMax init accepts (100 MB).
 const MinStorage = 100 * 1000 * 1000
@@ -64,38 +57,21 @@ func StatDisk(dir string, used int64) (Disk, error) {
 	return d, nil
 }
 
-// Capped32 reports whether the store is capped at Max32BitStorage: on a
-// 32-bit build (wordBits 32) or an armv6 board.
-func Capped32(p Profile, wordBits int) bool {
-	return wordBits == 32 || p.Only32Bit
-}
-
 // FitStorage returns the StorageMax init writes: 90% of what the disk
-// offers, at most Max32BitStorage when capped. note explains a cap ("" if
-// none). It fails when that is below MinStorage.
-func FitStorage(d Disk, capped bool) (size int64, note string, err error) {
+// offers. It fails when that is below MinStorage. (A 32-bit build is not
+// capped here: its store bounds its index file instead, see
+// storage.Options.MaxIndexBytes.)
+func FitStorage(d Disk) (size int64, err error) {
 	size = d.Avail() / 100 * diskShare
-	if capped && size > Max32BitStorage {
-		size = Max32BitStorage
-		note = fmt.Sprintf("32-bit ARM: Datastore.StorageMax capped at %s, because bbolt memory-maps the "+
-			"whole store and its 32-bit map cannot safely grow past 1 GiB; use the arm64 build on a "+
-			"64-bit OS for a larger store", FormatSize(Max32BitStorage))
-	}
 	if size < MinStorage {
-		return 0, "", fmt.Errorf("%w: only %s free for the store, cairn needs at least %s", ErrDiskTooSmall,
+		return 0, fmt.Errorf("%w: only %s free for the store, cairn needs at least %s", ErrDiskTooSmall,
 			FormatSize(d.Avail()), FormatSize(MinStorage*100/diskShare))
 	}
-	return RoundSize(size), note, nil
+	return RoundSize(size), nil
 }
 
-// CheckStorage checks a StorageMax of max bytes against the disk and the
-// 32-bit cap.
-func CheckStorage(max int64, d Disk, capped bool) error {
-	if capped && max > Max32BitStorage {
-		return fmt.Errorf("%w: Datastore.StorageMax %s is above the %s that bbolt can memory-map on 32-bit ARM; "+
-			"set it to %s or less, or use the arm64 build on a 64-bit OS", ErrStoreTooLarge32,
-			FormatSize(max), FormatSize(Max32BitStorage), FormatSize(Max32BitStorage))
-	}
+// CheckStorage checks a StorageMax of max bytes against the disk.
+func CheckStorage(max int64, d Disk) error {
 	if max > d.Avail() {
 		return fmt.Errorf("%w: Datastore.StorageMax %s is larger than the disk offers (%s free, %s used by the store); "+
 			"lower Datastore.StorageMax or free some space", ErrDiskTooSmall, FormatSize(max), FormatSize(d.Free), FormatSize(d.Used))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 
 	bstore "github.com/ipfs/boxo/blockstore"
 	blocks "github.com/ipfs/go-block-format"
@@ -190,6 +191,9 @@ func (b *Blockstore) PutMany(_ context.Context, blks []blocks.Block) error {
 	if len(muts) == 0 {
 		return nil
 	}
+	if err := b.s.indexRoom(); err != nil {
+		return err
+	}
 	return b.s.w.do(muts)
 }
 
@@ -214,6 +218,9 @@ func (b *Blockstore) PutAsyncThen(bt *Batch, blk blocks.Block, then func()) erro
 // ctx ends while it waits for room in the writer's queue.
 func (b *Blockstore) PutAsyncContext(ctx context.Context, bt *Batch, blk blocks.Block, then func()) error {
 	m, ok, err := blockMutation(blk)
+	if err == nil && ok {
+		err = b.s.indexRoom()
+	}
 	if err != nil || !ok {
 		if then != nil {
 			then()
@@ -325,4 +332,19 @@ func (b *Blockstore) DeleteMany(keys [][]byte) ([]int, error) {
 		return nil, err
 	}
 	return sizes, nil
+}
+
+// indexRoom fails with ErrIndexFull once the index file's pages in use
+// reach Options.MaxIndexBytes.
+func (s *Store) indexRoom() error {
+	max := s.opts.MaxIndexBytes
+	if max <= 0 || s.w == nil {
+		return nil
+	}
+	if used := s.w.indexUsed.Load(); used >= max {
+		return fmt.Errorf("%w: its file uses %d MiB, the most a %d-bit build maps (%d MiB); "+
+			"remove blocks (repo gc) or run the arm64 build on a 64-bit OS", ErrIndexFull,
+			used>>20, bits.UintSize, max>>20)
+	}
+	return nil
 }

@@ -148,9 +148,13 @@
 // blocks copied to the end of the active segment, a chunk per commit,
 // and is then removed, so it rewrites at most what it frees (GC calls it
 // after each sweep). A store over its cap (node's StorageMax) asks it to
-// reclaim every segment holding removed records. The index file keeps
-// bbolt's behaviour: freed pages are reused, and Compact (at daemon
-// start, when free pages pass half the file and 256 MiB) rewrites it.
+// reclaim every segment holding removed records. Last, Reclaim gives the
+// index file's free pages back (giveback.go): on Linux it punches holes
+// over them (fallocate PUNCH_HOLE, the file keeps its size), writing no
+// byte, between commits and only when no reader holds a page freed
+// since; bbolt never reads a free page and writes a whole page before
+// using it again. Compact (at daemon start, when free pages pass half
+// the file and 4 MiB) rewrites the file, which also shrinks its size.
 //
 // # Flash
 //
@@ -194,9 +198,11 @@
 //
 // # Caveats
 //
-// On 32-bit ARM bbolt's memory map cannot pass about 2 GiB. It now maps
-// the index only (about 95 bytes per block); board profiles still set
-// StorageMax below 900 MB until the 32-bit build is measured storing more.
+// On 32-bit ARM bbolt's memory map cannot safely pass 1 GiB (the next
+// step is 2 GiB, beside the Go heap in a 3 GiB address space). It maps
+// the index only (about 77 bytes a block at 10^6 blocks), and 32-bit
+// builds bound the index's pages in use (Options.MaxIndexBytes, 768 MiB:
+// about 10 million blocks); block puts past it fail with ErrIndexFull.
 //
 // # Files
 //
@@ -209,6 +215,7 @@
 //   - blockstore.go: the boxo blockstore.Blockstore view of the blocks.
 //   - datastore.go: the go-datastore view of the "data" bucket.
 //   - reclaim.go: Reclaim, giving removed blocks' space back.
+//   - giveback.go: giving the index file's free pages back as holes.
 //   - runs.go: the index as sorted runs: lookups, the open run, merges,
 //     the filters, and the in-place upgrade of a schema-2 index.
 //   - migrate.go: moving a schema-1 store to the current schema at Open.

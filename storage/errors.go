@@ -21,6 +21,10 @@ var (
 	// ErrLocked is returned by Open when another process holds the store.
 	ErrLocked = errors.New("storage: store is locked by another process")
 
+	// ErrIndexFull is returned by block puts once the index file's pages
+	// in use pass Options.MaxIndexBytes (32-bit builds).
+	ErrIndexFull = errors.New("storage: block index full")
+
 	// ErrCorrupt wraps problems found when opening a damaged file.
 	ErrCorrupt = errors.New("storage: store file is damaged")
 )

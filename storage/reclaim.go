@@ -17,6 +17,9 @@ type ReclaimResult struct {
 	Segments  int   // segment files removed
 	Freed     int64 // bytes of those files
 	Rewritten int64 // bytes of live blocks copied out of them first
+	// IndexFreed is the bytes of the index file's free pages given back
+	// to the file system (GiveBackIndex).
+	IndexFreed int64
 }
 
 // reclaimChunk bounds the bytes moved per commit, so that adds going on
@@ -34,7 +37,8 @@ type ReclaimOptions struct {
 	MinGarbage float64
 }
 
-// Reclaim gives back the space of removed blocks. A segment whose
+// Reclaim gives back the space of removed blocks, then the index file's
+// free pages (GiveBackIndex). A segment whose
 // removed records take at least MinGarbage of it (half by default) has
 // its live blocks copied to the end of the active segment, a chunk per
 // commit, and is then removed (the active segment first makes way for a
@@ -118,7 +122,9 @@ func (s *Store) Reclaim(ctx context.Context, opts ReclaimOptions) (ReclaimResult
 			res.Freed += int64(c.si.end)
 		}
 	}
-	return res, nil
+	n, err := s.GiveBackIndex()
+	res.IndexFreed = n
+	return res, err
 }
 
 // reclaimSegment moves the live blocks of segment id to the active

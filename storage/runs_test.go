@@ -3,15 +3,20 @@ package storage_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"math/rand"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"cairn/storage"
 
 	blocks "github.com/ipfs/go-block-format"
+	ds "github.com/ipfs/go-datastore"
 	ipld "github.com/ipfs/go-ipld-format"
 	mh "github.com/multiformats/go-multihash"
 )
@@ -277,4 +282,149 @@ func TestRuns_IdleWriterFinishesMerge(t *testing.T) {
 	}
 	waitMerged(2) // the first merge's output and the second's
 	checkExactly(t, s, live, nil)
+}
+
+// Ensure a store whose index passes Options.MaxIndexBytes refuses block
+// puts with ErrIndexFull, still reads, deletes and keeps records, and
+// takes puts again once deletes have freed index pages.
+func TestStore_MaxIndexBytes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	s, err := storage.Open(path, &storage.Options{MaxIndexBytes: 2 << 20, IndexLagBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	var stored []blocks.Block
+	for round := 0; ; round++ {
+		if round == 200 {
+			t.Fatal("200,000 blocks stored under a 2 MiB index cap")
+		}
+		var batch []blocks.Block
+		for i := 0; i < 1000; i++ {
+			batch = append(batch, randBlock(t, 40))
+		}
+		err := s.Blockstore().PutMany(ctx, batch)
+		if errors.Is(err, storage.ErrIndexFull) {
+			if !strings.Contains(err.Error(), "remove blocks") {
+				t.Fatalf("error does not say what to do: %v", err)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, batch...)
+	}
+	one := randBlock(t, 41)
+	bt := s.NewBatch()
+	if err := s.Blockstore().PutAsync(bt, one); !errors.Is(err, storage.ErrIndexFull) {
+		t.Fatalf("PutAsync on a full index: %v", err)
+	}
+	if err := s.Datastore().Put(ctx, ds.NewKey("/pins/x"), []byte("y")); err != nil {
+		t.Fatalf("record on a full index: %v", err)
+	}
+	mustRead(t, s, stored[0])
+	var keys [][]byte
+	for _, b := range stored[:len(stored)*3/4] {
+		keys = append(keys, b.Cid().Hash())
+	}
+	if _, err := s.Blockstore().DeleteMany(keys); err != nil {
+		t.Fatalf("delete on a full index: %v", err)
+	}
+	if err := s.Blockstore().Put(ctx, one); err != nil {
+		t.Fatalf("put after deletes freed index pages: %v", err)
+	}
+	mustRead(t, s, one)
+	mustCheck(t, s)
+	t.Logf("%d blocks stored before the 2 MiB index was full", len(stored))
+}
+
+// Ensure Reclaim gives the index file's free pages back to the file
+// system (holes, Linux) while readers go on, and that the store reads,
+// takes new blocks and passes Check after it and after a reopen.
+func TestReclaim_GivesIndexPagesBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	s, err := storage.Open(path, &storage.Options{IndexLagBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	live := map[string]blocks.Block{}
+	var all []blocks.Block
+	for round := 0; round < 40; round++ {
+		var batch []blocks.Block
+		for i := 0; i < 1000; i++ {
+			b := randBlock(t, 30)
+			batch = append(batch, b)
+		}
+		if err := s.Blockstore().PutMany(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, batch...)
+	}
+	var keys [][]byte
+	var gone []blocks.Block
+	for i, b := range all {
+		if i%10 == 0 {
+			live[string(b.Cid().Hash())] = b
+		} else {
+			keys = append(keys, b.Cid().Hash())
+			gone = append(gone, b)
+		}
+	}
+	if _, err := s.Blockstore().DeleteMany(keys); err != nil {
+		t.Fatal(err)
+	}
+	before, err := storage.DiskBytes(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Readers throughout: a page given back must never be one they read.
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(readErr)
+		for {
+			for _, b := range live {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				got, err := s.Blockstore().Get(ctx, b.Cid())
+				if err != nil || !bytes.Equal(got.RawData(), b.RawData()) {
+					readErr <- fmt.Errorf("read of %s during give-back: %v", b.Cid(), err)
+					return
+				}
+			}
+		}
+	}()
+	res, err := s.Reclaim(ctx, storage.ReclaimOptions{})
+	close(stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-readErr; err != nil {
+		t.Fatal(err)
+	}
+	after, err := storage.DiskBytes(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("disk %d -> %d bytes; index pages given back: %d bytes", before, after, res.IndexFreed)
+	if runtime.GOOS == "linux" && res.IndexFreed == 0 {
+		t.Fatal("no index page given back after deleting nine tenths of the blocks")
+	}
+	checkExactly(t, s, live, gone)
+	more := randBlock(t, 999)
+	live[string(more.Cid().Hash())] = more
+	if err := s.Blockstore().Put(ctx, more); err != nil {
+		t.Fatal(err)
+	}
+	checkExactly(t, s, live, gone)
+	s.Close()
+	s = mustOpen(t, path)
+	defer s.Close()
+	checkExactly(t, s, live, gone)
 }

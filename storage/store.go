@@ -21,6 +21,12 @@ import (
 // (migrate.go).
 const SchemaVersion = 3
 
+// DefaultMaxIndexBytes32 is Options.MaxIndexBytes on 32-bit builds: 768
+// MiB of index pages, about 10 million blocks (77 bytes of index file a
+// block at 10^6 blocks), with the file's growth steps under the 1 GiB
+// map.
+const DefaultMaxIndexBytes32 = 768 << 20
+
 // FileName is the name of the store file inside a repo.
 const FileName = "blocks.db"
 
@@ -50,6 +56,13 @@ type Options struct {
 	// committed (the batch being committed included); PutAsync blocks
 	// past it. Default 2 MiB: one batch committing, one filling.
 	MaxPendingBytes int
+	// MaxIndexBytes caps the bytes of the index file's pages in use:
+	// past it block puts fail with ErrIndexFull (deletes and records
+	// still work). bbolt maps the whole index file, and a 32-bit address
+	// space fits a map of 1 GiB beside the Go heap, not the 2 GiB step
+	// that follows, so the default is DefaultMaxIndexBytes32 on 32-bit
+	// builds and none on 64-bit ones; negative: none.
+	MaxIndexBytes int64
 	// InitialMmapSize is passed to bbolt. Default 1 GiB on 64-bit systems
 	// (address space only), 0 on 32-bit ones.
 	InitialMmapSize int
@@ -87,6 +100,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.MaxPendingBytes <= 0 {
 		r.MaxPendingBytes = DefaultMaxPendingBytes
+	}
+	if r.MaxIndexBytes == 0 && bits.UintSize == 32 {
+		r.MaxIndexBytes = DefaultMaxIndexBytes32
 	}
 	if r.InitialMmapSize == 0 && bits.UintSize == 64 {
 		r.InitialMmapSize = 1 << 30
@@ -287,6 +303,7 @@ func open(path string, o Options, migrating bool) (s *Store, err error) {
 	s.w.persisted = s.w.writtenTotal.Load()
 	s.w.blockBytes.Store(st.BlockBytes)
 	s.w.usedBytes.Store(uint64(st.IndexBytes-st.IndexFreeBytes) + s.w.segBytes.Load())
+	s.w.indexUsed.Store(st.IndexBytes - st.IndexFreeBytes)
 	return s, nil
 }
 
@@ -616,7 +633,7 @@ func DiskBytes(path string) (int64, error) {
 		}
 		return 0, err
 	}
-	total += fi.Size()
+	total += allocatedBytes(fi) // the index file may have holes (giveback.go)
 	ents, err := os.ReadDir(SegmentDir(path))
 	if errors.Is(err, os.ErrNotExist) {
 		return total, nil

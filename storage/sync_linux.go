@@ -1,10 +1,12 @@
-// sync_linux.go: vectored writes and data-only syncs of segment files.
+// sync_linux.go: vectored writes and data-only syncs of segment files;
+// holes punched in the index file.
 
 package storage
 
 import (
 	"errors"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,4 +57,30 @@ func fdatasync(f *os.File) error {
 		}
 		return nil
 	}
+}
+
+// punchHole gives the bytes [off, off+n) of f back to the file system,
+// keeping the file's size; reads of them return zeros. It reports false
+// where the file system cannot.
+func punchHole(f *os.File, off, n int64) (bool, error) {
+	for {
+		err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, off, n)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.ENOSYS):
+			return false, nil
+		}
+		return false, &os.PathError{Op: "fallocate", Path: f.Name(), Err: err}
+	}
+}
+
+// allocatedBytes is what fi's file takes on disk (holes excluded).
+func allocatedBytes(fi os.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Blocks * 512
+	}
+	return fi.Size()
 }

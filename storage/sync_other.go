@@ -1,7 +1,7 @@
 //go:build !linux
 
 // sync_other.go: the portable forms of sync_linux.go (one write per
-// slice, a full fsync).
+// slice, a full fsync, no holes).
 
 package storage
 
@@ -18,3 +18,9 @@ func pwritevAll(f *os.File, iov [][]byte, off int64) error {
 }
 
 func fdatasync(f *os.File) error { return f.Sync() }
+
+// punchHole is not done here: the free pages of the index file stay
+// allocated until Compact.
+func punchHole(*os.File, int64, int64) (bool, error) { return false, nil }
+
+func allocatedBytes(fi os.FileInfo) int64 { return fi.Size() }

@@ -45,7 +45,11 @@ type request struct {
 	sizes []int
 	// flush asks for a full commit, indexing what lag.go's memIndex holds.
 	flush bool
-	batch *Batch // async requests only
+	// giveBack asks for the index file's free pages to be given back
+	// (giveback.go), alone, between commits; gaveBack is the result.
+	giveBack bool
+	gaveBack int64
+	batch    *Batch // async requests only
 	// then runs once the transaction that held the request has ended
 	// (async requests only; may be nil).
 	then func()
@@ -57,6 +61,9 @@ type writer struct {
 	// usedBytes is the bytes of the file's pages in use after the last
 	// commit (Stat.UsedBytes).
 	usedBytes atomic.Uint64
+	// indexUsed is the bytes of the index file's pages in use after the
+	// last commit (Options.MaxIndexBytes).
+	indexUsed atomic.Int64
 	// written counts the bytes of the commits since open; writtenTotal
 	// the same over the file's life (meta "written" holds it as of the
 	// commit before the last).
@@ -191,13 +198,24 @@ func (w *writer) loop() {
 		if !ok {
 			return
 		}
+		if r.giveBack {
+			var err error
+			r.gaveBack, err = w.giveBack()
+			r.done <- err
+			continue
+		}
 		group := []*request{r}
 		size := r.size
+		var after *request // a giveBack request drained with the group
 	drain:
 		for size < w.maxTx && len(group) < 4096 {
 			select {
 			case r2, ok := <-w.reqs:
 				if !ok {
+					break drain
+				}
+				if r2.giveBack {
+					after = r2
 					break drain
 				}
 				group = append(group, r2)
@@ -223,6 +241,11 @@ func (w *writer) loop() {
 				r.batch.finish(r.size, err)
 				w.pending.release(r.size)
 			}
+		}
+		if after != nil {
+			var err error
+			after.gaveBack, err = w.giveBack()
+			after.done <- err
 		}
 	}
 }
@@ -270,7 +293,9 @@ func (w *writer) commit(group []*request) error {
 	if err == nil {
 		var size int64
 		if w.db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil }) == nil {
-			w.usedBytes.Store(uint64(size-freeBytes(w.db)) + w.segBytes.Load())
+			used := size - freeBytes(w.db)
+			w.usedBytes.Store(uint64(used) + w.segBytes.Load())
+			w.indexUsed.Store(used)
 		}
 	}
 	return err

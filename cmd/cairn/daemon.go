@@ -154,7 +154,7 @@ type boardPlan struct {
 	net        p2p.Limits // what the network layer derives from the budget
 	storageMax int64
 	storageWhy string
-	note       string // the 32-bit cap, if any
+	note       string // the 32-bit index bound, if any
 }
 
 // boardRoot is the file system detection reads; CAIRN_BOARD_ROOT points it
@@ -196,20 +196,24 @@ func planBoard(dir, name string, budgetMiB int, storageMax string) (*boardPlan, 
 	if err != nil {
 		return nil, err
 	}
-	capped := board.Capped32(p.profile, board.WordBits)
 	if storageMax != "" {
 		n, err := config.ParseStorageMax(storageMax)
 		if err != nil {
 			return nil, fmt.Errorf("--storage-max: %w", err)
 		}
-		if err := board.CheckStorage(int64(n), disk, capped); err != nil {
+		if err := board.CheckStorage(int64(n), disk); err != nil {
 			return nil, err
 		}
 		p.storageMax, p.storageWhy = int64(n), "chosen with --storage-max"
 		return p, nil
 	}
-	if p.storageMax, p.note, err = board.FitStorage(disk, capped); err != nil {
+	if p.storageMax, err = board.FitStorage(disk); err != nil {
 		return nil, err
+	}
+	if board.WordBits == 32 || p.profile.Only32Bit {
+		p.note = fmt.Sprintf("32-bit ARM: the block index may take %d MiB (about 10 million blocks), "+
+			"what a 32-bit memory map fits; Datastore.StorageMax is not capped; the arm64 build on a "+
+			"64-bit OS has no such bound", storage.DefaultMaxIndexBytes32>>20)
 	}
 	p.storageWhy = fmt.Sprintf("90%% of the %s the disk offers", board.FormatSize(disk.Avail()))
 	return p, nil
@@ -542,8 +546,7 @@ func budgetLimits(cfg *config.Config) (*board.Budget, error) {
 	return &full, nil
 }
 
-// checkStorage checks Datastore.StorageMax against the free disk and the
-// 32-bit cap. A repo with a budget (made for a board) refuses to start on a
+// checkStorage checks Datastore.StorageMax against the free disk. A repo with a budget (made for a board) refuses to start on a
 // violation; others get a warning.
 func checkStorage(dir string, cfg *config.Config, strict bool, stderr io.Writer) error {
 	max, err := config.ParseStorageMax(cfg.Datastore.StorageMax)
@@ -557,8 +560,7 @@ func checkStorage(dir string, cfg *config.Config, strict bool, stderr io.Writer)
 		}
 		return nil
 	}
-	prof, _ := board.Lookup(cfg.Budget.Board)
-	err = board.CheckStorage(int64(max), disk, board.Capped32(prof, board.WordBits))
+	err = board.CheckStorage(int64(max), disk)
 	if err != nil && !strict {
 		fmt.Fprintf(stderr, "WARNING: %v\n", err)
 		return nil
