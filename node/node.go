@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 
 	"cairn/node/config"
@@ -121,6 +122,11 @@ func (n *Node) open(opts *Options) error {
 	}
 	if so.Log == nil && opts.Log != nil {
 		so.Log = opts.Log // a migration's progress
+	}
+	if so.MergeDone == nil {
+		// A merge of index runs churns a few MiB of heap for seconds;
+		// hand the pages back once it ends rather than keep them.
+		so.MergeDone = debug.FreeOSMemory
 	}
 	st, err := storage.Open(path, &so)
 	if err != nil {

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"time"
+
 	"github.com/cespare/xxhash/v2"
 	bolt "go.etcd.io/bbolt"
 )
@@ -91,4 +93,12 @@ func BloomFalsePositives(in, out [][]byte) float64 {
 		}
 	}
 	return float64(n) / float64(len(out))
+}
+
+// SetMergeAfterOpen sets how long after Open idle merge steps wait; the
+// returned func restores it.
+func SetMergeAfterOpen(d time.Duration) func() {
+	old := mergeAfterOpen
+	mergeAfterOpen = d
+	return func() { mergeAfterOpen = old }
 }

@@ -57,10 +57,12 @@ var (
 	// enough to finish a merge of the biggest tier before the smallest
 	// tier fills twice. A commit that adds nothing takes no step, so a
 	// pin or a delete does not wait for a merge; the writer takes steps
-	// of mergeMaxStep when it has been idle for mergeIdle (writer.go).
+	// of mergeIdleStep when it has been idle for mergeIdle (writer.go),
+	// small enough that an idle node's heap stays small.
 	mergePerEntry = 8
 	mergeMinStep  = 256
 	mergeMaxStep  = 32768
+	mergeIdleStep = 4096
 )
 
 type run struct {
@@ -249,7 +251,7 @@ func (x *index) finish() error {
 	if x.build != nil && (x.added > 0 || x.idle) {
 		step := max(mergeMinStep, mergePerEntry*x.added)
 		if x.idle {
-			step = mergeMaxStep
+			step = mergeIdleStep
 		}
 		if err := x.mergeStep(min(step, mergeMaxStep)); err != nil {
 			return err
@@ -354,17 +356,23 @@ func (x *index) mergeStep(limit int) error {
 		}
 		ins = append(ins, b)
 	}
-	// Gather first: the output is written after the cursors are done.
+	// Gather first, copied into one buffer (bbolt keeps a value's slice
+	// until the commit, and a commit that grows the file remaps it): the
+	// output is written after the cursors are done.
 	m := newMerged(ins, meta.Get(keyMergeAfter))
-	var keys, vals [][]byte
-	for len(keys) < limit {
+	var buf []byte
+	var ends []int // key end, value end, per entry
+	for len(ends) < 2*limit {
 		k, v := m.next()
 		if k == nil {
 			break
 		}
-		keys = append(keys, append([]byte(nil), k...))
-		vals = append(vals, append([]byte(nil), v...))
+		buf = append(buf, k...)
+		ends = append(ends, len(buf))
+		buf = append(buf, v...)
+		ends = append(ends, len(buf))
 	}
+	n := len(ends) / 2
 	done := m.done()
 	out := x.build
 	ob := x.bucket(out)
@@ -372,15 +380,18 @@ func (x *index) mergeStep(limit int) error {
 		return fmt.Errorf("%w: run %x has no bucket", ErrCorrupt, out.name)
 	}
 	ob.FillPercent = 1 // appended in key order
-	for i, k := range keys {
-		if err := ob.Put(k, vals[i]); err != nil {
+	var last []byte
+	for i, start := 0, 0; i < n; i++ {
+		k, v := buf[start:ends[2*i]], buf[ends[2*i]:ends[2*i+1]]
+		if err := ob.Put(k, v); err != nil {
 			return err
 		}
+		last, start = k, ends[2*i+1]
 	}
-	out.n += uint64(len(keys))
+	out.n += uint64(n)
 	out.dirty = true
 	if !done {
-		return meta.Put(keyMergeAfter, keys[len(keys)-1])
+		return meta.Put(keyMergeAfter, last)
 	}
 	for _, r := range x.all {
 		if r.state == runMerging {

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -216,10 +217,12 @@ func TestRuns_FilterRejectsMostAbsentKeys(t *testing.T) {
 // writer's idle steps, and one in progress at Close by the next Open's.
 func TestRuns_IdleWriterFinishesMerge(t *testing.T) {
 	defer storage.SetRunSizes(64, 1, 1, 64)()
+	defer storage.SetMergeAfterOpen(0)()
+	var done atomic.Int32
 	path := filepath.Join(t.TempDir(), storage.FileName)
 	// Without the index lag, so that PutMany indexes in its commit.
 	open := func() *storage.Store {
-		s, err := storage.Open(path, &storage.Options{IndexLagBytes: -1})
+		s, err := storage.Open(path, &storage.Options{IndexLagBytes: -1, MergeDone: func() { done.Add(1) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,6 +267,13 @@ func TestRuns_IdleWriterFinishesMerge(t *testing.T) {
 	}
 	waitMerged(1)
 	checkExactly(t, s, live, nil)
+	// MergeDone runs right after the commit that Runs just saw.
+	for i := 0; done.Load() == 0 && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if done.Load() != 1 {
+		t.Fatalf("MergeDone called %d times after one merge", done.Load())
+	}
 
 	batch = batch[:0]
 	for i := 0; i < 4*64; i++ {

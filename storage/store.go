@@ -86,6 +86,11 @@ type Options struct {
 	// entries per entry, so this bounds a commit's pages on the heap and
 	// the entries held in memory until then.
 	IndexLagBlocks int
+	// MergeDone, when set, is called on the writer goroutine after the
+	// commit that completes a merge of index runs (runs.go), which
+	// churned a few MiB of heap since it began: the daemon hands the
+	// heap's free pages back to the OS there.
+	MergeDone func()
 	// Log, when set, reports long steps (a migration) as they go.
 	Log func(format string, args ...any)
 }

@@ -83,11 +83,16 @@ type writer struct {
 	maxTx     int
 	// merging: a merge of index runs is in progress (runs.go); the loop
 	// then takes a merge step whenever it has been idle for mergeIdle.
-	merging  atomic.Bool
-	idleStep bool
-	reqs     chan *request
-	pending  *byteSem
-	wg       sync.WaitGroup
+	merging atomic.Bool
+	// idleFrom is when the loop may take its first idle merge step:
+	// mergeAfterOpen after Open, so that a merge the last run left does
+	// not compete with the daemon's start.
+	idleFrom  time.Time
+	mergeDone func()
+	idleStep  bool
+	reqs      chan *request
+	pending   *byteSem
+	wg        sync.WaitGroup
 
 	mu     sync.RWMutex
 	closed bool
@@ -102,6 +107,8 @@ func newWriter(db *bolt.DB, sf *segFiles, app *appender, o Options) *writer {
 		lagBytes:  o.IndexLagBytes,
 		lagBlocks: o.IndexLagBlocks,
 		maxTx:     o.MaxBatchBytes,
+		idleFrom:  time.Now().Add(mergeAfterOpen),
+		mergeDone: o.MergeDone,
 		reqs:      make(chan *request, 256),
 		pending:   newByteSem(o.MaxPendingBytes),
 	}
@@ -176,13 +183,17 @@ func (w *writer) putWritten(meta *bolt.Bucket) error {
 // one.
 const mergeIdle = 100 * time.Millisecond
 
+// mergeAfterOpen is how long after Open the writer waits before its
+// first idle merge step (a variable for tests).
+var mergeAfterOpen = 10 * time.Second
+
 func (w *writer) loop() {
 	defer w.wg.Done()
 	for {
 		var r *request
 		var ok bool
 		if w.merging.Load() {
-			t := time.NewTimer(mergeIdle)
+			t := time.NewTimer(max(mergeIdle, time.Until(w.idleFrom)))
 			select {
 			case r, ok = <-w.reqs:
 				t.Stop()
@@ -260,7 +271,9 @@ func (w *writer) commit(group []*request) error {
 	err := w.apply(group, &total, &res)
 	if err == nil {
 		w.memIndexed()
-		w.merging.Store(res.merging)
+		if w.merging.Swap(res.merging) && !res.merging && w.mergeDone != nil {
+			w.mergeDone()
+		}
 	} else {
 		w.memFailed()
 	}
