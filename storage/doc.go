@@ -148,7 +148,9 @@
 // blocks copied to the end of the active segment, a chunk per commit,
 // and is then removed, so it rewrites at most what it frees (GC calls it
 // after each sweep). A store over its cap (node's StorageMax) asks it to
-// reclaim every segment holding removed records. Last, Reclaim gives the
+// reclaim every segment holding removed records. Last, Reclaim merges
+// the index runs that deletes left sparse (less than half of their leaf
+// pages in use, so the merge writes less than it frees) and gives the
 // index file's free pages back (giveback.go): on Linux it punches holes
 // over them (fallocate PUNCH_HOLE, the file keeps its size), writing no
 // byte, between commits and only when no reader holds a page freed

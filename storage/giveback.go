@@ -84,6 +84,30 @@ func (w *writer) giveBack() (int64, error) {
 	return max(0, allocatedBytes(before)-allocatedBytes(after)), nil
 }
 
+// compactRuns finishes the merge in progress, then merges the runs that
+// deletes left sparse (runs.go, planSparse), a full step per commit, so
+// that their pages are free for giveBack.
+func (w *writer) compactRuns() error {
+	w.compacting = true
+	defer func() { w.compacting, w.planSparse = false, false }()
+	for w.merging.Load() {
+		if err := w.commit(nil); err != nil {
+			return err
+		}
+	}
+	w.planSparse = true
+	if err := w.commit(nil); err != nil {
+		return err
+	}
+	w.planSparse = false
+	for w.merging.Load() {
+		if err := w.commit(nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // giveBackTries and giveBackWait bound the wait for a moment without
 // readers: 20 ms at most, during which the writer waits too.
 const (
@@ -91,9 +115,10 @@ const (
 	giveBackWait  = time.Millisecond
 )
 
-// GiveBackIndex gives the index file's free pages back to the file
-// system (see writer.giveBack) and returns the bytes the file now takes
-// less on disk. Reclaim calls it last.
+// GiveBackIndex merges the index runs deletes left sparse, then gives
+// the index file's free pages back to the file system (see
+// writer.giveBack), and returns the bytes the file now takes less on
+// disk. Reclaim calls it last.
 func (s *Store) GiveBackIndex() (int64, error) {
 	if s.w == nil {
 		return 0, errors.New("storage: store is read-only")

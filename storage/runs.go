@@ -89,7 +89,11 @@ type index struct {
 	open   *run
 	build  *run
 	added  int  // entries put in this transaction
-	idle   bool // the writer is idle: take a full merge step
+	idle   bool // the writer is idle: take an idle merge step
+	// compact: take full merge steps, and begin a merge of the sparse
+	// runs when none is in progress and sparse is set (compactRuns).
+	compact bool
+	sparse  bool
 }
 
 func errMissingIndex() error {
@@ -246,11 +250,18 @@ func (x *index) finish() error {
 		return nil
 	}
 	if x.build == nil {
-		x.planMerge()
+		if x.sparse {
+			x.planSparse()
+		} else {
+			x.planMerge()
+		}
 	}
-	if x.build != nil && (x.added > 0 || x.idle) {
+	if x.build != nil && (x.added > 0 || x.idle || x.compact) {
 		step := max(mergeMinStep, mergePerEntry*x.added)
-		if x.idle {
+		switch {
+		case x.compact:
+			step = mergeMaxStep
+		case x.idle:
 			step = mergeIdleStep
 		}
 		if err := x.mergeStep(min(step, mergeMaxStep)); err != nil {
@@ -334,6 +345,38 @@ func (x *index) planMerge() {
 		return // retried by the next commit
 	}
 	for _, r := range tiers[best][:mergeFanIn] {
+		r.state = runMerging
+		r.dirty = true
+	}
+	_ = x.tx.Bucket(bucketMeta).Delete(keyMergeAfter)
+}
+
+// planSparse begins a merge of every sealed run whose leaf pages are
+// less than half used (deletes left them so), alone or together: their
+// entries go into full pages and the rest of their pages go free. Since
+// less than half of each is in use, the merge writes less than it frees.
+func (x *index) planSparse() {
+	var sparse []*run
+	for _, r := range x.all {
+		if r.state != runSealed {
+			continue
+		}
+		b := x.bucket(r)
+		if b == nil {
+			continue
+		}
+		st := b.Stats()
+		if st.LeafAlloc >= 4*4096 && 2*st.LeafInuse < st.LeafAlloc {
+			sparse = append(sparse, r)
+		}
+	}
+	if len(sparse) == 0 {
+		return
+	}
+	if err := x.newRun(runBuilding); err != nil {
+		return
+	}
+	for _, r := range sparse {
 		r.state = runMerging
 		r.dirty = true
 	}

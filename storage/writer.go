@@ -84,6 +84,8 @@ type writer struct {
 	// merging: a merge of index runs is in progress (runs.go); the loop
 	// then takes a merge step whenever it has been idle for mergeIdle.
 	merging atomic.Bool
+	// compacting and planSparse drive compactRuns' commits.
+	compacting, planSparse bool
 	// idleFrom is when the loop may take its first idle merge step:
 	// mergeAfterOpen after Open, so that a merge the last run left does
 	// not compete with the daemon's start.
@@ -211,7 +213,9 @@ func (w *writer) loop() {
 		}
 		if r.giveBack {
 			var err error
-			r.gaveBack, err = w.giveBack()
+			if err = w.compactRuns(); err == nil {
+				r.gaveBack, err = w.giveBack()
+			}
 			r.done <- err
 			continue
 		}
@@ -255,7 +259,9 @@ func (w *writer) loop() {
 		}
 		if after != nil {
 			var err error
-			after.gaveBack, err = w.giveBack()
+			if err = w.compactRuns(); err == nil {
+				after.gaveBack, err = w.giveBack()
+			}
 			after.done <- err
 		}
 	}
@@ -371,7 +377,7 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 		if err != nil {
 			return err
 		}
-		idx.idle = w.idleStep
+		idx.idle, idx.compact, idx.sparse = w.idleStep, w.compacting, w.planSparse
 		defer func() { res.merging = idx.build != nil }()
 		segs := &txSegs{b: tx.Bucket(bucketSegs), m: map[uint32]*segInfo{}, dirt: map[uint32]bool{}}
 		if w.mem.n > 0 {
