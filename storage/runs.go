@@ -55,12 +55,13 @@ var (
 	// mergePerEntry is how many entries a merge copies per entry an
 	// index commit adds (at least mergeMinStep, at most mergeMaxStep):
 	// enough to finish a merge of the biggest tier before the smallest
-	// tier fills twice. A commit that adds nothing takes no step, so a
-	// pin or a delete does not wait for a merge; the writer takes steps
+	// tier fills twice. A commit that adds nothing takes no step, and
+	// one that adds a block copies 8 entries, so a pin, a delete or a
+	// one-block add does not wait for a merge; the writer takes steps
 	// of mergeIdleStep when it has been idle for mergeIdle (writer.go),
 	// small enough that an idle node's heap stays small.
 	mergePerEntry = 8
-	mergeMinStep  = 256
+	mergeMinStep  = 0
 	mergeMaxStep  = 32768
 	mergeIdleStep = 4096
 )
