@@ -84,22 +84,35 @@ func (w *writer) giveBack() (int64, error) {
 	return max(0, allocatedBytes(before)-allocatedBytes(after)), nil
 }
 
+// serveGiveBack answers a GiveBackIndex request on the writer goroutine.
+func (w *writer) serveGiveBack(r *request) {
+	err := w.compactRuns()
+	if err == nil {
+		r.gaveBack, err = w.giveBack()
+	}
+	r.done <- err
+}
+
 // compactRuns finishes the merge in progress, then merges the runs that
 // deletes left sparse (runs.go, planSparse), a full step per commit, so
 // that their pages are free for giveBack.
 func (w *writer) compactRuns() error {
 	w.compacting = true
 	defer func() { w.compacting, w.planSparse = false, false }()
-	for w.merging.Load() {
-		if err := w.commit(nil); err != nil {
-			return err
-		}
-	}
-	w.planSparse = true
-	if err := w.commit(nil); err != nil {
+	if err := w.mergeToEnd(); err != nil {
 		return err
 	}
+	w.planSparse = true
+	err := w.commit(nil) // plans the sparse runs' merge, takes its first step
 	w.planSparse = false
+	if err != nil {
+		return err
+	}
+	return w.mergeToEnd()
+}
+
+// mergeToEnd takes merge steps, a commit each, until no merge is left.
+func (w *writer) mergeToEnd() error {
 	for w.merging.Load() {
 		if err := w.commit(nil); err != nil {
 			return err

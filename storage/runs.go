@@ -119,7 +119,7 @@ func loadIndex(tx *bolt.Tx) (*index, error) {
 		}
 		x.add(&run{name: k, state: v[0], n: getU64(v[1:])})
 	}
-	sort.SliceStable(x.read, func(i, j int) bool { return x.read[i].n > x.read[j].n })
+	x.sortRead()
 	return x, nil
 }
 
@@ -301,8 +301,14 @@ func (x *index) finish() error {
 			x.read = append(x.read, r)
 		}
 	}
-	sort.SliceStable(x.read, func(i, j int) bool { return x.read[i].n > x.read[j].n })
+	x.sortRead()
 	return nil
+}
+
+// sortRead orders the readable runs most entries first: a key is in at
+// most one, so lookups stop soonest searching the biggest first.
+func (x *index) sortRead() {
+	sort.SliceStable(x.read, func(i, j int) bool { return x.read[i].n > x.read[j].n })
 }
 
 func (x *index) drop(r *run) error {

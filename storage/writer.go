@@ -212,11 +212,7 @@ func (w *writer) loop() {
 			return
 		}
 		if r.giveBack {
-			var err error
-			if err = w.compactRuns(); err == nil {
-				r.gaveBack, err = w.giveBack()
-			}
-			r.done <- err
+			w.serveGiveBack(r)
 			continue
 		}
 		group := []*request{r}
@@ -258,11 +254,7 @@ func (w *writer) loop() {
 			}
 		}
 		if after != nil {
-			var err error
-			if err = w.compactRuns(); err == nil {
-				after.gaveBack, err = w.giveBack()
-			}
-			after.done <- err
+			w.serveGiveBack(after)
 		}
 	}
 }
