@@ -262,13 +262,14 @@ func (a *Adder) AddAll(root files.Directory) (roots []cid.Cid, err error) {
 	for _, t := range tops {
 		roots = append(roots, t.root.Cid())
 	}
-	if err := a.sync(); err != nil {
-		return nil, err
-	}
 	if a.o.Pin && !a.o.OnlyHash {
-		if err := a.n.Pins().AddRoots(a.ctx, a.o.PinName, roots...); err != nil {
+		// The pins follow the blocks into the store: one sync for both.
+		if err := a.n.Pins().AddRootsAfter(a.ctx, a.sess, a.o.PinName, roots...); err != nil {
 			return nil, err
 		}
+	}
+	if err := a.sync(); err != nil {
+		return nil, err
 	}
 	if err := a.end(false); err != nil {
 		return nil, err

@@ -57,11 +57,22 @@ func (p *Pins) AddRecursive(ctx context.Context, c cid.Cid, name ...string) erro
 // AddRoots records recursive pins named name of every c in cs, all or
 // none (one transaction), like AddRecursive.
 func (p *Pins) AddRoots(ctx context.Context, name string, cs ...cid.Cid) error {
-	n := p.n
-	b, err := n.Store.Datastore().Batch(ctx)
+	b, err := p.n.Store.Datastore().Batch(ctx)
 	if err != nil {
 		return err
 	}
+	return p.addRoots(ctx, b, name, cs)
+}
+
+// AddRootsAfter is AddRoots for the blocks s wrote and has not synced:
+// the pins are written after them, durable once they and the blocks are
+// (often in one sync), and not written if a block failed.
+func (p *Pins) AddRootsAfter(ctx context.Context, s *WriteSession, name string, cs ...cid.Cid) error {
+	return p.addRoots(ctx, s.batch.Datastore(), name, cs)
+}
+
+func (p *Pins) addRoots(ctx context.Context, b ds.Batch, name string, cs []cid.Cid) error {
+	n := p.n
 	for _, c := range cs {
 		b.Put(ctx, pinKey(pinRecursivePrefix, c), []byte(name))
 		b.Delete(ctx, pinKey(pinDirectPrefix, c))

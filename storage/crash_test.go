@@ -74,6 +74,17 @@ func init() {
 				}
 			}
 		}
+	case "dsput":
+		// Steps of a block and datastore writes (dslog_test.go),
+		// printing each step's number once all its writes returned.
+		var s *storage.Store
+		if s, err = storage.Open(os.Getenv("CAIRN_STORE"), nil); err == nil {
+			for i := 0; err == nil; i++ {
+				if err = dsStep(s, i); err == nil {
+					fmt.Println(i)
+				}
+			}
+		}
 	default:
 		err = fmt.Errorf("unknown mode %q", mode)
 	}
@@ -131,30 +142,7 @@ func testCrashPuts(t *testing.T, mode string) {
 	path := filepath.Join(t.TempDir(), storage.FileName)
 	total := 0
 	for round, d := range []time.Duration{30 * time.Millisecond, 80 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond} {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashEnv+"="+mode, "CAIRN_STORE="+path)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		acked := -1
-		done := make(chan struct{})
-		go func() {
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				if i, err := strconv.Atoi(sc.Text()); err == nil {
-					acked = i
-				}
-			}
-			close(done)
-		}()
-		time.Sleep(d)
-		cmd.Process.Kill()
-		<-done
-		cmd.Wait()
+		acked := runAcked(t, mode, path, d)
 		s := mustOpen(t, path)
 		for i := 0; i <= acked; i++ {
 			mustRead(t, s, numbered(i))
@@ -168,6 +156,37 @@ func testCrashPuts(t *testing.T, mode string) {
 	if total == 0 {
 		t.Fatal("no put was acknowledged before a kill: nothing tested")
 	}
+}
+
+// runAcked starts the child in mode on the store at path, kills it after
+// d and returns the last number it printed (-1 for none).
+func runAcked(t *testing.T, mode, path string, d time.Duration) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashEnv+"="+mode, "CAIRN_STORE="+path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	acked := -1
+	done := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if i, err := strconv.Atoi(sc.Text()); err == nil {
+				acked = i
+			}
+		}
+		close(done)
+	}()
+	time.Sleep(d)
+	cmd.Process.Kill()
+	<-done
+	cmd.Wait()
+	return acked
 }
 
 func checkBlocks(t *testing.T, s *storage.Store, live, gone []blocks.Block) {

@@ -6,6 +6,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"sort"
 	"strings"
 
 	ds "github.com/ipfs/go-datastore"
@@ -26,14 +27,7 @@ func (s *Store) Datastore() *Datastore { return &Datastore{s: s} }
 // Get returns a copy of the value.
 func (d *Datastore) Get(_ context.Context, k ds.Key) ([]byte, error) {
 	var v []byte
-	err := d.s.db.View(func(tx *bolt.Tx) error {
-		raw := tx.Bucket(bucketData).Get(k.Bytes())
-		if raw == nil {
-			return ds.ErrNotFound
-		}
-		v = append([]byte{}, raw...)
-		return nil
-	})
+	err := d.view(k.Bytes(), func(raw []byte) { v = append([]byte{}, raw...) })
 	return v, err
 }
 
@@ -49,15 +43,41 @@ func (d *Datastore) Has(ctx context.Context, k ds.Key) (bool, error) {
 // GetSize returns the length of k's value.
 func (d *Datastore) GetSize(_ context.Context, k ds.Key) (int, error) {
 	n := -1
-	err := d.s.db.View(func(tx *bolt.Tx) error {
-		raw := tx.Bucket(bucketData).Get(k.Bytes())
+	err := d.view(k.Bytes(), func(raw []byte) { n = len(raw) })
+	return n, err
+}
+
+// overlay returns the writes not yet in the bucket (dslog.go), read
+// locked: the caller calls done when it has read the bucket too.
+func (d *Datastore) overlay() (o *dsOverlay, done func()) {
+	if d.s.w == nil {
+		return &dsOverlay{}, func() {}
+	}
+	o = &d.s.w.ds
+	o.mu.RLock()
+	return o, o.mu.RUnlock
+}
+
+// view calls fn with key's value, from the overlay or the bucket; a
+// missing key gives ds.ErrNotFound.
+func (d *Datastore) view(key []byte, fn func(v []byte)) error {
+	o, done := d.overlay()
+	defer done()
+	if e, ok := o.lookup(key); ok {
+		if e.del {
+			return ds.ErrNotFound
+		}
+		fn(e.val)
+		return nil
+	}
+	return d.s.db.View(func(tx *bolt.Tx) error {
+		raw := tx.Bucket(bucketData).Get(key)
 		if raw == nil {
 			return ds.ErrNotFound
 		}
-		n = len(raw)
+		fn(raw)
 		return nil
 	})
-	return n, err
 }
 
 func (d *Datastore) apply(muts []mutation) error {
@@ -84,12 +104,16 @@ func (d *Datastore) Sync(context.Context, ds.Key) error { return nil }
 func (d *Datastore) Close() error { return nil }
 
 // Query lists entries under q.Prefix (read in one short transaction per
-// 1024 entries), then applies filters, orders, offset and limit.
+// 1024 entries, with the writes not yet in the bucket), then applies
+// filters, orders, offset and limit. A commit that folds those writes
+// into the bucket waits for it.
 func (d *Datastore) Query(ctx context.Context, q dsq.Query) (dsq.Results, error) {
 	prefix := ds.NewKey(q.Prefix).String()
 	if prefix != "/" {
 		prefix += "/"
 	}
+	o, done := d.overlay()
+	defer done()
 	var entries []dsq.Entry
 	var after []byte
 	for {
@@ -126,6 +150,7 @@ func (d *Datastore) Query(ctx context.Context, q dsq.Query) (dsq.Results, error)
 			return nil, err
 		}
 	}
+	entries = withOverlay(entries, o, prefix, q.KeysOnly)
 	qNoPrefix := q
 	qNoPrefix.Prefix = ""
 	return dsq.NaiveQueryApply(qNoPrefix, dsq.ResultsWithEntries(q, entries)), nil
@@ -137,8 +162,9 @@ func (d *Datastore) Batch(context.Context) (ds.Batch, error) {
 }
 
 type dsBatch struct {
-	d    *Datastore
-	muts []mutation
+	d     *Datastore
+	muts  []mutation
+	after *Batch // Batch.Datastore
 }
 
 func (b *dsBatch) Put(_ context.Context, k ds.Key, v []byte) error {
@@ -151,11 +177,54 @@ func (b *dsBatch) Delete(_ context.Context, k ds.Key) error {
 	return nil
 }
 
-func (b *dsBatch) Commit(context.Context) error {
+func (b *dsBatch) Commit(ctx context.Context) error {
 	if len(b.muts) == 0 {
 		return nil
 	}
-	err := b.d.apply(b.muts)
+	muts := b.muts
 	b.muts = nil
-	return err
+	if b.after == nil {
+		return b.d.apply(muts)
+	}
+	w := b.d.s.w
+	if w == nil {
+		return errors.New("storage: store is read-only")
+	}
+	r := &request{muts: muts, done: make(chan error, 1), after: b.after}
+	if err := w.submit(ctx, r); err != nil {
+		return err
+	}
+	return <-r.done
+}
+
+// withOverlay applies the overlay's writes under prefix to entries (in
+// key order, as the bucket gave them), keeping that order.
+func withOverlay(entries []dsq.Entry, o *dsOverlay, prefix string, keysOnly bool) []dsq.Entry {
+	for k, e := range o.m {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		i := sort.Search(len(entries), func(i int) bool { return entries[i].Key >= k })
+		found := i < len(entries) && entries[i].Key == k
+		switch {
+		case e.del && found:
+			entries = append(entries[:i], entries[i+1:]...)
+		case e.del:
+		case found:
+			entries[i].Size = len(e.val)
+			entries[i].Value = nil
+			if !keysOnly {
+				entries[i].Value = append([]byte{}, e.val...)
+			}
+		default:
+			ne := dsq.Entry{Key: k, Size: len(e.val)}
+			if !keysOnly {
+				ne.Value = append([]byte{}, e.val...)
+			}
+			entries = append(entries, dsq.Entry{})
+			copy(entries[i+1:], entries[i:])
+			entries[i] = ne
+		}
+	}
+	return entries
 }

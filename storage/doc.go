@@ -39,7 +39,10 @@
 //	uint32 data length | uint8 key length | key (multihash) | data
 //
 // appended and never changed in place. A segment takes records until it
-// passes Options.SegmentBytes (64 MiB); then the next one begins.
+// passes Options.SegmentBytes (64 MiB); then the next one begins. Past
+// the active segment's indexed end it may also hold datastore records
+// (dslog.go): key 0x00 0x00, 'P' or 'D', the datastore key (no multihash
+// begins so); data a CRC-32C of key and value, then the value.
 //
 // Blocks are keyed by multihash, as Kubo keys its flatfs: CIDs that share a
 // multihash (a raw and a dag-pb CID of the same bytes) share one stored block.
@@ -105,7 +108,8 @@
 //     asked to, since that reads every block);
 //   - bytes of a segment before its committed end never change; past the
 //     active segment's end sit only records of acknowledged blocks not yet
-//     indexed (lag.go) and, after a crash, a cut write, which Open cuts;
+//     indexed (lag.go), of acknowledged datastore writes not yet in "data"
+//     (dslog.go) and, after a crash, a cut write, which Open cuts;
 //     segment files no entry names are removed at Open.
 //
 // # Durability
@@ -114,15 +118,21 @@
 // and fdatasyncs the segment. A group of block puts alone (lag.go) is
 // acknowledged then: its blocks go into an in-memory index that readers
 // consult first, and into bbolt with the next full commit, at the latest
-// after IndexLagBlocks blocks (512) or IndexLagBytes (16 MiB). Every
-// other commit (deletes, records, pins, moves, a segment roll, Close)
+// after IndexLagBlocks blocks (512) or IndexLagBytes (16 MiB). Small
+// datastore writes (pins, names, the MFS root: keys up to 251 bytes) take
+// the same path as records of their own, and an overlay answers for them
+// until the next full commit writes them into "data"; a Batch's
+// Datastore batch follows the batch's blocks into the same sync, so that
+// an add and its pin cost one fdatasync. Every
+// other commit (deletes, long keys, moves, a segment roll, Close)
 // first folds those entries into its bbolt transaction, then applies its
 // own mutations, and returns once bbolt has committed (it fsyncs). So an
 // acknowledged block survives kill -9 and power loss: if it was not yet
 // in the index, Open finds its record past the active segment's indexed
 // end and indexes it, checking each record's bytes against its multihash
 // and stopping at the first that fails (a write the crash cut, never
-// acknowledged); the bytes after that are cut. PutAsync returns at once;
+// acknowledged); the bytes after that are cut. It applies the datastore
+// records among them in order, each checked by its CRC. PutAsync returns at once;
 // Sync waits for every earlier PutAsync. PutAsyncContext gives up when
 // its context ends while the writer's queue is full (a commit slow on the
 // disk does not hold a request whose client left); its batch's Sync then
@@ -223,6 +233,8 @@
 //   - migrate.go: moving a schema-1 store to the current schema at Open.
 //   - lag.go: acknowledging block puts before the index holds them, and
 //     indexing them at Open after a crash.
+//   - dslog.go: datastore writes as segment records, and the overlay that
+//     answers for them until a full commit.
 //   - fadvise_linux.go, fadvise_other.go: the sequential read-ahead hint for
 //     segment files (Linux only).
 //   - sync_linux.go, sync_other.go: pwritev and fdatasync of segment

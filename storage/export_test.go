@@ -102,3 +102,32 @@ func SetMergeAfterOpen(d time.Duration) func() {
 	mergeAfterOpen = d
 	return func() { mergeAfterOpen = old }
 }
+
+// DSLagged is how many datastore keys are written in the active segment
+// and not yet in the "data" bucket.
+func (s *Store) DSLagged() int {
+	s.w.ds.mu.RLock()
+	defer s.w.ds.mu.RUnlock()
+	return len(s.w.ds.m)
+}
+
+// DSInBucket reports whether key is in the "data" bucket itself.
+func (s *Store) DSInBucket(key string) bool {
+	var ok bool
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		ok = tx.Bucket(bucketData).Get([]byte(key)) != nil
+		return nil
+	})
+	return ok
+}
+
+// Flush makes the writer take a full commit: the index and the "data"
+// bucket then hold every write acknowledged.
+func (s *Store) Flush() error { return s.w.flush() }
+
+// FailBatch records err as a failed write of b.
+func FailBatch(b *Batch, err error) {
+	b.mu.Lock()
+	b.err = err
+	b.mu.Unlock()
+}

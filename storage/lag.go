@@ -69,6 +69,10 @@ func (w *writer) lagEligible(group []*request) bool {
 			return false
 		}
 		for _, m := range r.muts {
+			if dsLagEligible(m) {
+				size += recSize(m.key, m.val) + int64(len(dsRecTag)+1+4)
+				continue
+			}
 			if m.kind != opPut || string(m.bucket) != string(bucketBlocks) {
 				return false
 			}
@@ -78,14 +82,22 @@ func (w *writer) lagEligible(group []*request) bool {
 	return w.app.end+size <= w.app.maxSeg
 }
 
-// commitLagged appends the group's new blocks to the active segment,
-// syncs it and records them in the memIndex; when the memIndex passes
-// lagBytes it indexes everything with a full commit.
+// commitLagged appends the group's new blocks and its datastore writes
+// to the active segment, syncs it and records them in the memIndex and
+// the datastore overlay; when those pass lagBytes or lagBlocks it indexes
+// everything with a full commit.
 func (w *writer) commitLagged(group []*request) error {
-	var recs []*pendingRec
+	var recs, dsRecs []*pendingRec
+	var dsMuts []mutation
 	queued := map[string]bool{}
 	for _, r := range group {
 		for _, m := range r.muts {
+			if string(m.bucket) == string(bucketData) {
+				// In order: a later write of a key wins, at replay too.
+				dsMuts = append(dsMuts, m)
+				dsRecs = append(dsRecs, dsRecord(m))
+				continue
+			}
 			if queued[string(m.key)] {
 				continue
 			}
@@ -96,30 +108,29 @@ func (w *writer) commitLagged(group []*request) error {
 			recs = append(recs, &pendingRec{key: m.key, data: m.val})
 		}
 	}
-	if len(recs) == 0 {
-		return nil
-	}
 	// Content-addressed: a block already indexed is not stored again.
-	if err := w.db.View(func(tx *bolt.Tx) error {
-		idx, err := loadIndex(tx)
-		if err != nil {
+	if len(recs) > 0 {
+		if err := w.db.View(func(tx *bolt.Tx) error {
+			idx, err := loadIndex(tx)
+			if err != nil {
+				return err
+			}
+			kept := recs[:0]
+			for _, rec := range recs {
+				if idx.get(rec.key) == nil {
+					kept = append(kept, rec)
+				}
+			}
+			recs = kept
+			return nil
+		}); err != nil {
 			return err
 		}
-		kept := recs[:0]
-		for _, rec := range recs {
-			if idx.get(rec.key) == nil {
-				kept = append(kept, rec)
-			}
-		}
-		recs = kept
-		return nil
-	}); err != nil {
-		return err
 	}
-	if len(recs) == 0 {
+	if len(recs) == 0 && len(dsRecs) == 0 {
 		return nil
 	}
-	plan, err := w.app.write(recs, false, func() uint32 { panic("storage: lagged write began a segment") })
+	plan, err := w.app.write(append(recs, dsRecs...), false, func() uint32 { panic("storage: lagged write began a segment") })
 	if err != nil {
 		return err
 	}
@@ -139,13 +150,22 @@ func (w *writer) commitLagged(group []*request) error {
 	w.mem.recBytes += rec
 	lagged, laggedN := w.mem.bytes, w.mem.n
 	w.mem.mu.Unlock()
+	if len(dsMuts) > 0 {
+		w.ds.mu.Lock()
+		for _, m := range dsMuts {
+			w.ds.set(m)
+		}
+		w.ds.mu.Unlock()
+	}
+	lagged += w.ds.bytes
+	laggedN += uint64(len(w.ds.m))
 	w.blockBytes.Add(size)
 	w.segBytes.Add(uint64(plan.bytes))
 	w.usedBytes.Add(uint64(plan.bytes))
 	w.written.Add(uint64(plan.bytes))
 	w.writtenTotal.Add(uint64(plan.bytes))
 	if lagged >= uint64(w.lagBytes) || laggedN >= uint64(w.lagBlocks) {
-		// The puts are durable already; a failed index commit is
+		// The writes are durable already; a failed index commit is
 		// retried by the next one (and replayed at Open after a crash).
 		_ = w.commit(nil)
 	}
@@ -155,6 +175,14 @@ func (w *writer) commitLagged(group []*request) error {
 // foldMem puts the memIndex's entries into the index within tx, with
 // their counts, and notes tx as the one that indexed them.
 func (w *writer) foldMem(tx *bolt.Tx, idx *index, segs *txSegs) error {
+	if !w.ds.empty() {
+		// The overlay's writes go in first: the group's own come after
+		// them. The caller holds w.ds.mu.
+		if err := w.foldDS(tx); err != nil {
+			return err
+		}
+		segs.change(w.app.id).end = uint64(w.app.end)
+	}
 	if w.mem.n == 0 {
 		return nil
 	}
@@ -175,6 +203,30 @@ func (w *writer) foldMem(tx *bolt.Tx, idx *index, segs *txSegs) error {
 	w.mem.mu.Lock()
 	w.mem.indexedTx = tx.ID()
 	w.mem.mu.Unlock()
+	return nil
+}
+
+// foldDS writes the datastore overlay into the "data" bucket within tx,
+// in key order.
+func (w *writer) foldDS(tx *bolt.Tx) error {
+	b := tx.Bucket(bucketData)
+	keys := make([]string, 0, len(w.ds.m))
+	for k := range w.ds.m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e := w.ds.m[k]
+		var err error
+		if e.del {
+			err = b.Delete([]byte(k))
+		} else {
+			err = b.Put([]byte(k), e.val)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -205,9 +257,10 @@ func (w *writer) flush() error {
 }
 
 // replay indexes the records a crash left past the active segment's
-// indexed end: each one whose bytes hash to its key, up to the first
-// that does not (a write the crash cut, never acknowledged). It returns
-// the end of the last such record.
+// indexed end, and applies its datastore records in order: each block
+// record whose bytes hash to its key and each datastore record whose
+// checksum holds, up to the first that does not (a write the crash cut,
+// never acknowledged). It returns the end of the last such record.
 func replay(db *bolt.DB, sf *segFiles, active uint32, indexed, size int64) (int64, error) {
 	if size <= indexed {
 		return indexed, nil
@@ -223,9 +276,19 @@ func replay(db *bolt.DB, sf *segFiles, active uint32, indexed, size int64) (int6
 		rec uint64
 	}
 	var ents []ent
+	var dsMuts []mutation
 	end := indexed
 	errStop := errors.New("stop")
 	err = scanRecords(f, indexed, size, func(key, data []byte, off int64) error {
+		if isDSRecord(key) {
+			m, ok := parseDSRecord(key, data)
+			if !ok {
+				return errStop
+			}
+			dsMuts = append(dsMuts, m)
+			end = off + int64(len(data))
+			return nil
+		}
 		if dm, err := mh.Decode(key); err != nil || dm.Code == mh.IDENTITY {
 			return errStop
 		}
@@ -239,10 +302,22 @@ func replay(db *bolt.DB, sf *segFiles, active uint32, indexed, size int64) (int6
 	if err != nil && !errors.Is(err, errStop) && !errors.Is(err, ErrCorrupt) {
 		return 0, err
 	}
-	if len(ents) == 0 {
+	if len(ents) == 0 && len(dsMuts) == 0 {
 		return indexed, nil
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
+		data := tx.Bucket(bucketData)
+		for _, m := range dsMuts { // in order: the last write of a key wins
+			var err error
+			if m.kind == opDel {
+				err = data.Delete(m.key)
+			} else {
+				err = data.Put(m.key, m.val)
+			}
+			if err != nil {
+				return err
+			}
+		}
 		meta := tx.Bucket(bucketMeta)
 		idx, err := loadIndex(tx)
 		if err != nil {

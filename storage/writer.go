@@ -6,10 +6,12 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	ds "github.com/ipfs/go-datastore"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -50,6 +52,9 @@ type request struct {
 	giveBack bool
 	gaveBack int64
 	batch    *Batch // async requests only
+	// after, when set, is the batch whose writes submitted so far this
+	// request follows: it is applied only if none of them failed.
+	after *Batch
 	// then runs once the transaction that held the request has ended
 	// (async requests only; may be nil).
 	then func()
@@ -78,6 +83,7 @@ type writer struct {
 	sf        *segFiles
 	app       *appender
 	mem       memIndex
+	ds        dsOverlay // datastore writes not yet in "data" (dslog.go)
 	lagBytes  int64
 	lagBlocks int
 	maxTx     int
@@ -235,10 +241,13 @@ func (w *writer) loop() {
 				break drain
 			}
 		}
+		group = w.dropAfterFailed(group)
 		var err error
-		if w.lagEligible(group) {
+		switch {
+		case len(group) == 0: // all answered
+		case w.lagEligible(group):
 			err = w.commitLagged(group)
-		} else {
+		default:
 			err = w.commit(group)
 		}
 		for _, r := range group {
@@ -259,6 +268,26 @@ func (w *writer) loop() {
 	}
 }
 
+// dropAfterFailed answers and drops the requests that follow a batch one
+// of whose writes failed (an earlier group's: within a group, one
+// transaction holds them all).
+func (w *writer) dropAfterFailed(group []*request) []*request {
+	kept := group[:0]
+	for _, r := range group {
+		if r.after != nil {
+			r.after.mu.Lock()
+			err := r.after.err
+			r.after.mu.Unlock()
+			if err != nil {
+				r.done <- fmt.Errorf("storage: not written: an earlier write failed: %w", err)
+				continue
+			}
+		}
+		kept = append(kept, r)
+	}
+	return kept
+}
+
 // commit applies group in one transaction, with the memIndex's entries;
 // a nil group commits those (and the writes counter) alone.
 func (w *writer) commit(group []*request) error {
@@ -266,8 +295,15 @@ func (w *writer) commit(group []*request) error {
 	before := pageAlloc(w.db)
 	var res applyResult
 	res.merging = w.merging.Load()
+	if !w.ds.empty() {
+		// Readers must not see a key between the bucket and the
+		// overlay: they wait for this commit (dsOverlay).
+		w.ds.mu.Lock()
+		defer w.ds.mu.Unlock()
+	}
 	err := w.apply(group, &total, &res)
 	if err == nil {
+		w.ds.clear()
 		w.memIndexed()
 		if w.merging.Swap(res.merging) && !res.merging && w.mergeDone != nil {
 			w.mergeDone()
@@ -347,7 +383,7 @@ func (ts *txSegs) change(id uint32) *segInfo {
 
 func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 	*out = ^uint64(0)
-	empty := w.mem.n == 0 && group != nil
+	empty := w.mem.n == 0 && w.ds.empty() && group != nil
 	for _, r := range group {
 		if len(r.muts) > 0 || r.flush {
 			empty = false
@@ -372,10 +408,10 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 		idx.idle, idx.compact, idx.sparse = w.idleStep, w.compacting, w.planSparse
 		defer func() { res.merging = idx.build != nil }()
 		segs := &txSegs{b: tx.Bucket(bucketSegs), m: map[uint32]*segInfo{}, dirt: map[uint32]bool{}}
+		if err := w.foldMem(tx, idx, segs); err != nil {
+			return err
+		}
 		if w.mem.n > 0 {
-			if err := w.foldMem(tx, idx, segs); err != nil {
-				return err
-			}
 			n += w.mem.n
 			total += w.mem.bytes
 			blocksTouched = true
@@ -589,6 +625,15 @@ func (b *Batch) finish(_ int, err error) {
 		b.cond.Broadcast()
 	}
 	b.mu.Unlock()
+}
+
+// Datastore returns a datastore batch whose Commit writes after every
+// write submitted to b so far, in the same transaction or a later one,
+// and not at all if one of those failed: what it records (a pin) is
+// durable only with what it refers to. Commit returns once it is
+// durable, which b's earlier writes then are too.
+func (b *Batch) Datastore() ds.Batch {
+	return &dsBatch{d: b.s.Datastore(), after: b}
 }
 
 // Sync waits until every write submitted to the batch so far has committed
