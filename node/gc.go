@@ -18,9 +18,10 @@
 // or fetches it again: a mark and a delete of the same block never cross,
 // and nothing else waits for a delete. Adds, cats and pins go on
 // throughout; their writes share the store's commits with the deletes,
-// and when others wrote while a batch was deleted, the sweep waits as
-// long as that batch took before the next, so that it holds the writer
-// at most half the time while adds go on.
+// and when others wrote while a batch was deleted, the sweep waits twice
+// as long as that batch took before the next, so that it holds the
+// writer at most a third of the time while adds go on (Reclaim's moves
+// wait the same way).
 // Filestore references (filestore.go) are swept after the blocks, each
 // batch under the mark lock.
 //
@@ -242,9 +243,9 @@ func (n *Node) sweep(ctx context.Context, fn func(key []byte, size int) error) e
 		}
 		if n.Store.Submitted()-before > 1 {
 			// Others wrote meanwhile (adds): leave the writer to them
-			// for as long as this batch held it.
+			// for twice as long as this batch held it.
 			select {
-			case <-time.After(took):
+			case <-time.After(storage.YieldFor(took)):
 			case <-ctx.Done():
 				return ctx.Err()
 			}

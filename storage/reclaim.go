@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"os"
 	"sort"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -25,6 +26,12 @@ type ReclaimResult struct {
 // reclaimChunk bounds the bytes moved per commit, so that adds going on
 // meanwhile wait for at most one such commit.
 const reclaimChunk = 1 << 20
+
+// YieldFor is how long background work (a GC's deletes, Reclaim's moves)
+// leaves the writer to others after a commit of its own that took d while
+// they wrote: twice d, so that it holds the writer at most a third of
+// the time and adds going on meanwhile keep at least half their rate.
+func YieldFor(d time.Duration) time.Duration { return 2 * d }
 
 // ReclaimOptions bound a Reclaim.
 type ReclaimOptions struct {
@@ -165,8 +172,18 @@ func (s *Store) reclaimSegment(ctx context.Context, id uint32, si segInfo) (int6
 			return err
 		}
 		if len(live) > 0 {
+			before, start := s.w.submitted.Load(), time.Now()
 			if err := s.w.do(live); err != nil {
 				return err
+			}
+			if s.w.submitted.Load()-before > 1 {
+				// Others wrote meanwhile (adds): leave the writer to
+				// them for a while.
+				select {
+				case <-time.After(YieldFor(time.Since(start))):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
 			}
 		}
 		for _, m := range live {
