@@ -12,7 +12,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 INIT_PROFILE ?=
 
 .PHONY: build run test test-race test-slow fuzz conformance interop test-fleet bench bench-slowloris bench-names bench-p2p bench-pubsub soak fmt lint clean \
-	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board bench-scale vm-bench board-check
+	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board bench-scale bench-provide vm-bench board-check
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/cairn
@@ -191,6 +191,14 @@ bench-scale: build
 vm-bench:
 	COMMIT=$(COMMIT) GO=$(GO) scripts/cross.sh amd64
 	scripts/vm-bench.sh pi-zero-2w 1024 10000
+
+# A reprovide of every stored block (Provide.Strategy "all") against a
+# loopback DHT of -peers in-process peers (default 4), after storing
+# -blocks 1 KiB blocks (default 1048576): its duration, the daemon's peak
+# RssAnon during it, the records each peer received. Not CI.
+bench-provide: build
+	$(GO) build -o bin/providescale ./scripts/providescale
+	bin/providescale -bin $(BIN) $(BENCH_ARGS)
 
 # What CI runs for the boards.
 board-check: deps-check cross smoke-arm systemd-verify install-test

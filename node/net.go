@@ -86,6 +86,8 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		Datastore:        namespace.Wrap(n.Store.Datastore(), ds.NewKey("/dht")),
 		Blockstore:       bstore,
 		Roots:            n.pinnedRoots,
+		ProvideAll:       n.provideAll(cfg),
+		SweepBatch:       int(cfg.Provide.DHT.KeystoreBatchSize.WithDefault(p2p.DefaultSweepBatch)),
 	})
 	if err != nil {
 		return err

@@ -28,8 +28,10 @@
 //     stream mounting (CappedHost).
 //   - bwhistory.go: the traffic of the last hour, minute by minute.
 //   - provide.go: the provide queue drained at a bounded rate, the
-//     reprovide every 22 hours of what Options.Roots lists, and the
-//     counters of stats/provide.
+//     reprovide every 22 hours of what Options.Roots lists (or of every
+//     stored block, sweep.go), and the counters of stats/provide.
+//   - sweep.go: the reprovide of every stored block (Options.ProvideAll)
+//     through kad-dht's sweeping providers, a keyspace slice at a time.
 //   - pubsub.go: PubSub, gossipsub or floodsub as Kubo runs it, with
 //     subscriptions whose queue is bounded.
 //   - peering.go: PeeringService, which keeps a set of peers connected

@@ -78,6 +78,12 @@ type Options struct {
 	Blockstore blockstore.Blockstore
 	// Roots lists the CIDs the periodic reprovide announces (nil: none).
 	Roots func(context.Context) ([]cid.Cid, error)
+	// ProvideAll, when set (Provide.Strategy "all"), makes the reprovide
+	// announce every stored block instead of Roots, with kad-dht's
+	// sweeping provider a keyspace slice at a time (sweep.go);
+	// SweepBatch is the keys a slice aims at (0: DefaultSweepBatch).
+	ProvideAll *AllKeys
+	SweepBatch int
 }
 
 // Net is the running network layer of an online node.
@@ -114,6 +120,7 @@ type Net struct {
 	prov     ProvideStats
 	provMu   sync.Mutex
 	roots    func(context.Context) ([]cid.Cid, error)
+	sweep    *sweeper // nil unless Options.ProvideAll
 	bwHist   bwHistory
 }
 
@@ -200,6 +207,11 @@ func Start(o Options) (*Net, error) {
 			return fail(fmt.Errorf("starting the DHT: %w", err))
 		}
 		nt.DHT = d
+		if o.ProvideAll != nil {
+			if nt.sweep, err = newSweeper(d, *o.ProvideAll, o.SweepBatch); err != nil {
+				return fail(err)
+			}
+		}
 	}
 	bsopts := []bitswap.Option{
 		bitswap.EngineTaskWorkerCount(lim.EngineTaskWorkers),
@@ -291,6 +303,9 @@ func (nt *Net) Close() error {
 	}
 	if nt.Bitswap != nil {
 		errs = append(errs, nt.Bitswap.Close())
+	}
+	if nt.sweep != nil {
+		nt.sweep.close()
 	}
 	if nt.DHT != nil {
 		errs = append(errs, nt.DHT.Close())

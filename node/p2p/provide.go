@@ -1,6 +1,7 @@
 // provide.go: announcing content to the DHT: the provide queue drained
 // at a bounded rate, the periodic reprovide of the roots Options.Roots
-// lists (the node's pinned roots), and their counters (stats/provide).
+// lists (the node's pinned roots) or of every stored block (sweep.go),
+// and their counters (stats/provide).
 
 package p2p
 
@@ -63,6 +64,17 @@ func (nt *Net) ProvideNow(ctx context.Context, c cid.Cid) error {
 	return err
 }
 
+// SweepStats returns the last reprovide of every stored block (zero
+// without Options.ProvideAll or before the first).
+func (nt *Net) SweepStats() SweepStats {
+	if nt.sweep == nil {
+		return SweepStats{}
+	}
+	nt.sweep.stMu.Lock()
+	defer nt.sweep.stMu.Unlock()
+	return nt.sweep.last
+}
+
 // ProvideStats returns the provide counters.
 func (nt *Net) ProvideStats() ProvideStats {
 	nt.provMu.Lock()
@@ -114,16 +126,29 @@ func (nt *Net) provider() {
 }
 
 func (nt *Net) reprovideTick() {
-	if nt.roots != nil {
+	if nt.roots != nil || nt.sweep != nil {
 		_, _ = nt.Reprovide(nt.ctx, nt.roots)
 	}
 }
 
-// Reprovide announces the CIDs roots lists now (bitswap reprovide) and
-// returns how many it announced.
+// Reprovide announces the CIDs roots lists now (bitswap reprovide), or
+// with Options.ProvideAll every stored block, and returns how many it
+// announced.
 func (nt *Net) Reprovide(ctx context.Context, roots func(context.Context) ([]cid.Cid, error)) (int, error) {
 	if nt.DHT == nil {
 		return 0, errors.New("reprovide: Routing.Type is none")
+	}
+	if nt.sweep != nil {
+		st, err := nt.sweep.cycle(ctx)
+		if err == nil {
+			nt.provMu.Lock()
+			nt.prov.LastReprovideBatchSize = st.Keys
+			nt.prov.LastReprovideDuration = st.Duration
+			nt.prov.LastReprovide = st.Start
+			nt.prov.TotalProvides += int64(st.Keys)
+			nt.provMu.Unlock()
+		}
+		return st.Keys, err
 	}
 	start := time.Now()
 	cids, err := roots(ctx)

@@ -204,7 +204,10 @@ func (b *bench) run(only, dir string) error {
 	}()
 	for _, name := range names {
 		n := &node{name: name, repo: filepath.Join(work, name)}
-		n.opts = daemon.Options{Offline: true, ReadyTimeout: b.ready}
+		// StorageMax (10 GB by default, a hard cap in cairn) would stop
+		// a 10^7-block stage (about 10.6 GB of records) before its end.
+		n.opts = daemon.Options{Offline: true, ReadyTimeout: b.ready,
+			Config: map[string]string{"Datastore.StorageMax": `"1TB"`}}
 		if b.board != "" {
 			if name == "cairn" {
 				n.opts.Board = b.board

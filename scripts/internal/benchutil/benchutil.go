@@ -110,19 +110,22 @@ func Add(url, query, name string, write func(io.Writer) error) (string, error) {
 		return "", err
 	}
 	defer resp.Body.Close()
-	var last string
+	var last, msg string
 	dec := json.NewDecoder(resp.Body)
 	for {
-		var ev struct{ Hash string }
+		var ev struct{ Hash, Message string }
 		if err := dec.Decode(&ev); err != nil {
 			break
 		}
 		if ev.Hash != "" {
 			last = ev.Hash
 		}
+		if ev.Message != "" {
+			msg = ev.Message
+		}
 	}
 	if e := resp.Trailer.Get("X-Stream-Error"); e != "" || last == "" {
-		return "", fmt.Errorf("add failed: status %d %s", resp.StatusCode, e)
+		return "", fmt.Errorf("add failed: status %d %s%s", resp.StatusCode, e, msg)
 	}
 	return last, nil
 }

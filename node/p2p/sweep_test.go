@@ -1,0 +1,137 @@
+package p2p_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/node/p2p"
+
+	mh "github.com/multiformats/go-multihash"
+)
+
+// Ensure a reprovide of every stored block (Provide.Strategy "all")
+// reaches every DHT peer for every key, a keyspace slice per pass, none
+// much over the batch.
+func TestReprovide_AllKeysInSlices(t *testing.T) {
+	const nKeys, batch = 3000, 500
+	keys := make([]mh.Multihash, nKeys)
+	for i := range keys {
+		b := make([]byte, 32)
+		rand.Read(b)
+		keys[i], _ = mh.Sum(b, mh.SHA2_256, -1)
+	}
+	all := &p2p.AllKeys{
+		Count: func() (int, error) { return len(keys), nil },
+		ForEach: func(ctx context.Context, fn func(mh.Multihash) error) error {
+			for _, k := range keys {
+				if err := fn(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	var peers []*p2p.Net
+	for range 4 {
+		peers = append(peers, mustStart(t, "dhtserver", nil))
+	}
+	for i, a := range peers {
+		for _, b := range peers[i+1:] {
+			connect(t, a, b)
+		}
+	}
+	nt := mustStart(t, "dhtserver", func(o *p2p.Options) { o.ProvideAll, o.SweepBatch = all, batch })
+	for _, p := range peers {
+		connect(t, nt, p)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// Every node's LAN table holds the four others.
+	for _, p := range append(peers, nt) {
+		for p.DHT.LAN.RoutingTable().Size() < len(peers) {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("routing table of %s: %d peers", p.Host.ID(), p.DHT.LAN.RoutingTable().Size())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	// The provider goes online once its first lookup finds peers.
+	var n int
+	var err error
+	for {
+		n, err = nt.Reprovide(ctx, nil)
+		if err == nil || !strings.Contains(err.Error(), "no DHT peers") {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("provider never online: %v", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		t.Fatalf("reprovide: %v", err)
+	}
+	st := nt.SweepStats()
+	if n != nKeys || st.Keys != nKeys || st.Passes != nKeys/batch {
+		t.Fatalf("reprovide announced %d keys (stats %+v), want %d in %d passes", n, st, nKeys, nKeys/batch)
+	}
+	if st.Unsent != 0 {
+		t.Fatalf("%d keys not sent: %+v", st.Unsent, st)
+	}
+	if st.MaxSlice > batch*3/2 {
+		t.Fatalf("a pass held %d keys, batch %d", st.MaxSlice, batch)
+	}
+	if len(st.Online) == 0 || st.Online[0] != "LAN" {
+		t.Fatalf("online providers %v, want the LAN one", st.Online)
+	}
+	if ps := nt.ProvideStats(); ps.LastReprovideBatchSize != nKeys {
+		t.Fatalf("stats/provide: %+v", ps)
+	}
+	// Fewer peers than a bucket: each key's record goes to every peer it
+	// finds for its region (sent without an answer, so a peer may still
+	// be storing the last ones). A provide counts as done once a fifth of
+	// the region's peers took it: ask that every key is held by at least
+	// one peer, so that a findprovs finds us.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		missing, records := 0, 0
+		for _, k := range keys {
+			held := 0
+			for _, p := range peers {
+				provs, err := p.DHT.LAN.ProviderStore().GetProviders(ctx, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ai := range provs {
+					if ai.ID == nt.Host.ID() {
+						held++
+					}
+				}
+			}
+			records += held
+			if held == 0 {
+				missing++
+			}
+		}
+		if missing == 0 {
+			t.Logf("%d records for %d keys on %d peers", records, nKeys, len(peers))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d keys are held by no peer (%d records)", missing, nKeys, records)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// A cancelled reprovide says so.
+	cctx, ccancel := context.WithCancel(ctx)
+	ccancel()
+	if _, err := nt.Reprovide(cctx, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled reprovide: %v", err)
+	}
+}
