@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/ipfs/go-cid"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p-kad-dht/dual"
 	"github.com/libp2p/go-libp2p-kad-dht/provider"
@@ -48,6 +50,7 @@ type AllKeys struct {
 // with ProvideOnce and waits until they are sent.
 type sweeper struct {
 	provs []*provider.SweepingProvider // LAN, WAN
+	dhts  []*dht.IpfsDHT               // the same order
 	names []string
 	keys  AllKeys
 	batch int
@@ -68,9 +71,10 @@ type SweepStats struct {
 	// Online names the DHTs whose provider was online (the others were
 	// skipped: nothing to announce to).
 	Online []string
-	// Unsent counts the keys a provider had not sent after sweepTries
-	// (summed over the providers).
-	Unsent int
+	// OneByOne counts the keys announced one at a time after the sweep
+	// left some of their slice (summed over the providers); Unsent those
+	// that failed even so.
+	OneByOne, Unsent int
 }
 
 func newSweeper(d *dual.DHT, keys AllKeys, batch int) (*sweeper, error) {
@@ -95,6 +99,7 @@ func newSweeper(d *dual.DHT, keys AllKeys, batch int) (*sweeper, error) {
 			return nil, fmt.Errorf("starting the %s sweeping provider: %w", name, err)
 		}
 		sw.provs = append(sw.provs, p)
+		sw.dhts = append(sw.dhts, x)
 		sw.names = append(sw.names, name)
 	}
 	return sw, nil
@@ -106,17 +111,54 @@ func (sw *sweeper) close() {
 	}
 }
 
-// online returns the providers that are online now, with their names.
-func (sw *sweeper) online(ctx context.Context) ([]*provider.SweepingProvider, []string) {
+// online returns the providers that are online now, with their names and
+// their index in sw.provs.
+func (sw *sweeper) online(ctx context.Context) ([]*provider.SweepingProvider, []string, []int) {
 	var ps []*provider.SweepingProvider
 	var names []string
+	var idx []int
 	for i, p := range sw.provs {
 		if st, err := p.Stats(ctx); err == nil && st.Connectivity.Status == "online" {
 			ps = append(ps, p)
 			names = append(names, sw.names[i])
+			idx = append(idx, i)
 		}
 	}
-	return ps, names
+	return ps, names, idx
+}
+
+// provideEachWorkers is how many keys provideEach announces at once.
+const provideEachWorkers = 8
+
+// provideEach announces keys one at a time through d (a lookup and the
+// records for each), and returns how many failed.
+func provideEach(ctx context.Context, d *dht.IpfsDHT, keys []mh.Multihash) (int, error) {
+	var failed atomic.Int64
+	ch := make(chan mh.Multihash)
+	var wg sync.WaitGroup
+	for range provideEachWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range ch {
+				if d.Provide(ctx, cid.NewCidV1(cid.Raw, k), true) != nil {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	for _, k := range keys {
+		select {
+		case ch <- k:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(ch)
+	wg.Wait()
+	return int(failed.Load()), ctx.Err()
 }
 
 // errSweepOffline is a reprovide's error when no provider is online.
@@ -130,7 +172,7 @@ func (sw *sweeper) cycle(ctx context.Context) (SweepStats, error) {
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
-	provs, names := sw.online(ctx)
+	provs, names, idx := sw.online(ctx)
 	st.Online = names
 	if len(provs) == 0 {
 		return st, errSweepOffline
@@ -153,8 +195,15 @@ func (sw *sweeper) cycle(ctx context.Context) (SweepStats, error) {
 		}
 		st.MaxSlice = max(st.MaxSlice, len(slice))
 		st.Keys += len(slice)
-		for _, p := range provs {
+		for i, p := range provs {
 			short, err := sw.provide(ctx, p, slice)
+			if err == nil && short > 0 {
+				// The sweep left keys (seen with fewer peers than a
+				// bucket, where a keyspace region may hold none but
+				// this node): announce the slice one key at a time.
+				st.OneByOne += len(slice)
+				short, err = provideEach(ctx, sw.dhts[idx[i]], slice)
+			}
 			if err != nil {
 				return st, err
 			}
@@ -170,10 +219,10 @@ func (sw *sweeper) cycle(ctx context.Context) (SweepStats, error) {
 
 // sweepTries is how many times a slice is handed to a provider that sent
 // fewer of its keys than it was given.
-const sweepTries = 4
+const sweepTries = 2
 
 // provide hands slice to p and waits until p has sent it, and hands it
-// again (up to sweepTries times, 2, 4 then 8 s apart) when p sent fewer
+// again (up to sweepTries times, 2 s apart) when p sent fewer
 // keys than it holds: a provider drops what it is handed while it is not
 // ready (it has gone online but not yet sized the network), and what it
 // was sending when it went offline. It returns how many keys of slice p

@@ -81,6 +81,7 @@ func TestReprovide_AllKeysInSlices(t *testing.T) {
 	if n != nKeys || st.Keys != nKeys || st.Passes != nKeys/batch {
 		t.Fatalf("reprovide announced %d keys (stats %+v), want %d in %d passes", n, st, nKeys, nKeys/batch)
 	}
+	t.Logf("reprovide: %d keys in %d passes, largest slice %d, %d announced one by one", st.Keys, st.Passes, st.MaxSlice, st.OneByOne)
 	if st.Unsent != 0 {
 		t.Fatalf("%d keys not sent: %+v", st.Unsent, st)
 	}
