@@ -85,6 +85,11 @@ func parseDSRecord(key, data []byte) (m mutation, ok bool) {
 	return m, true
 }
 
+// dsRecSize is the bytes m's record takes in a segment.
+func dsRecSize(m mutation) int64 {
+	return recSize(m.key, m.val) + int64(len(dsRecTag)+1+4)
+}
+
 // dsLagEligible reports whether m is a datastore write a record can carry.
 func dsLagEligible(m mutation) bool {
 	return string(m.bucket) == string(bucketData) && (m.kind == opPut || m.kind == opDel) && len(m.key) <= maxDSRecKey

@@ -70,7 +70,7 @@ func (w *writer) lagEligible(group []*request) bool {
 		}
 		for _, m := range r.muts {
 			if dsLagEligible(m) {
-				size += recSize(m.key, m.val) + int64(len(dsRecTag)+1+4)
+				size += dsRecSize(m)
 				continue
 			}
 			if m.kind != opPut || string(m.bucket) != string(bucketBlocks) {

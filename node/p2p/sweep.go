@@ -111,20 +111,15 @@ func (sw *sweeper) close() {
 	}
 }
 
-// online returns the providers that are online now, with their names and
-// their index in sw.provs.
-func (sw *sweeper) online(ctx context.Context) ([]*provider.SweepingProvider, []string, []int) {
-	var ps []*provider.SweepingProvider
-	var names []string
+// online returns the indexes in sw.provs of the providers online now.
+func (sw *sweeper) online(ctx context.Context) []int {
 	var idx []int
 	for i, p := range sw.provs {
 		if st, err := p.Stats(ctx); err == nil && st.Connectivity.Status == "online" {
-			ps = append(ps, p)
-			names = append(names, sw.names[i])
 			idx = append(idx, i)
 		}
 	}
-	return ps, names, idx
+	return idx
 }
 
 // provideEachWorkers is how many keys provideEach announces at once.
@@ -172,9 +167,11 @@ func (sw *sweeper) cycle(ctx context.Context) (SweepStats, error) {
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
-	provs, names, idx := sw.online(ctx)
-	st.Online = names
-	if len(provs) == 0 {
+	online := sw.online(ctx)
+	for _, i := range online {
+		st.Online = append(st.Online, sw.names[i])
+	}
+	if len(online) == 0 {
 		return st, errSweepOffline
 	}
 	n, err := sw.keys.Count()
@@ -195,14 +192,14 @@ func (sw *sweeper) cycle(ctx context.Context) (SweepStats, error) {
 		}
 		st.MaxSlice = max(st.MaxSlice, len(slice))
 		st.Keys += len(slice)
-		for i, p := range provs {
-			short, err := sw.provide(ctx, p, slice)
+		for _, i := range online {
+			short, err := sw.provide(ctx, sw.provs[i], slice)
 			if err == nil && short > 0 {
 				// The sweep left keys (seen with fewer peers than a
 				// bucket, where a keyspace region may hold none but
 				// this node): announce the slice one key at a time.
 				st.OneByOne += len(slice)
-				short, err = provideEach(ctx, sw.dhts[idx[i]], slice)
+				short, err = provideEach(ctx, sw.dhts[i], slice)
 			}
 			if err != nil {
 				return st, err
@@ -250,7 +247,7 @@ func (sw *sweeper) provide(ctx context.Context, p *provider.SweepingProvider, sl
 		if err := p.ProvideOnce(slice...); err != nil {
 			return len(slice) - sent, err
 		}
-		if err := sw.drain(ctx, []*provider.SweepingProvider{p}); err != nil {
+		if err := drain(ctx, p); err != nil {
 			return len(slice) - sent, err
 		}
 		if st, err = p.Stats(ctx); err != nil {
@@ -287,26 +284,20 @@ func waitReady(ctx context.Context, p *provider.SweepingProvider) (bool, error) 
 	}
 }
 
-// drain waits until provs hold no key waiting or being sent. A provider
+// drain waits until p holds no key waiting or being sent. A provider
 // that failed a region puts its keys back in its queue and checks its
 // connectivity: while it is disconnected they wait there, and are sent
 // once it is back; only one gone offline (no peers for
 // Provide.DHT.OfflineDelay) drops them.
-func (sw *sweeper) drain(ctx context.Context, provs []*provider.SweepingProvider) error {
+func drain(ctx context.Context, p *provider.SweepingProvider) error {
 	t := time.NewTicker(sweepPoll)
 	defer t.Stop()
 	for {
-		busy := false
-		for _, p := range provs {
-			st, err := p.Stats(ctx)
-			if err != nil {
-				return err
-			}
-			if st.Connectivity.Status != "offline" && (st.Queues.PendingKeyProvides > 0 || st.Operations.Ongoing.KeyProvides > 0) {
-				busy = true
-			}
+		st, err := p.Stats(ctx)
+		if err != nil {
+			return err
 		}
-		if !busy {
+		if st.Connectivity.Status == "offline" || (st.Queues.PendingKeyProvides == 0 && st.Operations.Ongoing.KeyProvides == 0) {
 			return nil
 		}
 		select {

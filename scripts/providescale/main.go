@@ -9,11 +9,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -183,14 +180,10 @@ func run(bin, work string, blocks int64, npeers int) error {
 
 // peerID is the daemon's peer ID (from its id command).
 func peerID(d *daemon.Daemon) peer.ID {
-	resp, err := http.Post(d.URL+"/api/v0/id", "", nil)
-	if err != nil {
+	var v struct{ ID string }
+	if d.JSON("id", nil, &v) != nil {
 		return ""
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var v struct{ ID string }
-	_ = json.Unmarshal(b, &v)
 	id, _ := peer.Decode(v.ID)
 	return id
 }
