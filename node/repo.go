@@ -188,9 +188,11 @@ func (l *RepoLock) Unlock() error {
 }
 
 // WriteAPIFile records the bound API multiaddr, as Kubo does (no newline,
-// written to a temporary file and renamed).
+// written to a temporary file and renamed). It is not synced: the file
+// only names the running daemon, and one that a power cut left empty
+// reads as no daemon (ReadAPIFile).
 func WriteAPIFile(dir, maddr string) error {
-	return config.WriteFileAtomic(filepath.Join(dir, APIFile), []byte(maddr), 0o600)
+	return config.WriteFileReplace(filepath.Join(dir, APIFile), []byte(maddr), 0o600)
 }
 
 // RemoveAPIFile deletes the api file.

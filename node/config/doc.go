@@ -27,7 +27,8 @@
 //   - check.go: CheckDoc, CheckValues, Identity.Keys and the parsers they use.
 //   - size.go: ParseSize, the one size grammar of every size key.
 //   - store.go: Store, the one write path (commitLocked under the Store's
-//     lock), and WriteFileAtomic.
+//     lock), WriteFileAtomic (durable) and WriteFileReplace (atomic, not
+//     synced: the api file).
 //
 // # Errors
 //

@@ -264,6 +264,21 @@ func (s *Store) commitLocked(doc map[string]any, cfg *Config) error {
 // WriteFileAtomic writes data durably to path: to a temporary file in
 // the same directory, fsync, rename.
 func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
+	return replaceFile(path, data, mode, true)
+}
+
+// WriteFileReplace writes data to a temporary file in path's directory
+// and renames it over path, without fsync: a reader sees the old or the
+// new contents, never half of them, but after a power cut the file may
+// be empty. It is for files that describe the running process (the api
+// file), which a crash makes stale anyway: an fsync there waits, on
+// ext4, for every other file's dirty data in the same journal commit
+// (half a second and more while a big write is being flushed).
+func WriteFileReplace(path string, data []byte, mode os.FileMode) error {
+	return replaceFile(path, data, mode, false)
+}
+
+func replaceFile(path string, data []byte, mode os.FileMode, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
@@ -277,9 +292,11 @@ func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err
