@@ -26,4 +26,6 @@
 //   - view.go: the narrow node view modules get (modapi.NodeView over
 //     *node.Node).
 //   - tls.go: the self-signed certificate of the HTTPS service (EnsureCert).
+//   - metrics.go: each module's caps and what its calls took (Metrics, a
+//     Prometheus collector the RPC serves; Host.Usage).
 package modules

@@ -22,6 +22,7 @@ import (
 	"cairn/node/config"
 
 	logging "github.com/ipfs/go-log/v2"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 )
 
@@ -80,6 +81,8 @@ type ServerOptions struct {
 	MaxHeaderBytes int
 	// ServerHeader is the value of the Server header.
 	ServerHeader string
+	// Collectors are served on MetricsPath beside the node's metrics.
+	Collectors []prometheus.Collector
 }
 
 // NewServer prepares a server for n's config.
@@ -103,7 +106,7 @@ func NewServer(n *node.Node, t *Table, env *Env, o ServerOptions) *Server {
 	s := &Server{Table: t, Node: n, Env: env, ctx: ctx, cancel: cancel,
 		methods: []string{"POST"}, idle: o.IdleTimeout,
 		guard: connlimit.New(connlimit.Limits{Capacity: o.Concurrency, FirstByte: o.HeaderTimeout, IsLocal: o.IsLocal})}
-	s.metrics = newServerMetrics(n.Collector())
+	s.metrics = newServerMetrics(append([]prometheus.Collector{n.Collector()}, o.Collectors...)...)
 	s.configure(n.Config().API)
 	s.srv = &fasthttp.Server{
 		Handler: s.handle,

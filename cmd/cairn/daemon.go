@@ -30,6 +30,7 @@ import (
 
 	ma "github.com/multiformats/go-multiaddr"
 	manet "github.com/multiformats/go-multiaddr/net"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 func cmdInit(argv []string, stdout, stderr io.Writer) int {
@@ -394,7 +395,8 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 
 	opts := &node.Options{CompactIfNeeded: true, Config: cfg,
 		Log: func(f string, a ...any) { fmt.Fprintf(stdout, f+"\n", a...) }}
-	srvOpts := rpc.ServerOptions{ServerHeader: "cairn/" + node.Version}
+	modMetrics := &modules.Metrics{}
+	srvOpts := rpc.ServerOptions{ServerHeader: "cairn/" + node.Version, Collectors: []prometheus.Collector{modMetrics}}
 	// The runtime collects at a soft target that follows the live heap
 	// (internal/memtarget), below the budget's GOMEMLIMIT.
 	hardLimit := int64(0)
@@ -487,6 +489,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)
 	}
 	defer mh.Close()
+	modMetrics.Attach(mh)
 	for _, u := range mh.URLs() {
 		fmt.Fprintf(stdout, "Module app %s\n", u)
 	}

@@ -34,10 +34,40 @@ func heapBytes() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-// limits are the caps of one module.
+// limits are the caps of one module; use, when set, counts its calls.
 type limits struct {
 	maxTime time.Duration
 	maxMem  int64
+	use     *usage
+}
+
+// usage counts a module's calls against its caps (modapi.Usage).
+type usage struct {
+	calls, nanos, timeStops, memStops atomic.Uint64
+	peak                              atomic.Int64
+}
+
+func (u *usage) grew(n int64) {
+	for {
+		p := u.peak.Load()
+		if n <= p || u.peak.CompareAndSwap(p, n) {
+			return
+		}
+	}
+}
+
+// record counts one call that took d, grew the heap by at most grown
+// and ended with err (run's result).
+func (u *usage) record(d time.Duration, grown int64, err error) {
+	u.calls.Add(1)
+	u.nanos.Add(uint64(max(d, 0)))
+	u.grew(grown)
+	switch {
+	case errors.Is(err, ErrTimeLimit):
+		u.timeStops.Add(1)
+	case errors.Is(err, ErrMemoryLimit):
+		u.memStops.Add(1)
+	}
 }
 
 // meter is the budget of the call running in a state, for the builtins
@@ -113,7 +143,12 @@ func (m *meter) reserve(L *lua.LState, n int64, what string) {
 
 // run calls f with L bound to a context that ends at the time cap, at the
 // memory cap, or when parent ends.
-func (lm limits) run(parent context.Context, L *lua.LState, f func() error) error {
+func (lm limits) run(parent context.Context, L *lua.LState, f func() error) (err error) {
+	start := time.Now()
+	var peak atomic.Int64 // the most the heap grew, as sampled
+	if lm.use != nil {
+		defer func() { lm.use.record(time.Since(start), peak.Load(), err) }()
+	}
 	ctx, cancel := context.WithTimeout(parent, lm.maxTime)
 	defer cancel()
 	mt := &meter{maxMem: lm.maxMem, kill: cancel}
@@ -142,6 +177,9 @@ func (lm limits) run(parent context.Context, L *lua.LState, f func() error) erro
 				mt.base.Store(min(mt.base.Load(), heapBytes()))
 			case <-t.C:
 				grown := heapBytes() - mt.base.Load()
+				if grown > peak.Load() {
+					peak.Store(grown)
+				}
 				switch {
 				case grown > 2*lm.maxMem:
 					// Too much to be garbage waiting for a collection:
@@ -158,10 +196,13 @@ func (lm limits) run(parent context.Context, L *lua.LState, f func() error) erro
 		}
 	}()
 	L.SetContext(mt.ctx)
-	err := f()
+	err = f()
 	L.RemoveContext()
 	close(stop)
 	<-done
+	if grown := heapBytes() - mt.base.Load(); grown > peak.Load() {
+		peak.Store(grown)
+	}
 	switch {
 	case mt.overMem.Load():
 		return fmt.Errorf("%w (%d bytes)", ErrMemoryLimit, lm.maxMem)

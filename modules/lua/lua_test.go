@@ -16,7 +16,10 @@ import (
 	"cairn/internal/testutil"
 	"cairn/modules"
 	"cairn/modules/lua"
+	"cairn/modules/modapi"
 	"cairn/node/config"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // startHost runs the module host on a fresh node with the Lua files of
@@ -181,6 +184,67 @@ func TestLua_Limits_Contained(t *testing.T) {
 	// The other module and the host are alive.
 	if r := req(t, "GET", u+"/conv/string", ""); r.code != 200 || r.body != "a string" {
 		t.Errorf("healthy module after the runaways: %d %q", r.code, r.body)
+	}
+	checkUsage(t, h)
+}
+
+// checkUsage checks what TestLua_Limits_Contained's calls left in the
+// modules' usage and in their Prometheus metrics.
+func checkUsage(t *testing.T, h *modules.Host) {
+	t.Helper()
+	got := map[string]modapi.Usage{}
+	for _, mu := range h.Usage() {
+		got[mu.Module] = mu.Usage
+	}
+	lim, conv := got["http_limits"], got["http_conv"]
+	t.Logf("http_limits: %+v; http_conv: %+v", lim, conv)
+	if lim.MaxRunTime != 2*time.Second || lim.MaxMemory != 16<<20 {
+		t.Errorf("http_limits caps: %v, %d; want 2s and 16 MiB", lim.MaxRunTime, lim.MaxMemory)
+	}
+	// The load, 14 handler calls and 2 of /limits/count.
+	if lim.Calls < 17 || lim.TimeStops < 2 || lim.MemStops < 2 || lim.CallTime < time.Second || lim.PeakMemory <= 0 {
+		t.Errorf("http_limits usage: %+v; want at least 17 calls, 2 time stops (loop), 2 memory stops (alloc), a peak", lim)
+	}
+	if conv.Calls < 2 || conv.TimeStops != 0 || conv.MemStops != 0 {
+		t.Errorf("http_conv usage: %+v; want its load and a call, no stop", conv)
+	}
+	if _, ok := got["broken_loop"]; ok {
+		t.Error("a module that failed to load reports usage")
+	}
+	var m modules.Metrics
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(&m)
+	if mfs, err := reg.Gather(); err != nil || len(mfs) != 0 {
+		t.Fatalf("before Attach: %d families, %v; want none", len(mfs), err)
+	}
+	m.Attach(h)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stops := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != "cairn_module_cap_stops_total" {
+			continue
+		}
+		for _, s := range mf.GetMetric() {
+			var mod, cp string
+			for _, l := range s.GetLabel() {
+				switch l.GetName() {
+				case "module":
+					mod = l.GetValue()
+				case "cap":
+					cp = l.GetValue()
+				}
+			}
+			stops[mod+"/"+cp] = s.GetCounter().GetValue()
+		}
+	}
+	if stops["http_limits/time"] != float64(lim.TimeStops) || stops["http_limits/memory"] < 2 || stops["http_conv/time"] != 0 {
+		t.Errorf("cairn_module_cap_stops_total: %v; want http_limits' stops (%d time)", stops, lim.TimeStops)
+	}
+	if len(mfs) != 6 {
+		t.Errorf("%d metric families, want 6", len(mfs))
 	}
 }
 

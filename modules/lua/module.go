@@ -87,12 +87,24 @@ func holds(ctx context.Context, m *Module) bool {
 
 var _ modapi.Module = (*Module)(nil)
 var _ modapi.Unloader = (*Module)(nil)
+var _ modapi.UsageReporter = (*Module)(nil)
+
+// Usage implements modapi.UsageReporter: the module's caps and what its
+// calls took since Load.
+func (m *Module) Usage() modapi.Usage {
+	u := modapi.Usage{MaxRunTime: m.lim.maxTime, MaxMemory: m.lim.maxMem}
+	if c := m.lim.use; c != nil {
+		u.Calls, u.CallTime = c.calls.Load(), time.Duration(c.nanos.Load())
+		u.TimeStops, u.MemStops, u.PeakMemory = c.timeStops.Load(), c.memStops.Load(), c.peak.Load()
+	}
+	return u
+}
 
 // Load implements modapi.Module: it runs the file, which should call
 // module:provides("http", {...}).
 func (m *Module) Load(ctx *modapi.Context) error {
 	m.ctx = ctx
-	m.lim = limits{maxTime: ctx.Settings.LuaMaxRunTime, maxMem: ctx.Settings.LuaMaxMemory}
+	m.lim = limits{maxTime: ctx.Settings.LuaMaxRunTime, maxMem: ctx.Settings.LuaMaxMemory, use: &usage{}}
 	if m.lim.maxTime <= 0 {
 		m.lim.maxTime = time.Second
 	}

@@ -119,6 +119,26 @@ type Module interface {
 	Load(ctx *Context) error
 }
 
+// Usage is what a module's code took against its caps since it loaded:
+// every call (load, handler, hook, timer) runs under MaxRunTime and
+// MaxMemory, and one that passes either is stopped.
+type Usage struct {
+	MaxRunTime time.Duration
+	MaxMemory  int64
+	Calls      uint64
+	CallTime   time.Duration // summed over the calls
+	TimeStops  uint64        // calls stopped at MaxRunTime
+	MemStops   uint64        // calls stopped at MaxMemory
+	// PeakMemory is the most the heap grew during one call, as the
+	// memory cap measures it (sampled while the call runs and at its
+	// end; garbage counts until a collection).
+	PeakMemory int64
+}
+
+// UsageReporter is implemented by modules whose code runs under caps
+// (Lua modules).
+type UsageReporter interface{ Usage() Usage }
+
 // Unloader is implemented by modules that hold resources.
 type Unloader interface{ Unload() error }
 

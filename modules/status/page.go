@@ -24,7 +24,8 @@ type pageData struct {
 	MemPct     float64
 	Chart      string // HTML
 	Added      *added
-	IPFSBase   string // base path of the http_ipfs app, "" if not mounted
+	IPFSBase   string            // base path of the http_ipfs app, "" if not mounted
+	Apps       []httpapp.AppInfo // the other modules' apps, linked
 	Base       string
 	Version    string
 	Now        string
@@ -50,6 +51,9 @@ func (m *Module) render(ev *httpapp.Event, res *added) any {
 		for _, a := range m.ctx.AppsFunc() {
 			if a.Module == "http_ipfs" {
 				d.IPFSBase = a.Base
+			}
+			if a.Module != m.ctx.Name {
+				d.Apps = append(d.Apps, a)
 			}
 		}
 	}
@@ -89,7 +93,21 @@ func (d pageData) html() string {
 	if !d.Networking {
 		w(`<p class="note">This node is offline (daemon --offline, or running without a daemon): peers and bandwidth stay at 0.</p>`)
 	}
-	w("</section>\n<section><h2>Repo</h2>")
+	w("</section>\n")
+	if len(d.Apps) > 0 {
+		w(`<section id="apps"><h2>Apps</h2><ul>`, "\n")
+		for _, a := range d.Apps {
+			w("<li>")
+			if a.Home != "" {
+				w(`<a href="`, escURL(a.Home, true), `">`, esc(a.Name), "</a>")
+			} else {
+				w(esc(a.Name))
+			}
+			w(" <code>", esc(a.Base), "</code> (", esc(a.Module), ")</li>\n")
+		}
+		w("</ul></section>\n")
+	}
+	w("<section><h2>Repo</h2>")
 	if d.RepoErr != "" {
 		w("<p>", esc(d.RepoErr), "</p>")
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"cairn/modules/httpapp"
 	"cairn/modules/modapi"
 )
 
@@ -25,6 +26,7 @@ func TestStatus_Page_Golden(t *testing.T) {
 	online.MemPct = 11.71875
 	online.UsedPct = 12.345
 	online.IPFSBase = "/ipfs"
+	online.Apps = []httpapp.AppInfo{{Name: "ipfs", Module: "http_ipfs", Base: "/ipfs", Home: "/ipfs/"}, {Name: "api", Module: "http_api", Base: "/api"}}
 	online.Added = &added{Name: "hello.txt", Cid: "QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o", Size: 12}
 	failed := base
 	failed.Peers = 2
@@ -37,6 +39,7 @@ func TestStatus_Page_Golden(t *testing.T) {
 	odd.ID = `<b>"id"</b>`
 	odd.Base = `/st atus"x`
 	odd.IPFSBase = `/ip fs/"é"`
+	odd.Apps = []httpapp.AppInfo{{Name: `<i>wiki</i>`, Module: `mod"x"`, Base: `/w iki`, Home: `/w iki/"é"`}}
 	odd.Added = &added{Name: `a<b>&c "d" 'e'.txt`, Cid: `Qm"x"`, Size: 1 << 30}
 	odd.Version = `v<1>`
 	odd.Memory = modapi.MemoryStat{Used: 7 << 20}

@@ -104,6 +104,31 @@ func TestStatus_Page_Contents(t *testing.T) {
 	if strings.Contains(string(b), "<script") {
 		t.Error("the page has a script")
 	}
+	if strings.Contains(string(b), `id="apps"`) {
+		t.Error("the page lists apps with no other module loaded")
+	}
+}
+
+// The status page links the other modules' apps, at their home paths.
+func TestStatus_Page_LinksApps(t *testing.T) {
+	u := startStatusWith(t, func(c *config.ModulesConfig) {
+		c.Enabled = []string{"http_status", "http_ipfs"}
+	})
+	resp, err := http.Get(u + "/status/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	page := string(b)
+	i := strings.Index(page, `<section id="apps">`)
+	if i < 0 {
+		t.Fatalf("no apps section: %.2000s", page)
+	}
+	apps := page[i : i+strings.Index(page[i:], "</section>")]
+	if !strings.Contains(apps, `<a href="/ipfs/">`) || !strings.Contains(apps, "(http_ipfs)") || strings.Contains(apps, "http_status") {
+		t.Errorf("apps section: %s; want a link to http_ipfs's home and not the status page itself", apps)
+	}
 }
 
 // Ensure a DNS-rebinding page (evil.example resolving to 127.0.0.1, so
