@@ -29,6 +29,7 @@ var Families = [][]*rpc.Command{
 	addCommands,
 	catCommands,
 	cidCommands,
+	multibaseCommands,
 	versionCommands,
 	commandsCommands,
 	shutdownCommands,
