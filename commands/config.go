@@ -20,6 +20,7 @@ import (
 	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
+	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 var configCommands = []*rpc.Command{
@@ -107,11 +108,12 @@ type ConfigUpdateOutput struct {
 // Scrub selectors (Kubo's): path parts match case-insensitively, "*"
 // matches any key.
 var (
-	privKeySelector  = []string{"Identity", "PrivKey"}
-	apiAuthSelector  = []string{"API", "Authorizations"}
-	pinningSelector  = []string{"Pinning", "RemoteServices", "*", "API", "Key"}
-	errPrivKeyAPI    = errors.New("cannot show or change private key through API")
-	errPinningSecret = errors.New("cannot show or change pinning services credentials")
+	privKeySelector   = []string{"Identity", "PrivKey"}
+	apiAuthSelector   = []string{"API", "Authorizations"}
+	pinningSelector   = []string{"Pinning", "RemoteServices", "*", "API", "Key"}
+	errPrivKeyAPI     = errors.New("cannot show or change private key through API")
+	errPeerIDMismatch = errors.New("cannot set Identity.PeerID to a value that does not match the node's private key; use 'ipfs key rotate' to change the node identity")
+	errPinningSecret  = errors.New("cannot show or change pinning services credentials")
 )
 
 // matchesGlobPrefix compares the first min(len(key parts), len(glob))
@@ -144,6 +146,21 @@ func runConfig(r *rpc.Request, e rpc.Emitter) error {
 		}
 		var value any = r.Args[1]
 		switch {
+		case strings.EqualFold(key, "Identity.PeerID"):
+			// The peer ID follows from the private key: only the node's
+			// own, in any of its forms, is taken, and stored in base58
+			// (Kubo 0.43).
+			candidate := r.Args[1]
+			if r.Bool("json") {
+				var s string
+				if json.Unmarshal([]byte(candidate), &s) == nil {
+					candidate = s
+				}
+			}
+			if id, err := peer.Decode(candidate); err != nil || id != r.Node.PeerID {
+				return errPeerIDMismatch
+			}
+			value = r.Node.PeerID.String()
 		case r.Bool("json"):
 			var v any
 			if err := json.Unmarshal([]byte(r.Args[1]), &v); err != nil {
@@ -306,6 +323,11 @@ func runConfigReplace(r *rpc.Request, e rpc.Emitter) error {
 			if err := config.SetKeyExact(merged, "Pinning.RemoteServices."+name+".API", old["API"]); err != nil {
 				return err
 			}
+		}
+		// The node keeps its own identity whatever PeerID the file
+		// carries (one config rolled out over a fleet; Kubo 0.43).
+		if err := config.SetKeyExact(merged, "Identity.PeerID", r.Node.PeerID.String()); err != nil {
+			return err
 		}
 		clear(disk)
 		maps.Copy(disk, merged)

@@ -20,6 +20,7 @@ import (
 	"cairn/rpc"
 
 	"github.com/ipfs/boxo/files"
+	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 func configValue(t *testing.T, res *rpc.Result) any {
@@ -130,11 +131,14 @@ func TestConfig_Set_Errors(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), "failed to set config value: failure to decode config: ") || !strings.HasSuffix(err.Error(), "(maybe use --json?)") {
 		t.Fatalf("error %v", err)
 	}
-	// The node's own ID cannot be changed away from its key.
+	// The node's own ID cannot be changed away from its key (Kubo 0.43's
+	// text, not wrapped), in any form.
 	other, _ := node.NewIdentity()
-	err = callErr(t, n, "config", []string{"Identity.PeerID", other.PeerID}, nil, nil)
-	if !strings.Contains(err.Error(), "does not match the node's private key") {
-		t.Fatalf("error %v", err)
+	for _, v := range []string{other.PeerID, "not-a-peer-id", ""} {
+		err = callErr(t, n, "config", []string{"Identity.PeerID", v}, nil, nil)
+		if err.Error() != "cannot set Identity.PeerID to a value that does not match the node's private key; use 'ipfs key rotate' to change the node identity" {
+			t.Fatalf("set Identity.PeerID %q: %v", v, err)
+		}
 	}
 	after, err := os.ReadFile(filepath.Join(n.Repo, config.File))
 	if err != nil {
@@ -249,6 +253,34 @@ func TestConfig_Replace_KeepsPrivateKey(t *testing.T) {
 		"setting private key with API is not supported")
 	if diskPrivKey(t, n) != priv {
 		t.Fatal("private key changed")
+	}
+}
+
+// The node's own ID may be set in another form (CIDv1): it is stored in
+// base58. A replaced config that carries another node's PeerID keeps
+// this node's (one config rolled out over a fleet, Kubo 0.43).
+func TestConfig_PeerID_FollowsTheKey(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	self := n.PeerID.String()
+	for _, tc := range []struct {
+		v    string
+		opts map[string]string
+	}{{peer.ToCid(n.PeerID).String(), nil}, {`"` + self + `"`, map[string]string{"json": "true"}}} {
+		res := mustCall(t, n, "config", []string{"Identity.PeerID", tc.v}, tc.opts, nil)
+		if v := configValue(t, res); v != self {
+			t.Errorf("set Identity.PeerID %s: answered %v", tc.v, v)
+		}
+		if id, _ := config.GetKeyExact(diskDoc(t, n), "Identity.PeerID"); id != self {
+			t.Errorf("set Identity.PeerID %s: stored %v, want %s", tc.v, id, self)
+		}
+	}
+	other, _ := node.NewIdentity()
+	doc := *mustCall(t, n, "config/show", nil, nil, nil).Values[0].(*map[string]any)
+	doc["Identity"] = map[string]any{"PeerID": other.PeerID}
+	b, _ := json.Marshal(doc)
+	mustCall(t, n, "config/replace", nil, nil, replaceDir(b))
+	if id, _ := config.GetKeyExact(diskDoc(t, n), "Identity.PeerID"); id != self || n.Config().Identity.PeerID != self {
+		t.Errorf("after replace with another PeerID: stored %v, in effect %s; want %s", id, n.Config().Identity.PeerID, self)
 	}
 }
 

@@ -279,6 +279,16 @@ type FilesStatOutput struct {
 	Mode           string `json:",omitempty"` // last, as Kubo writes it
 }
 
+// checkContentOrMFSPath takes a native IPFS URI (ipfs://<cid>, ipns://
+// <name>) as the content path it names, anything else as checkMFSPath
+// does: the sources of files cp and files stat (Kubo 0.43).
+func checkContentOrMFSPath(p string) (string, error) {
+	if u := node.FromURI(p); u != p {
+		return u, nil
+	}
+	return checkMFSPath(p)
+}
+
 // checkMFSPath is Kubo's checkPath (cleaned, a trailing slash kept), and
 // refuses ".." segments.
 func checkMFSPath(p string) (string, error) {
@@ -354,7 +364,7 @@ func runFilesChcid(r *rpc.Request, _ rpc.Emitter) error {
 }
 
 func runFilesCp(r *rpc.Request, _ rpc.Emitter) error {
-	src, err := checkMFSPath(r.Args[0])
+	src, err := checkContentOrMFSPath(r.Args[0])
 	if err != nil {
 		return err
 	}
@@ -596,7 +606,7 @@ func runFilesStat(r *rpc.Request, e rpc.Emitter) error {
 	if _, err := statFormat(r); err != nil {
 		return rpc.ClientError("invalid parameters: %s", err)
 	}
-	p, err := checkMFSPath(r.Args[0])
+	p, err := checkContentOrMFSPath(r.Args[0])
 	if err != nil {
 		return err
 	}

@@ -76,6 +76,7 @@ func getCompression(r *rpc.Request) (int, error) {
 // getEntryName is the name of the top tar entry: the last component of
 // the argument as a path, with the CID text kept as typed.
 func getEntryName(arg string) string {
+	arg = node.FromURI(arg)
 	if !strings.HasPrefix(arg, "/") {
 		arg = "/ipfs/" + arg
 	}

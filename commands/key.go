@@ -6,8 +6,6 @@ package commands
 
 import (
 	"bytes"
-	"crypto/ed25519"
-	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -86,8 +84,16 @@ func (e keyEncoder) FormatID(id peer.ID) string {
 	return s
 }
 
-var keyTypeOption = rpc.Option{Names: []string{"type", "t"}, Type: rpc.String, Default: "ed25519", Help: "type of the key to create: rsa, ed25519"}
+var keyTypeOption = rpc.Option{Names: []string{"type", "t"}, Type: rpc.String, Default: "ed25519", Help: "type of the key to create: rsa, ed25519, secp256k1"}
 var keySizeOption = rpc.Option{Names: []string{"size", "s"}, Type: rpc.Int, Help: "size of the key to generate"}
+
+// keySize is --size, -1 when not given (the key type's own size).
+func keySize(r *rpc.Request) int {
+	if !r.IsSet("size") {
+		return -1
+	}
+	return int(r.Int("size"))
+}
 
 var keyListCmd = &rpc.Command{
 	Path:     "key/ls",
@@ -351,7 +357,7 @@ func runKeyGen(r *rpc.Request, e rpc.Emitter) error {
 	if err != nil {
 		return err
 	}
-	k, err := r.Node.Keys().Generate(r.Args[0], r.String("type"), int(r.Int("size")))
+	k, err := r.Node.Keys().Generate(r.Args[0], r.String("type"), keySize(r))
 	if err != nil {
 		return err
 	}
@@ -436,9 +442,9 @@ func runKeyImport(r *rpc.Request, e rpc.Emitter) error {
 	}
 	if !r.Bool("allow-any-key-type") {
 		switch sk.(type) {
-		case *crypto.RsaPrivateKey, *crypto.Ed25519PrivateKey:
+		case *crypto.RsaPrivateKey, *crypto.Ed25519PrivateKey, *crypto.Secp256k1PrivateKey:
 		default:
-			return fmt.Errorf("key type %T is not allowed to be imported, only RSA or Ed25519;"+
+			return fmt.Errorf("key type %T is not allowed to be imported, only RSA, Ed25519, or Secp256k1;"+
 				" use flag --allow-any-key-type if you are sure of what you're doing", sk)
 		}
 	}
@@ -461,16 +467,9 @@ func decodeKeyFile(data []byte, format string) (crypto.PrivKey, error) {
 		if block.Type != "PRIVATE KEY" {
 			return nil, fmt.Errorf("expected PRIVATE KEY type in PEM block but got: %s", block.Type)
 		}
-		std, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		sk, err := parsePKCS8(block.Bytes)
 		if err != nil {
-			return nil, fmt.Errorf("parsing PKCS8 format: %w", err)
-		}
-		if k, ok := std.(ed25519.PrivateKey); ok {
-			std = &k // libp2p converts from the pointer
-		}
-		sk, _, err := crypto.KeyPairFromStdKey(std)
-		if err != nil {
-			return nil, fmt.Errorf("converting std Go key to libp2p key: %w", err)
+			return nil, err
 		}
 		return sk, nil
 	case keyFormatLibp2p:
@@ -502,16 +501,9 @@ func runKeyExport(r *rpc.Request, e rpc.Emitter) error {
 	var out []byte
 	switch format := r.String("format"); format {
 	case keyFormatPEM:
-		std, err := crypto.PrivKeyToStdKey(sk)
+		der, err := marshalPKCS8(sk)
 		if err != nil {
-			return fmt.Errorf("converting libp2p private key to std Go key: %w", err)
-		}
-		if k, ok := std.(*ed25519.PrivateKey); ok {
-			std = *k // x509 takes the value
-		}
-		der, err := x509.MarshalPKCS8PrivateKey(std)
-		if err != nil {
-			return fmt.Errorf("marshalling key to PKCS8 format: %w", err)
+			return err
 		}
 		out = pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 	case keyFormatLibp2p:
@@ -559,7 +551,7 @@ func runKeyRotate(r *rpc.Request, _ rpc.Emitter) error {
 	if old == node.SelfKey {
 		return fmt.Errorf("keystore name for back up cannot be named 'self'")
 	}
-	return r.Node.Keys().RotateIdentity(old, r.String("type"), int(r.Int("size")))
+	return r.Node.Keys().RotateIdentity(old, r.String("type"), keySize(r))
 }
 
 func keyIDText(t *rpc.TextEnv, v any) error {

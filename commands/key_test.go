@@ -189,6 +189,8 @@ func TestKey_ImportExport(t *testing.T) {
 	// Bad input: clear errors, nothing stored.
 	secp, _, _ := crypto.GenerateSecp256k1Key(rand.Reader)
 	secpRaw, _ := crypto.MarshalPrivateKey(secp)
+	ecdsa, _, _ := crypto.GenerateECDSAKeyPair(rand.Reader)
+	ecdsaRaw, _ := crypto.MarshalPrivateKey(ecdsa)
 	before := keyNames(t, n)
 	for _, tc := range []struct {
 		data []byte
@@ -202,7 +204,7 @@ func TestKey_ImportExport(t *testing.T) {
 		{[]byte("-----BEGIN RSA KEY-----\nAAAA\n-----END RSA KEY-----\n"), map[string]string{"format": "pem-pkcs8-cleartext"}, "expected PRIVATE KEY type in PEM block but got: RSA KEY"},
 		{[]byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), map[string]string{"format": "pem-pkcs8-cleartext"}, "parsing PKCS8 format"},
 		{[]byte("x"), map[string]string{"format": "jwk"}, "unrecognized import format: jwk"},
-		{secpRaw, nil, "key type *crypto.Secp256k1PrivateKey is not allowed to be imported, only RSA or Ed25519; use flag --allow-any-key-type"},
+		{ecdsaRaw, nil, "key type *crypto.ECDSAPrivateKey is not allowed to be imported, only RSA, Ed25519, or Secp256k1; use flag --allow-any-key-type"},
 	} {
 		if msg := blkCallErr(t, n, "key/import", []string{"bad"}, tc.opts, keyFile(tc.data)); !strings.Contains(msg, tc.want) {
 			t.Errorf("import %.20q %v: %q, want %q", tc.data, tc.opts, msg, tc.want)

@@ -61,8 +61,8 @@ must be greater than the current record's.`,
 	Options: []rpc.Option{
 		{Names: []string{"key", "k"}, Type: rpc.String, Default: "self", Help: "Name of the key to be used or a valid PeerID, as listed by 'cairn key list -l'."},
 		{Names: []string{"resolve"}, Type: rpc.Bool, Default: true, Help: "Check if the given path can be resolved before publishing."},
-		{Names: []string{"lifetime", "t"}, Type: rpc.String, Default: node.DefaultRecordLifetime.String(), Help: `Time duration the signed record will be valid for. Accepts durations such as "300s", "1.5h" or "7d2h45m"`},
-		{Names: []string{"ttl"}, Type: rpc.String, Default: node.DefaultRecordTTL.String(), Help: "Time duration hint, akin to --lifetime, indicating how long to cache this record before checking for updates."},
+		{Names: []string{"lifetime", "t"}, Type: rpc.String, Help: `Time duration the signed record will be valid for. Accepts durations such as "300s", "1.5h" or "7d2h45m". Default: ` + node.DefaultRecordLifetime.String()},
+		{Names: []string{"ttl"}, Type: rpc.String, Help: "Time duration to cache this record before checking for updates. Must not exceed --lifetime. Default: " + node.DefaultRecordTTL.String() + " (capped to --lifetime)."},
 		{Names: []string{"quieter", "Q"}, Type: rpc.Bool, Help: "Write only final IPNS Name encoded as CIDv1 (for use in /ipns content paths)."},
 		{Names: []string{"v1compat"}, Type: rpc.Bool, Default: true, Help: "Produce a backward-compatible IPNS Record by including fields for both V1 and V2 signatures."},
 		{Names: []string{"allow-offline"}, Type: rpc.Bool, Help: "Allow publishing when offline - publishes to local datastore without requiring network connectivity."},
@@ -150,13 +150,33 @@ func runNamePublish(r *rpc.Request, e rpc.Emitter) error {
 	if o.AllowOffline && o.AllowDelegated {
 		return errors.New("cannot use both --allow-offline and --allow-delegated flags")
 	}
-	var err error
-	if o.Lifetime, err = parseDuration(r, "lifetime"); err != nil {
-		return err
+	// --lifetime and --ttl have no default in the option table, so that
+	// an explicit --ttl can be told from the default one, which is capped
+	// to the lifetime rather than refused (Kubo 0.43).
+	o.Lifetime = node.DefaultRecordLifetime
+	if r.IsSet("lifetime") {
+		d, err := parseDuration(r, "lifetime")
+		if err != nil {
+			return err
+		}
+		if d <= 0 {
+			return fmt.Errorf("lifetime must be greater than zero, got %s", r.String("lifetime"))
+		}
+		o.Lifetime = d
 	}
-	ttl, err := time.ParseDuration(r.String("ttl"))
-	if err != nil {
-		return err
+	ttl := min(node.DefaultRecordTTL, o.Lifetime)
+	if r.IsSet("ttl") {
+		d, err := time.ParseDuration(r.String("ttl"))
+		if err != nil {
+			return err
+		}
+		if d < 0 {
+			return fmt.Errorf("ttl must not be negative, got %s", r.String("ttl"))
+		}
+		if d > o.Lifetime {
+			return fmt.Errorf("ttl (%s) must not be greater than lifetime (%s)", d, o.Lifetime)
+		}
+		ttl = d
 	}
 	o.TTL = &ttl
 	if r.IsSet("sequence") {
@@ -179,9 +199,10 @@ func runNamePublish(r *rpc.Request, e rpc.Emitter) error {
 	return e.Emit(&IpnsEntry{Name: name.String(), Value: p.String()})
 }
 
-// pathOrCidPath is Kubo's PathOrCidPath: a path, or a CID (with a rest)
-// taken as /ipfs/<cid>.
+// pathOrCidPath is Kubo's PathOrCidPath: a path, a native URI
+// (node.FromURI), or a CID (with a rest) taken as /ipfs/<cid>.
 func pathOrCidPath(s string) (path.Path, error) {
+	s = node.FromURI(s)
 	p, err := path.NewPath(s)
 	if err == nil {
 		return p, nil

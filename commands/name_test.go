@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -125,10 +126,13 @@ func TestName_KeysSequenceLifetime(t *testing.T) {
 		opts map[string]string
 		want string
 	}{
-		{b, map[string]string{"lifetime": "-1h"}, "lifetime -1h0m0s: a record must be valid for a positive time"},
+		{b, map[string]string{"lifetime": "-1h"}, "lifetime must be greater than zero, got -1h"},
+		{b, map[string]string{"lifetime": "0s"}, "lifetime must be greater than zero, got 0s"},
 		{b, map[string]string{"lifetime": "87600000h"}, "error parsing lifetime option: time: invalid duration"},
 		{b, map[string]string{"lifetime": "7days"}, "error parsing lifetime option"},
-		{b, map[string]string{"ttl": "-1s"}, "ttl -1s: must not be negative"},
+		{b, map[string]string{"ttl": "-1s"}, "ttl must not be negative, got -1s"},
+		{b, map[string]string{"ttl": "49h"}, "ttl (49h0m0s) must not be greater than lifetime (48h0m0s)"},
+		{b, map[string]string{"lifetime": "1h", "ttl": "61m"}, "ttl (1h1m0s) must not be greater than lifetime (1h0m0s)"},
 		{b, map[string]string{"allow-delegated": "true"}, "cannot use both --allow-offline and --allow-delegated flags"},
 		{"/ipfs/" + a + "/missing", nil, "no link named"},
 		{"not a path", nil, "invalid path"},
@@ -230,6 +234,45 @@ func TestName_RepublishAfterRestart(t *testing.T) {
 	}
 	if got := nameResolve(t, n, "", map[string]string{"nocache": "true"}); got != "/ipfs/"+root {
 		t.Errorf("resolve after restart: %s", got)
+	}
+}
+
+// A record's TTL is --ttl, at most its lifetime; without --ttl the
+// default (5 min) capped to the lifetime (Kubo 0.43).
+func TestName_Publish_TTLAtMostLifetime(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	for i, tc := range []struct {
+		opts map[string]string
+		want time.Duration
+	}{
+		{nil, 5 * time.Minute},
+		{map[string]string{"lifetime": "1m"}, time.Minute},
+		{map[string]string{"lifetime": "1h", "ttl": "10m"}, 10 * time.Minute},
+		{map[string]string{"lifetime": "1h", "ttl": "1h"}, time.Hour},
+		{map[string]string{"ttl": "0s"}, 0},
+	} {
+		// A new value each time: a record of the same value with a
+		// shorter validity would be older than the last one.
+		root := blkAdd(t, n, "r", files.NewBytesFile(fmt.Appendf(nil, "r%d", i)), nil)
+		publish(t, n, root, tc.opts)
+		if ttl, err := localRecord(t, n).TTL(); err != nil || ttl != tc.want {
+			t.Errorf("publish %v: record TTL %v, %v; want %v", tc.opts, ttl, err, tc.want)
+		}
+	}
+}
+
+// A lifetime shorter than the republish period: the node does not go
+// online, as Kubo 0.43's daemon refuses to start.
+func TestName_RecordLifetimeBelowRepublishPeriod_Refused(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	testutil.SetConfig(t, n, map[string]any{"Ipns.RecordLifetime": "1h", "Ipns.RepublishPeriod": "2h"})
+	err := n.StartNet(context.Background(), node.NetOptions{UserAgent: "cairn-test"})
+	const want = "config setting IPNS.RecordLifetime (1h0m0s) must be >= IPNS.RepublishPeriod (2h0m0s), otherwise records expire before they are republished"
+	if err == nil || err.Error() != want {
+		t.Fatalf("StartNet: %v; want %q", err, want)
+	}
+	if n.Online() {
+		t.Fatal("the node went online")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"cairn/node"
 	"cairn/rpc"
 
 	"github.com/ipfs/boxo/namesys"
@@ -52,7 +53,7 @@ Resolve the value of an IPFS DAG path:
 }}
 
 func runResolve(r *rpc.Request, e rpc.Emitter) error {
-	name := r.Args[0]
+	name := node.FromURI(r.Args[0])
 	if strings.HasPrefix(name, "/ipns/") && !r.Bool("recursive") {
 		// One step of the name.
 		o, err := nameResolveOptions(r, false)

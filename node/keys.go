@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/ipfs/boxo/keystore"
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -104,13 +105,17 @@ func (k *Keys) PrivateKey(name string) (crypto.PrivKey, error) {
 	return ks.Get(name)
 }
 
-// Generate makes a key of type ed25519 or rsa (size bits, default
-// 2048; libp2p refuses fewer than 2048 and more than 8192) and stores it.
-// Errors are Kubo's.
+// Generate makes a key of type ed25519, secp256k1 or rsa and stores it.
+// size is in bits, -1 for the type's own: 2048 for RSA (libp2p refuses
+// fewer than 2048 and more than 8192); ed25519 and secp256k1 keys are
+// 256 bits and take no other size. Errors are Kubo's.
 func (k *Keys) Generate(name, typ string, size int) (Key, error) {
 	n := k.n
 	if name == SelfKey {
 		return Key{}, errors.New("cannot create key with name 'self'")
+	}
+	if err := CheckKeySize(typ, size); err != nil {
+		return Key{}, err
 	}
 	var sk crypto.PrivKey
 	var err error
@@ -122,6 +127,8 @@ func (k *Keys) Generate(name, typ string, size int) (Key, error) {
 		sk, _, err = crypto.GenerateKeyPairWithReader(crypto.RSA, size, rand.Reader)
 	case "ed25519":
 		sk, _, err = crypto.GenerateEd25519Key(rand.Reader)
+	case "secp256k1":
+		sk, _, err = crypto.GenerateSecp256k1Key(rand.Reader)
 	default:
 		return Key{}, fmt.Errorf("unrecognized key type: %s", typ)
 	}
@@ -129,6 +136,22 @@ func (k *Keys) Generate(name, typ string, size int) (Key, error) {
 		return Key{}, err
 	}
 	return n.storeKey(name, sk)
+}
+
+// CheckKeySize refuses a size (bits) that a key type cannot have:
+// ed25519 and secp256k1 keys are always 256 bits. -1 (unset) and any
+// RSA size pass (libp2p checks RSA's).
+func CheckKeySize(typ string, size int) error {
+	switch strings.ToLower(typ) {
+	case "", "ed25519", "secp256k1":
+		if size != -1 && size != 256 {
+			if typ == "" {
+				typ = "ed25519"
+			}
+			return fmt.Errorf("invalid key size %d: %s keys are always 256 bits", size, strings.ToLower(typ))
+		}
+	}
+	return nil
 }
 
 // Import stores sk under name (which must be new and not "self").

@@ -39,9 +39,12 @@ func (m *MFS) do(flush bool, fn func() error) error {
 	return err
 }
 
-// Node returns the node at p: an /ipfs/ path through the DAG, anything
-// else in MFS (Kubo's getNodeFromPath).
+// Node returns the node at p: an /ipfs/ path (or ipfs:// URI) through
+// the DAG, anything else in MFS (Kubo's getNodeFromPath).
 func (m *MFS) Node(ctx context.Context, p string) (ipld.Node, error) {
+	if u := FromURI(p); strings.HasPrefix(u, "/ipfs/") {
+		p = u
+	}
 	if strings.HasPrefix(p, "/ipfs/") {
 		res, err := m.n.Dag().Resolve(ctx, p)
 		if err != nil {

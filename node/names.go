@@ -382,11 +382,13 @@ func (n *Node) nameResolver(noCache bool) (namesys.NameSystem, error) {
 	return n.newNameSystem(n.Config(), false)
 }
 
-// parseName turns "<name>", "/ipns/<name>[/rest]" into a path.
+// parseName turns "<name>", "/ipns/<name>[/rest]" or "ipns://<name>"
+// into a path.
 func parseName(name string) (path.Path, error) {
 	if len(name) > maxNameLen {
 		return nil, fmt.Errorf("name too long (%d bytes; at most %d)", len(name), maxNameLen)
 	}
+	name = FromURI(name)
 	if !strings.HasPrefix(name, "/ipns/") {
 		name = "/ipns/" + name
 	}
@@ -460,6 +462,7 @@ func (n *Node) nameCtx(ctx context.Context) context.Context {
 // name (IPNS or DNSLink, recursively) to the /ipfs/ path it stands for.
 func (m *Names) ImmutablePath(ctx context.Context, s string) (path.ImmutablePath, error) {
 	n := m.n
+	s = FromURI(s)
 	if !strings.HasPrefix(s, "/ipns/") {
 		return ParsePath(s)
 	}

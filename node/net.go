@@ -55,6 +55,9 @@ func (n *Node) StartNet(ctx context.Context, o NetOptions) error {
 		return errors.New("network already started")
 	}
 	cfg := n.Config()
+	if err := checkRepublishTimes(cfg); err != nil {
+		return err
+	}
 	lim, err := NetLimitsOf(cfg)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@
 package node
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -47,11 +48,16 @@ func IsInitialized(repo string) bool {
 }
 
 // NewIdentity makes an ed25519 identity in Kubo's encoding.
-func NewIdentity() (config.Identity, error) { return NewIdentityOf("ed25519", 0) }
+func NewIdentity() (config.Identity, error) { return NewIdentityOf("ed25519", -1) }
 
 // NewIdentityOf makes an identity with Kubo's init key choices: algorithm
-// ed25519 (the default, "" too) or rsa with bits (default 2048).
+// ed25519 (the default, "" too), secp256k1, or rsa with bits (-1 or 0:
+// 2048); bits other than -1 and 256 are refused for the first two
+// (CheckKeySize).
 func NewIdentityOf(algorithm string, bits int) (config.Identity, error) {
+	if err := CheckKeySize(algorithm, bits); err != nil {
+		return config.Identity{}, err
+	}
 	var sk crypto.PrivKey
 	var pk crypto.PubKey
 	var err error
@@ -59,10 +65,12 @@ func NewIdentityOf(algorithm string, bits int) (config.Identity, error) {
 	case "", "ed25519":
 		sk, pk, err = crypto.GenerateEd25519Key(rand.Reader)
 	case "rsa":
-		if bits == 0 {
+		if bits <= 0 {
 			bits = 2048
 		}
 		sk, pk, err = crypto.GenerateRSAKeyPair(bits, rand.Reader)
+	case "secp256k1":
+		sk, pk, err = crypto.GenerateSecp256k1Key(rand.Reader)
 	default:
 		return config.Identity{}, fmt.Errorf("unrecognized key type: %s", algorithm)
 	}
@@ -90,7 +98,7 @@ func Init(dir, profiles string) (*config.Config, error) {
 type InitOptions struct {
 	// Profiles is a comma-separated list of profiles to apply.
 	Profiles string
-	// Algorithm and Bits choose the key (NewIdentityOf).
+	// Algorithm and Bits choose the key (NewIdentityOf; Bits 0 is -1).
 	Algorithm string
 	Bits      int
 	// Doc, if set, is the config document to start from instead of
@@ -109,7 +117,7 @@ func InitRepo(dir string, o InitOptions) (*config.Config, error) {
 	}
 	doc := o.Doc
 	if doc == nil {
-		id, err := NewIdentityOf(o.Algorithm, o.Bits)
+		id, err := NewIdentityOf(o.Algorithm, cmp.Or(o.Bits, -1))
 		if err != nil {
 			return nil, err
 		}

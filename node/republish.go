@@ -13,6 +13,7 @@ package node
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"time"
 
@@ -37,11 +38,32 @@ type RepublishStats struct {
 	Rounds, Republished, Failed int
 }
 
+// defaultRepublishPeriod is Ipns.RepublishPeriod's default, as Kubo's.
+const defaultRepublishPeriod = 4 * time.Hour
+
+// checkRepublishTimes refuses, as Kubo 0.43 does when its node goes
+// online, a record lifetime shorter than the republish period: the
+// records would expire before they are signed again.
+func checkRepublishTimes(cfg *config.Config) error {
+	period, err := config.DurationOr(cfg.Ipns.RepublishPeriod, defaultRepublishPeriod, "Ipns.RepublishPeriod")
+	if err != nil {
+		return err
+	}
+	lifetime, err := config.DurationOr(cfg.Ipns.RecordLifetime, DefaultRecordLifetime, "Ipns.RecordLifetime")
+	if err != nil {
+		return err
+	}
+	if lifetime < period {
+		return fmt.Errorf("config setting IPNS.RecordLifetime (%s) must be >= IPNS.RepublishPeriod (%s), otherwise records expire before they are republished", lifetime, period)
+	}
+	return nil
+}
+
 // republishLoop runs the republisher until ctx ends (the network's).
 func (n *Node) republishLoop(ctx context.Context) {
-	period, err := config.DurationOr(n.Config().Ipns.RepublishPeriod, 4*time.Hour, "Ipns.RepublishPeriod")
+	period, err := config.DurationOr(n.Config().Ipns.RepublishPeriod, defaultRepublishPeriod, "Ipns.RepublishPeriod")
 	if err != nil {
-		period = 4 * time.Hour
+		period = defaultRepublishPeriod
 	}
 	wait := min(republishFirst, period)
 	for {

@@ -17,9 +17,37 @@ import (
 	ipld "github.com/ipfs/go-ipld-format"
 )
 
-// ParsePath accepts what Kubo's commands accept: an /ipfs/ path, or a CID
-// with an optional /sub/path. The error is Kubo's ("invalid path ...").
+// FromURI rewrites a native IPFS URI into the content path it stands for,
+// as Kubo 0.43 accepts them wherever a path or CID is: "ipfs://<cid>[/rest]"
+// and "ipfs:<cid>[/rest]" become "/ipfs/<cid>[/rest]", "ipns://<name>" and
+// "ipns:<name>" become "/ipns/<name>". The scheme is matched without
+// regard to case; what follows it is kept as it is. Anything else is
+// returned unchanged.
+func FromURI(s string) string {
+	if len(s) < 5 || s[4] != ':' {
+		return s
+	}
+	var ns string
+	switch strings.ToLower(s[:4]) {
+	case "ipfs":
+		ns = "/ipfs/"
+	case "ipns":
+		ns = "/ipns/"
+	default:
+		return s
+	}
+	rest := s[5:]
+	if r, ok := strings.CutPrefix(rest, "//"); ok {
+		rest = r
+	}
+	return ns + rest
+}
+
+// ParsePath accepts what Kubo's commands accept: an /ipfs/ path, a CID
+// with an optional /sub/path, or either as a native URI (FromURI). The
+// error is Kubo's ("invalid path ...").
 func ParsePath(s string) (path.ImmutablePath, error) {
+	s = FromURI(s)
 	p, err := path.NewPath(s)
 	if err != nil {
 		// Kubo also takes "<cid>" and "<cid>/rest".
