@@ -202,12 +202,15 @@ func (b *bench) run(only, dir string) error {
 			n.close()
 		}
 	}()
+	// StorageMax (10 GB by default, a hard cap in cairn) would stop a
+	// 10^7-block stage (about 10.6 GB of records) before its end; a
+	// board profile refuses to start with one the disk cannot hold. So
+	// it is what the last stage needs, 2 KiB a block, and 1 GB more.
+	storageMax := fmt.Sprintf(`"%dMB"`, b.stages[len(b.stages)-1].blocks*2048/1e6+1000)
 	for _, name := range names {
 		n := &node{name: name, repo: filepath.Join(work, name)}
-		// StorageMax (10 GB by default, a hard cap in cairn) would stop
-		// a 10^7-block stage (about 10.6 GB of records) before its end.
 		n.opts = daemon.Options{Offline: true, ReadyTimeout: b.ready,
-			Config: map[string]string{"Datastore.StorageMax": `"1TB"`}}
+			Config: map[string]string{"Datastore.StorageMax": storageMax}}
 		if b.board != "" {
 			if name == "cairn" {
 				n.opts.Board = b.board
