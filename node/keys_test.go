@@ -9,6 +9,8 @@ import (
 
 	"cairn/internal/testutil"
 	"cairn/node"
+
+	pb "github.com/libp2p/go-libp2p/core/crypto/pb"
 )
 
 // A damaged key file is reported when the node starts, naming the key;
@@ -19,10 +21,10 @@ func TestKeys_DamagedReportedAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.Keys().Generate("good", "ed25519", 0); err != nil {
+	if _, err := n.Keys().Generate("good", "ed25519", -1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.Keys().Generate("bad", "ed25519", 0); err != nil {
+	if _, err := n.Keys().Generate("bad", "ed25519", -1); err != nil {
 		t.Fatal(err)
 	}
 	n.Close()
@@ -46,5 +48,39 @@ func TestKeys_DamagedReportedAtStart(t *testing.T) {
 	keys, err := n.Keys().List()
 	if err != nil || len(keys) != 2 || keys[1].Name != "good" {
 		t.Errorf("ListKeys: %v %v", keys, err)
+	}
+}
+
+// init -a and key rotate take secp256k1, and ed25519 and secp256k1 take
+// no size but 256 (Kubo 0.43).
+func TestNewIdentityOf_TypesAndSizes(t *testing.T) {
+	for _, tc := range []struct {
+		typ  string
+		bits int
+		kind pb.KeyType
+		err  string
+	}{
+		{"secp256k1", -1, pb.KeyType_Secp256k1, ""},
+		{"secp256k1", 256, pb.KeyType_Secp256k1, ""},
+		{"ed25519", 0, pb.KeyType_Ed25519, ""},
+		{"", -1, pb.KeyType_Ed25519, ""},
+		{"secp256k1", 512, 0, "invalid key size 512: secp256k1 keys are always 256 bits"},
+		{"ed25519", 2048, 0, "invalid key size 2048: ed25519 keys are always 256 bits"},
+		{"dsa", -1, 0, "unrecognized key type: dsa"},
+	} {
+		id, err := node.NewIdentityOf(tc.typ, tc.bits)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%s %d: %v, want %q", tc.typ, tc.bits, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s %d: %v", tc.typ, tc.bits, err)
+		}
+		pid, sk, err := id.Keys()
+		if err != nil || sk.Type() != tc.kind || pid.String() != id.PeerID {
+			t.Errorf("%s %d: key type %v, peer %s (config says %s), %v", tc.typ, tc.bits, sk.Type(), pid, id.PeerID, err)
+		}
 	}
 }

@@ -3,7 +3,6 @@
 package node
 
 import (
-	"cmp"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -51,10 +50,13 @@ func IsInitialized(repo string) bool {
 func NewIdentity() (config.Identity, error) { return NewIdentityOf("ed25519", -1) }
 
 // NewIdentityOf makes an identity with Kubo's init key choices: algorithm
-// ed25519 (the default, "" too), secp256k1, or rsa with bits (-1 or 0:
-// 2048); bits other than -1 and 256 are refused for the first two
-// (CheckKeySize).
+// ed25519 (the default, "" too), secp256k1, or rsa with bits. bits 0 or
+// -1 is the type's own size (2048 for RSA); other bits than 256 are
+// refused for the first two (CheckKeySize).
 func NewIdentityOf(algorithm string, bits int) (config.Identity, error) {
+	if bits == 0 {
+		bits = -1
+	}
 	if err := CheckKeySize(algorithm, bits); err != nil {
 		return config.Identity{}, err
 	}
@@ -98,7 +100,7 @@ func Init(dir, profiles string) (*config.Config, error) {
 type InitOptions struct {
 	// Profiles is a comma-separated list of profiles to apply.
 	Profiles string
-	// Algorithm and Bits choose the key (NewIdentityOf; Bits 0 is -1).
+	// Algorithm and Bits choose the key (NewIdentityOf).
 	Algorithm string
 	Bits      int
 	// Doc, if set, is the config document to start from instead of
@@ -117,7 +119,7 @@ func InitRepo(dir string, o InitOptions) (*config.Config, error) {
 	}
 	doc := o.Doc
 	if doc == nil {
-		id, err := NewIdentityOf(o.Algorithm, cmp.Or(o.Bits, -1))
+		id, err := NewIdentityOf(o.Algorithm, o.Bits)
 		if err != nil {
 			return nil, err
 		}
