@@ -227,3 +227,50 @@ func TestBatch_DatastoreAfter(t *testing.T) {
 	}
 	mustCheck(t, s)
 }
+
+// Readers of the datastore and commits that find the overlay empty
+// (long keys go through full commits) run at once: under -race this
+// caught a commit clearing the overlay's map without its lock.
+func TestDatastore_ReadersDuringEmptyOverlayCommits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	s := mustOpen(t, path)
+	ctx := context.Background()
+	d := s.Datastore()
+	// A short key goes through the overlay, which a flush then empties:
+	// its map is allocated and empty.
+	if err := d.Put(ctx, ds.NewKey("/p/a"), []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if _, err := d.Has(ctx, ds.NewKey("/p/a")); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	long := "/p/" + strings.Repeat("y", 300)
+	for i := 0; i < 200; i++ {
+		if err := d.Put(ctx, ds.NewKey(long), []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if v, err := d.Get(ctx, ds.NewKey(long)); err != nil || len(v) != 1 || v[0] != 199 {
+		t.Fatalf("last write: %v, %v", v, err)
+	}
+}

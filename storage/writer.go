@@ -295,7 +295,11 @@ func (w *writer) commit(group []*request) error {
 	before := pageAlloc(w.db)
 	var res applyResult
 	res.merging = w.merging.Load()
-	if !w.ds.empty() {
+	// Only the writer goroutine adds to the overlay, so one empty here
+	// stays empty through this commit, which then neither locks nor
+	// touches it (clearing even an empty map is a write to it).
+	folding := !w.ds.empty()
+	if folding {
 		// Readers must not see a key between the bucket and the
 		// overlay: they wait for this commit (dsOverlay).
 		w.ds.mu.Lock()
@@ -303,7 +307,9 @@ func (w *writer) commit(group []*request) error {
 	}
 	err := w.apply(group, &total, &res)
 	if err == nil {
-		w.ds.clear()
+		if folding {
+			w.ds.clear()
+		}
 		w.memIndexed()
 		if w.merging.Swap(res.merging) && !res.merging && w.mergeDone != nil {
 			w.mergeDone()
