@@ -346,8 +346,15 @@ func httpPost(path string, body []byte, contentType string) []byte {
 	return append([]byte(head+"\r\n"), body...)
 }
 
+// storedBlocks counts the store's blocks once its writer has committed
+// what was already queued: blocks a command handed the store before its
+// client left are written (a bounded queue, Budget.StorePendingMiB);
+// what must not happen is more of them after that.
 func storedBlocks(n *node.Node) func() int64 {
 	return func() int64 {
+		for deadline := time.Now().Add(30 * time.Second); n.Store.PendingBytes() > 0 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
 		st, _ := n.Store.Stat()
 		return int64(st.NumBlocks)
 	}
