@@ -53,9 +53,6 @@ func cmdInit(argv []string, stdout, stderr io.Writer) int {
 	}
 	dir := repoPath(inv)
 	o := node.InitOptions{Profiles: req.String("profile"), Algorithm: req.String("algorithm"), Bits: int(req.Int("bits"))}
-	if !req.IsSet("bits") {
-		o.Bits = -1
-	}
 	if len(inv.args) == 1 {
 		doc, err := readConfigFile(inv.args[0])
 		if err != nil {
