@@ -65,27 +65,7 @@ var cidCommands = []*rpc.Command{
 		Text:     cidFormatText,
 		TextDone: cidFormatTextDone,
 	},
-	{
-		Path:     "cid/bases",
-		Synopsis: "List available multibase encodings.",
-		Help:     "'cairn cid bases' relies on https://github.com/multiformats/go-multibase",
-		Options: []rpc.Option{
-			{Names: []string{"prefix"}, Type: rpc.Bool, Help: "also include the single letter prefixes in addition to the code"},
-			{Names: []string{"numeric"}, Type: rpc.Bool, Help: "also include numeric codes"},
-		},
-		NoRepo: true,
-		Output: rpc.OutSingle,
-		Run: func(r *rpc.Request, e rpc.Emitter) error {
-			list := make([]CodeAndName, 0, len(mbase.EncodingToStr))
-			for code, name := range mbase.EncodingToStr {
-				list = append(list, CodeAndName{Code: int(code), Name: name})
-			}
-			sortBases(list)
-			return e.Emit(&list)
-		},
-		Type: func() any { return &[]CodeAndName{} },
-		Text: basesText,
-	},
+	basesCommand("cid/bases", "'cairn cid bases' relies on https://github.com/multiformats/go-multibase"),
 	{
 		Path:     "cid/codecs",
 		Synopsis: "List available CID multicodecs.",
@@ -499,4 +479,30 @@ func cidInspectText(t *rpc.TextEnv, v any) error {
 	fmt.Fprintf(&b, "CIDv1:      %s\n", res.CidV1)
 	_, err := io.WriteString(t.Out, b.String())
 	return err
+}
+
+// basesCommand lists the multibase encodings; cid bases and multibase
+// list are the same command under two paths.
+func basesCommand(path, help string) *rpc.Command {
+	return &rpc.Command{
+		Path:     path,
+		Synopsis: "List available multibase encodings.",
+		Help:     help,
+		Options: []rpc.Option{
+			{Names: []string{"prefix"}, Type: rpc.Bool, Help: "also include the single letter prefixes in addition to the code"},
+			{Names: []string{"numeric"}, Type: rpc.Bool, Help: "also include numeric codes"},
+		},
+		NoRepo: true,
+		Output: rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
+			list := make([]CodeAndName, 0, len(mbase.EncodingToStr))
+			for code, name := range mbase.EncodingToStr {
+				list = append(list, CodeAndName{Code: int(code), Name: name})
+			}
+			sortBases(list)
+			return e.Emit(&list)
+		},
+		Type: func() any { return &[]CodeAndName{} },
+		Text: basesText,
+	}
 }

@@ -77,20 +77,7 @@ but one can customize used base with -b:
 			return emitEncoded(r, e, decodeMultibaseInput)
 		},
 	},
-	multibaseList(),
-}
-
-// multibaseList is "cid bases" under the name Kubo 0.43 also gives it.
-func multibaseList() *rpc.Command {
-	for _, c := range cidCommands {
-		if c.Path == "cid/bases" {
-			l := *c
-			l.Path = "multibase/list"
-			l.Help = "'cairn multibase list' relies on https://github.com/multiformats/go-multibase"
-			return &l
-		}
-	}
-	panic("commands: cid/bases missing")
+	basesCommand("multibase/list", "'cairn multibase list' relies on https://github.com/multiformats/go-multibase"),
 }
 
 // readMultibaseInput reads the file argument, at most maxMultibaseInput.
