@@ -1,6 +1,6 @@
-// diag.go: the "diag" family: diag/sys, diag/cmds (and its clear and
-// set-time), diag/profile, as Kubo 0.42's core/commands/diag.go, active.go
-// and profile.go.
+// diag.go: the "diag" family: diag/healthy (Kubo 0.43), diag/sys,
+// diag/cmds (and its clear and set-time), diag/profile, as Kubo's
+// core/commands/diag.go, active.go and profile.go.
 
 package commands
 
@@ -17,9 +17,47 @@ import (
 
 	"cairn/node"
 	"cairn/rpc"
+
+	ft "github.com/ipfs/boxo/ipld/unixfs"
 )
 
+// diagHealthyProbe is the empty UnixFS directory, which init pins.
+const diagHealthyProbe = "QmUNLLsPACCz1vLxQVkXqqLX5R1X345qqfHbsf67hvA3Nn"
+
 var diagCommands = []*rpc.Command{{
+	Path:     "diag/healthy",
+	Synopsis: "Report whether the daemon is operational.",
+	Help: `Exits 0 if the daemon is running and can resolve the well-known empty
+UnixFS directory. Exits non-zero if the DAG pipeline is broken (a store
+that cannot read or write). The directory's block is stored again if it
+was removed. Intended for container and systemd healthchecks.`,
+	Output: rpc.OutSingle,
+	Run: func(r *rpc.Request, e rpc.Emitter) error {
+		c, err := resolveRoot(r.Ctx, r.Node, "/ipfs/"+diagHealthyProbe)
+		if err != nil {
+			return fmt.Errorf("probe resolve: %w", err)
+		}
+		has, err := r.Node.Blocks.Has(r.Ctx, c)
+		if err != nil {
+			return fmt.Errorf("probe fetch: %w", err)
+		}
+		if !has {
+			if err := r.Node.DAG.Add(r.Ctx, ft.EmptyDirNode()); err != nil {
+				return fmt.Errorf("probe store: %w", err)
+			}
+		}
+		if _, err := r.Node.Block().Get(r.Ctx, c); err != nil {
+			return fmt.Errorf("probe fetch: %w", err)
+		}
+		ok := "ok"
+		return e.Emit(&ok)
+	},
+	Type: func() any { return new(string) },
+	Text: func(t *rpc.TextEnv, v any) error {
+		_, err := io.WriteString(t.Out, *v.(*string))
+		return err
+	},
+}, {
 	Path:     "diag/sys",
 	Synopsis: "Print system diagnostic information.",
 	Help:     `Prints out information about your computer to aid in easier debugging.`,

@@ -49,6 +49,38 @@ Mtime: <mtime>`
 
 var filesCommands = []*rpc.Command{
 	{
+		Path:     "files/chroot",
+		Synopsis: "Change the MFS root CID.",
+		Help: `'cairn files chroot' changes the root CID used by MFS (Mutable File System).
+This is a recovery command for when MFS becomes corrupted and prevents the
+files commands from working.
+
+When run without a CID argument, resets MFS to an empty directory.
+
+WARNING: The old MFS root and its unpinned children will be removed during
+the next garbage collection. Pin the old root first if you want to preserve.
+
+This command can only run when the daemon is not running.
+
+Examples:
+
+  # Reset MFS to empty directory (recovery from corruption)
+  $ cairn files chroot --confirm
+
+  # Restore MFS to a known good directory CID
+  $ cairn files chroot --confirm QmYourBackupCID`,
+		Args:     []rpc.Arg{{Name: "cid", Kind: rpc.ArgString, Help: "New root CID (defaults to empty directory if not specified)."}},
+		Options:  []rpc.Option{{Names: []string{"confirm"}, Type: rpc.Bool, Help: "Confirm this potentially destructive operation."}},
+		NoRemote: true,
+		Output:   rpc.OutSingle,
+		Run:      runFilesChroot,
+		Type:     func() any { return &MessageOutput{} },
+		Text: func(t *rpc.TextEnv, v any) error {
+			_, err := io.WriteString(t.Out, v.(*MessageOutput).Message)
+			return err
+		},
+	},
+	{
 		Path:     "files/chcid",
 		Synopsis: "Change the CID version or hash function of the root node of a given path.",
 		Help: `Change the CID version or hash function of the root node of a given path.
@@ -775,4 +807,26 @@ func toFiles(r *rpc.Request, dst string) func(name string, nd ipld.Node) error {
 		added = true
 		return nil
 	}
+}
+
+func runFilesChroot(r *rpc.Request, e rpc.Emitter) error {
+	if !r.Bool("confirm") {
+		return errors.New("this is a potentially destructive operation; pass --confirm to proceed")
+	}
+	c := ft.EmptyDirNode().Cid()
+	if len(r.Args) > 0 {
+		var err error
+		if c, err = cid.Decode(r.Args[0]); err != nil {
+			return fmt.Errorf("invalid CID %q: %w", r.Args[0], err)
+		}
+	}
+	old, err := r.Node.ChrootMFS(r.Ctx, c)
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("MFS root set to %s\n", c)
+	if old.Defined() {
+		msg = fmt.Sprintf("MFS root changed from %s to %s\nThe old root %s will be garbage collected unless pinned.\n", old, c, old)
+	}
+	return e.Emit(&MessageOutput{Message: msg})
 }

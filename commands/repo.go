@@ -1,5 +1,5 @@
 // repo.go: the "repo" family (and stats/repo): gc, stat, verify, version,
-// fsck.
+// fsck, ls (refs local under Kubo 0.43's name).
 
 package commands
 
@@ -113,6 +113,8 @@ daemon holds them, and refuses while one runs.`,
 			return err
 		},
 	},
+	// Kubo 0.43's name for refs local.
+	renamed("repo/ls", refsCommands, "refs/local"),
 }
 
 func withPath(c rpc.Command, path string) *rpc.Command {

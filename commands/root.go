@@ -32,6 +32,7 @@ var Families = [][]*rpc.Command{
 	multibaseCommands,
 	versionCommands,
 	commandsCommands,
+	completionCommands,
 	shutdownCommands,
 	dagCommands,
 	blockCommands,
@@ -47,10 +48,12 @@ var Families = [][]*rpc.Command{
 	bootstrapCommands,
 	dhtCommands,
 	routingCommands,
+	provideMoreCommands,
 	bitswapCommands,
 	configCommands,
 	configEditCommands,
 	updateCommands,
+	updateSubcommands,
 	diagCommands,
 	logCommands,
 	mountCommands,
@@ -65,6 +68,7 @@ var Families = [][]*rpc.Command{
 	resolveCommands,
 	keyCommands,
 	nameCommands,
+	nameRecordCommands,
 	ipnsPubsubCommands,
 }
 

@@ -1,5 +1,6 @@
-// routing.go: Kubo 0.42's names of the DHT commands (routing/*) and
-// provide/stat. findprovs, findpeer and provide are the dht/* commands
+// routing.go: Kubo 0.42's names of the DHT commands (routing/*),
+// provide/stat (and its old name stats/reprovide), provide/once and
+// provide/clear (Kubo 0.43). findprovs, findpeer and provide are the dht/* commands
 // under another name; get and put answer one event as Kubo 0.42's do
 // (dht/get and dht/put keep 0.9's stream of query events).
 
@@ -16,6 +17,7 @@ import (
 	"cairn/rpc"
 
 	"github.com/ipfs/boxo/ipns"
+	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/routing"
 )
 
@@ -114,6 +116,129 @@ var routingCommands = []*rpc.Command{
 		Type:   func() any { return &ProvideStatOutput{} },
 		Text:   provideStatText,
 	},
+}
+
+// ProvideOnceEvent is one CID provide once queued.
+type ProvideOnceEvent struct {
+	Queued string
+}
+
+// maxProvideOnceSeen bounds the CIDs provide once remembers to announce
+// each only once; past it a CID shared by several roots may be queued
+// again, which costs an announcement and no memory.
+const maxProvideOnceSeen = 1 << 20
+
+var provideMoreCommands = []*rpc.Command{
+	{
+		Path:     "provide/clear",
+		Synopsis: "Clear all CIDs from the provide queue.",
+		Help: `Clears the provide queue: CIDs waiting to be advertised to the DHT for the
+first time. Does not affect content that is already being reprovided on
+schedule.`,
+		Options: []rpc.Option{{Names: []string{"quiet", "q"}, Type: rpc.Bool, Help: "Do not write output."}},
+		Output:  rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
+			nt, err := online(r)
+			if err != nil {
+				return err
+			}
+			n := nt.ClearProvideQueue()
+			if r.Bool("quiet") {
+				return nil
+			}
+			return e.Emit(&n)
+		},
+		Type: func() any { return new(int) },
+		Text: func(t *rpc.TextEnv, v any) error {
+			if t.Req != nil && t.Req.Bool("quiet") {
+				return nil
+			}
+			_, err := fmt.Fprintf(t.Out, "removed %d items from provide queue\n", *v.(*int))
+			return err
+		},
+	},
+	{
+		Path:     "provide/once",
+		Synopsis: "Announce CIDs to the routing system on demand.",
+		Help: `Publishes provider records for the given CIDs once. The periodic
+reprovide schedule is left unchanged: CIDs announced here are NOT added
+to it. CIDs can be passed as arguments or streamed from stdin (one per line).
+
+The CIDs go to the provide queue, which announces them at a bounded rate
+(two a second); each is answered as it is queued. Use 'cairn provide stat'
+to follow progress.
+
+Use --recursive to walk the DAG and announce every reachable block.
+CIDs must already exist in the local blockstore. A CID reached twice
+(arguments, stdin, walks) is announced once.`,
+		Args:    []rpc.Arg{{Name: "cid", Kind: rpc.ArgString, Required: true, Variadic: true, Stdin: true, Help: "The CID(s) to announce."}},
+		Options: []rpc.Option{{Names: []string{"recursive", "r"}, Type: rpc.Bool, Help: "Recursively announce the entire DAG."}},
+		Output:  rpc.OutStream,
+		Run:     runProvideOnce,
+		Type:    func() any { return &ProvideOnceEvent{} },
+		Text: func(t *rpc.TextEnv, v any) error {
+			_, err := fmt.Fprintln(t.Out, v.(*ProvideOnceEvent).Queued)
+			return err
+		},
+	},
+	renamed("stats/reprovide", routingCommands, "provide/stat"),
+}
+
+func runProvideOnce(r *rpc.Request, e rpc.Emitter) error {
+	nt, err := online(r)
+	if err != nil {
+		return err
+	}
+	if !r.Node.Config().Provide.Enabled.WithDefault(true) {
+		return errors.New("cannot provide: Provide.Enabled is false")
+	}
+	if nt.DHT == nil {
+		return errors.New("cannot provide: Routing.Type is none")
+	}
+	if len(nt.Host.Network().Conns()) == 0 {
+		return errors.New("cannot provide: no connected peers")
+	}
+	seen := map[string]struct{}{}
+	announce := func(c cid.Cid) (bool, error) {
+		k := string(c.Hash())
+		if _, ok := seen[k]; ok {
+			return false, nil
+		}
+		if len(seen) < maxProvideOnceSeen {
+			seen[k] = struct{}{}
+		}
+		if err := nt.ProvideOnce(r.Ctx, c); err != nil {
+			return false, err
+		}
+		return true, e.Emit(&ProvideOnceEvent{Queued: c.String()})
+	}
+	for _, arg := range r.Args {
+		c, err := cid.Decode(arg)
+		if err != nil {
+			return fmt.Errorf("invalid CID %q: %w", arg, err)
+		}
+		has, err := r.Node.Blocks.Has(r.Ctx, c)
+		if err != nil {
+			return err
+		}
+		if !has {
+			return fmt.Errorf("block %s not found locally, cannot provide", c)
+		}
+		if !r.Bool("recursive") {
+			if _, err := announce(c); err != nil {
+				return err
+			}
+			continue
+		}
+		err = r.Node.Dag().Walk(r.Ctx, c, nil, func(x cid.Cid) error {
+			_, err := announce(x)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // provideStatFlags are the sweep-only flags of provide/stat.

@@ -1,4 +1,5 @@
-// swarm.go: the swarm commands (peers, connections, addresses, filters).
+// swarm.go: the swarm commands (peers, connections, addresses and their
+// AutoNAT reachability, filters).
 
 package commands
 
@@ -113,7 +114,91 @@ type SwarmAddrs struct {
 	Addrs map[string][]string
 }
 
+// AutoNATOutput is the output of swarm addrs autonat (Kubo 0.43): the
+// host's reachability and its addresses by AutoNAT V2's verdict.
+type AutoNATOutput struct {
+	Reachability string   `json:"reachability"`
+	NAT          string   `json:"nat,omitempty"`
+	Reachable    []string `json:"reachable,omitempty"`
+	Unreachable  []string `json:"unreachable,omitempty"`
+	Unknown      []string `json:"unknown,omitempty"`
+}
+
+// autoNATHost is what go-libp2p's basic host answers about reachability.
+type autoNATHost interface {
+	Reachability() network.Reachability
+	ConfirmedAddrs() (reachable, unreachable, unknown []ma.Multiaddr)
+}
+
+func runSwarmAddrsAutoNAT(r *rpc.Request, e rpc.Emitter) error {
+	nt, err := online(r)
+	if err != nil {
+		return err
+	}
+	out := &AutoNATOutput{Reachability: network.ReachabilityUnknown.String()}
+	if h, ok := nt.Host.(autoNATHost); ok {
+		out.Reachability = h.Reachability().String()
+		reach, unreach, unknown := h.ConfirmedAddrs()
+		out.Reachable, out.Unreachable, out.Unknown = addrStrings(reach), addrStrings(unreach), addrStrings(unknown)
+	}
+	return e.Emit(out)
+}
+
+func addrStrings(as []ma.Multiaddr) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.String())
+	}
+	return out
+}
+
+func autoNATText(t *rpc.TextEnv, v any) error {
+	o := v.(*AutoNATOutput)
+	w := t.Out
+	fmt.Fprintln(w, "AutoNAT V2 Status:")
+	fmt.Fprintf(w, "  Reachability: %s\n", o.Reachability)
+	if o.NAT != "" {
+		fmt.Fprintf(w, "  NAT: %s\n", o.NAT)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Per-Address Reachability:")
+	for _, s := range []struct {
+		label string
+		addrs []string
+	}{{"Reachable", o.Reachable}, {"Unreachable", o.Unreachable}, {"Unknown", o.Unknown}} {
+		if len(s.addrs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %s:\n", s.label)
+		for _, a := range s.addrs {
+			fmt.Fprintf(w, "    %s\n", a)
+		}
+	}
+	if len(o.Reachable)+len(o.Unreachable)+len(o.Unknown) == 0 {
+		fmt.Fprintln(w, "  (no address reachability data available)")
+	}
+	return nil
+}
+
 var swarmCommands = []*rpc.Command{
+	{
+		Path:     "swarm/addrs/autonat",
+		Synopsis: "Show address reachability as determined by AutoNAT V2.",
+		Help: `'cairn swarm addrs autonat' shows the reachability status of your node's
+addresses as verified by AutoNAT V2.
+
+The output shows:
+- Reachability: Overall status (Public, Private, or Unknown)
+- Reachable: Addresses confirmed to be publicly reachable
+- Unreachable: Addresses that failed reachability checks
+- Unknown: Addresses that haven't been tested yet
+
+cairn does not classify carrier-grade or double NAT (Kubo's "nat" field).`,
+		Output: rpc.OutSingle,
+		Run:    runSwarmAddrsAutoNAT,
+		Type:   func() any { return &AutoNATOutput{} },
+		Text:   autoNATText,
+	},
 	{
 		Path:     "swarm/peers",
 		Synopsis: "List peers with open connections.",

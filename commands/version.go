@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 
 	"cairn/node"
@@ -77,6 +79,7 @@ var versionCommands = []*rpc.Command{
 			return err
 		},
 	},
+	versionCheckCommand,
 }
 
 // VersionInfo is the body of version.
@@ -135,3 +138,117 @@ func depInfo(m *debug.Module) *Dependency {
 	}
 	return d
 }
+
+// VersionCheckOutput is the output of version check (Kubo 0.43's shape).
+type VersionCheckOutput struct {
+	UpdateAvailable    bool
+	RunningVersion     string
+	GreatestVersion    string
+	PeersSampled       int
+	WithGreaterVersion int
+}
+
+// defaultVersionCheckPercent is Kubo's Version.SwarmCheckPercentThreshold
+// default.
+const defaultVersionCheckPercent = 5
+
+var versionCheckCommand = &rpc.Command{
+	Path:     "version/check",
+	Synopsis: "Checks cairn version against connected peers.",
+	Help: `This command uses the libp2p identify protocol to check the 'AgentVersion'
+of the peers in the DHT's routing tables and see if the cairn version we're
+running is outdated (as Kubo's checks its peers running kubo/).
+
+Peers with an AgentVersion that doesn't start with 'cairn/' are ignored;
+so are pre-releases. 'UpdateAvailable' is set to true only if the
+'min-percent' criteria are met.`,
+	Options: []rpc.Option{{Names: []string{"min-percent", "t"}, Type: rpc.Int, Default: defaultVersionCheckPercent,
+		Help: "Percentage (1-100) of sampled peers with the new cairn version needed to trigger an update warning."}},
+	Output: rpc.OutSingle,
+	Run:    runVersionCheck,
+	Type:   func() any { return &VersionCheckOutput{} },
+}
+
+func runVersionCheck(r *rpc.Request, e rpc.Emitter) error {
+	nt, err := online(r)
+	if err != nil {
+		return err
+	}
+	ours, ok := coreVersion(node.Version)
+	if !ok {
+		return fmt.Errorf("could not parse our own version %q", node.Version)
+	}
+	if nt.DHT == nil {
+		return errors.New("could not perform version check due to missing or incompatible DHT configuration")
+	}
+	minPercent := int(r.Int("min-percent"))
+	if minPercent == 0 {
+		minPercent = defaultVersionCheckPercent
+	}
+	if minPercent < 1 || minPercent > 100 {
+		return errors.New("Version.SwarmCheckPercentThreshold must be between 1 and 100")
+	}
+	greatest, sampled, greater := ours, 1, 0
+	rt := nt.DHT.WAN.RoutingTable()
+	if rt.Size() == 0 {
+		rt = nt.DHT.LAN.RoutingTable()
+	}
+	for _, p := range rt.ListPeers() {
+		v, err := nt.Host.Peerstore().Get(p, "AgentVersion")
+		if err != nil {
+			continue
+		}
+		s, _ := v.(string)
+		name, rest, _ := strings.Cut(s, "/")
+		if name != "cairn" {
+			continue
+		}
+		pv, ok := coreVersion(strings.SplitN(rest, "/", 2)[0])
+		if !ok {
+			continue
+		}
+		sampled++
+		if versionLess(ours, pv) {
+			greater++
+		}
+		if versionLess(greatest, pv) {
+			greatest = pv
+		}
+	}
+	return e.Emit(&VersionCheckOutput{
+		UpdateAvailable:    float64(greater)/float64(sampled) >= float64(minPercent)/100,
+		RunningVersion:     versionString(ours),
+		GreatestVersion:    versionString(greatest),
+		PeersSampled:       sampled,
+		WithGreaterVersion: greater,
+	})
+}
+
+// coreVersion parses MAJOR.MINOR.PATCH; a pre-release or build suffix
+// ("-rc1", "+dirty") is refused, as Kubo ignores such peers.
+func coreVersion(s string) ([3]int, bool) {
+	var v [3]int
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return v, false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return v, false
+		}
+		v[i] = n
+	}
+	return v, true
+}
+
+func versionLess(a, b [3]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+func versionString(v [3]int) string { return fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2]) }

@@ -353,3 +353,60 @@ func (d *mfsDAG) end() error {
 	defer d.mu.Unlock()
 	return d.sess.End()
 }
+
+// ChrootMFS makes c the MFS root and returns the root it replaced
+// (cid.Undef when the repo had none): files chroot, the way back from a
+// root that no longer loads. c must be a UnixFS directory (or sharded
+// directory) stored here, or the empty directory, which is stored if
+// missing. It refuses once this process has the MFS open (files chroot
+// runs on a stopped repo).
+func (n *Node) ChrootMFS(ctx context.Context, c cid.Cid) (cid.Cid, error) {
+	n.mfs.mu.Lock()
+	defer n.mfs.mu.Unlock()
+	if n.mfs.m != nil {
+		return cid.Undef, errors.New("the MFS is in use: files chroot runs only while the daemon is stopped")
+	}
+	empty := ft.EmptyDirNode()
+	has, err := n.Blocks.Has(ctx, c)
+	if err != nil {
+		return cid.Undef, fmt.Errorf("checking if new root exists: %w", err)
+	}
+	switch {
+	case !has && !c.Equals(empty.Cid()):
+		return cid.Undef, fmt.Errorf("new root %s does not exist locally; fetch it first with 'ipfs block get'", c)
+	case !has:
+		if err := n.DAG.Add(ctx, empty); err != nil {
+			return cid.Undef, err
+		}
+	default:
+		blk, err := n.Blocks.Get(ctx, c)
+		if err != nil {
+			return cid.Undef, fmt.Errorf("reading new root block: %w", err)
+		}
+		pb, err := merkledag.DecodeProtobuf(blk.RawData())
+		if err != nil {
+			return cid.Undef, fmt.Errorf("new root is not a valid dag-pb node: %w", err)
+		}
+		fsn, err := ft.FSNodeFromBytes(pb.Data())
+		if err != nil {
+			return cid.Undef, fmt.Errorf("new root is not a valid UnixFS node: %w", err)
+		}
+		if t := fsn.Type(); t != ft.TDirectory && t != ft.THAMTShard {
+			return cid.Undef, fmt.Errorf("new root must be a directory, got %s", t)
+		}
+	}
+	old := cid.Undef
+	v, err := n.Store.Datastore().Get(ctx, mfsRootKey)
+	switch {
+	case err == nil:
+		if oc, err := cid.Cast(v); err == nil {
+			old = oc
+		}
+	case !errors.Is(err, ds.ErrNotFound):
+		return cid.Undef, fmt.Errorf("reading current MFS root: %w", err)
+	}
+	if err := n.Store.Datastore().Put(ctx, mfsRootKey, c.Bytes()); err != nil {
+		return cid.Undef, fmt.Errorf("writing new MFS root: %w", err)
+	}
+	return old, nil
+}

@@ -140,6 +140,72 @@ func (m *Names) PutRecord(ctx context.Context, k string, v []byte) error {
 	return s.routing.PutValue(context.WithValue(ctx, ignoreRoutingErrKey{}, true), k, v)
 }
 
+// RecordPutOptions are the modes of name put (Kubo 0.43): keep the
+// record in the local store only (AllowOffline), or there and with the
+// HTTP publishers of Ipns.DelegatedPublishers, without the DHT
+// (AllowDelegated).
+type RecordPutOptions struct {
+	AllowOffline, AllowDelegated bool
+}
+
+// ErrPutOffline is Kubo's answer to name put on a node without a network.
+var ErrPutOffline = errors.New("can't put while offline: pass `--allow-offline` to store locally or `--allow-delegated` if Ipns.DelegatedPublishers are set up")
+
+// PutSigned keeps the signed record v of routing key k and sends it
+// where o says, as PutRecord does; offline it needs o.AllowOffline.
+func (m *Names) PutSigned(ctx context.Context, k string, v []byte, o RecordPutOptions) error {
+	// Online is running with a network, as routing put reads it: without
+	// a DHT the record goes to the local store (nameRouting.store).
+	ctx, err := m.n.nameMode(ctx, m.n.Net != nil, o.AllowOffline, o.AllowDelegated, ErrPutOffline)
+	if err != nil {
+		return err
+	}
+	return m.PutRecord(ctx, k, v)
+}
+
+// nameMode applies --allow-offline and --allow-delegated, as name publish
+// and name put read them, to ctx: the delegated publishers only, or the
+// local store only when the node is not online (offlineErr without
+// --allow-offline).
+func (n *Node) nameMode(ctx context.Context, online, allowOffline, allowDelegated bool, offlineErr error) (context.Context, error) {
+	if allowOffline && allowDelegated {
+		return ctx, errors.New("cannot use both --allow-offline and --allow-delegated flags")
+	}
+	online = online && !isOffline(ctx)
+	switch {
+	case allowDelegated:
+		bases, err := delegatedPublishers(n.Config())
+		if err != nil {
+			return ctx, err
+		}
+		if len(bases) == 0 {
+			return ctx, ErrNoDelegatedPublishers
+		}
+		return context.WithValue(ctx, delegatedKey{}, bases), nil
+	case !online && !allowOffline:
+		return ctx, offlineErr
+	case !online:
+		return OfflineContext(ctx), nil
+	}
+	return ctx, nil
+}
+
+// GetRecord finds the best record of routing key k as Kubo's name get
+// does: only on a node with a network (ErrOfflineAction otherwise),
+// through IPNS over pubsub and the DHT, or the local store when the
+// node runs without a DHT.
+func (m *Names) GetRecord(ctx context.Context, k string) ([]byte, error) {
+	n := m.n
+	if n.Net == nil {
+		return nil, ErrOfflineAction
+	}
+	s, _, err := n.names()
+	if err != nil {
+		return nil, err
+	}
+	return s.routing.GetValue(n.nameCtx(ctx), k)
+}
+
 // ignoreRoutingErrKey marks a name publish whose record, once in the
 // local store, counts as published whatever the network answers: Kubo
 // 0.42's routing ignores every router's error (a node online with no DHT
@@ -262,19 +328,9 @@ func (m *Names) Publish(ctx context.Context, p path.Path, o PublishOptions) (ipn
 	if o.TTL != nil && *o.TTL < 0 {
 		return ipns.Name{}, fmt.Errorf("ttl %s: must not be negative", *o.TTL)
 	}
-	online := n.namesOnline() && !isOffline(ctx)
-	switch {
-	case o.AllowDelegated:
-		bases, err := delegatedPublishers(n.Config())
-		if err != nil {
-			return ipns.Name{}, err
-		}
-		if len(bases) == 0 {
-			return ipns.Name{}, ErrNoDelegatedPublishers
-		}
-		ctx = context.WithValue(ctx, delegatedKey{}, bases)
-	case !online && !o.AllowOffline:
-		return ipns.Name{}, ErrPublishOffline
+	ctx, err := n.nameMode(ctx, n.namesOnline(), o.AllowOffline, o.AllowDelegated, ErrPublishOffline)
+	if err != nil {
+		return ipns.Name{}, err
 	}
 	sk, err := n.lookupKey(o.Key)
 	if err != nil {
@@ -292,9 +348,6 @@ func (m *Names) Publish(ctx context.Context, p path.Path, o PublishOptions) (ipn
 	}
 	if o.Sequence != nil {
 		popts = append(popts, namesys.PublishWithSequence(*o.Sequence))
-	}
-	if !online && !o.AllowDelegated {
-		ctx = OfflineContext(ctx)
 	}
 	ctx = context.WithValue(ctx, ignoreRoutingErrKey{}, true)
 	s.pubMu.Lock()

@@ -46,6 +46,37 @@ func (nt *Net) Provide(c cid.Cid) {
 	}
 }
 
+// ProvideOnce queues c for announcement as Provide does, but waits for
+// room in the queue rather than dropping c (provide once); it ends with
+// ctx. Without a DHT it returns routing.ErrNotSupported.
+func (nt *Net) ProvideOnce(ctx context.Context, c cid.Cid) error {
+	if nt.DHT == nil {
+		return routing.ErrNotSupported
+	}
+	select {
+	case nt.provideQ <- c:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-nt.ctx.Done():
+		return nt.ctx.Err()
+	}
+}
+
+// ClearProvideQueue drops every CID waiting in the provide queue and
+// returns how many (provide clear); the periodic reprovide is unchanged.
+func (nt *Net) ClearProvideQueue() int {
+	n := 0
+	for {
+		select {
+		case <-nt.provideQ:
+			n++
+		default:
+			return n
+		}
+	}
+}
+
 // ProvideNow announces c and waits for the DHT to accept it.
 func (nt *Net) ProvideNow(ctx context.Context, c cid.Cid) error {
 	if nt.DHT == nil {
