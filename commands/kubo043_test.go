@@ -1,14 +1,18 @@
 package commands_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"cairn/commands"
 	"cairn/internal/testutil"
 	"cairn/node"
+	"cairn/node/p2p"
 
+	dshelp "github.com/ipfs/boxo/datastore/dshelp"
 	"github.com/ipfs/boxo/files"
+	"github.com/ipfs/go-cid"
 )
 
 const emptyDirCID = "QmUNLLsPACCz1vLxQVkXqqLX5R1X345qqfHbsf67hvA3Nn"
@@ -133,5 +137,83 @@ func TestProvideOnceAndClear(t *testing.T) {
 	ps := mustCall(t, a, "stats/reprovide", nil, nil, nil).Values[0].(*commands.ProvideStatOutput)
 	if ps.Legacy == nil {
 		t.Fatalf("stats/reprovide: %+v", ps)
+	}
+}
+
+// Ensure diag datastore reads and counts the repo with Kubo's key shapes:
+// /blocks/<base32 multihash> are the stored blocks, other keys the
+// datastore; put writes the datastore and refuses block keys.
+func TestDiagDatastore(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	c := cid.MustParse(blkPut(t, n, []byte("diag datastore block"), nil))
+	key := "/blocks/" + dshelp.MultihashToDsKey(c.Hash()).String()[1:]
+	g := mustCall(t, n, "diag/datastore/get", []string{key}, nil, nil).Values[0].(*commands.DiagDatastoreGet)
+	if string(g.Value) != "diag datastore block" || g.HexDump != "" || g.Key != key {
+		t.Fatalf("get %s: %+v", key, g)
+	}
+	res := mustCall(t, n, "diag/datastore/get", []string{key}, map[string]string{"hex": "true"}, nil)
+	if got := renderText(t, "diag/datastore/get", nil, res); !strings.HasPrefix(got, "Key: "+key+"\nHex Dump:\n00000000  64 69 61 67") {
+		t.Errorf("get --hex text: %q", got)
+	}
+	wantErr(t, callErr(t, n, "diag/datastore/get", []string{"/test/none"}, nil, nil), "key not found: /test/none")
+	wantErr(t, callErr(t, n, "diag/datastore/get", []string{"/blocks/CIQNOTAKEY"}, nil, nil), "key not found: /blocks/CIQNOTAKEY")
+
+	mustCall(t, n, "diag/datastore/put", []string{"/test/mykey", "hello"}, nil, nil)
+	if g := mustCall(t, n, "diag/datastore/get", []string{"/test/mykey"}, nil, nil).Values[0].(*commands.DiagDatastoreGet); string(g.Value) != "hello" {
+		t.Fatalf("get after put: %q", g.Value)
+	}
+	wantErr(t, callErr(t, n, "diag/datastore/put", []string{key, "x"}, nil, nil), "failed to put key: blocks are written with 'cairn block put'")
+
+	count := func(prefix string) int64 {
+		t.Helper()
+		return mustCall(t, n, "diag/datastore/count", []string{prefix}, nil, nil).Values[0].(*commands.DiagDatastoreCount).Count
+	}
+	st, err := n.Store.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := count("/test/"); got != 1 {
+		t.Errorf("count /test/: %d", got)
+	}
+	if got := count("/blocks/"); got != int64(st.NumBlocks) || got < 1 {
+		t.Errorf("count /blocks/: %d, store holds %d", got, st.NumBlocks)
+	}
+	if got := count(key[:len(key)-2]); got < 1 {
+		t.Errorf("count of the block key's prefix: %d", got)
+	}
+	if got := count("/"); got <= int64(st.NumBlocks) {
+		t.Errorf("count /: %d, not above the %d blocks", got, st.NumBlocks)
+	}
+	for _, p := range []string{"diag/datastore/get", "diag/datastore/put", "diag/datastore/count"} {
+		if !commands.DefaultTable.Find(p).NoRemote {
+			t.Errorf("%s is served over HTTP", p)
+		}
+	}
+}
+
+// Ensure swarm resources reports the resource manager's limits (those of
+// the memory budget) beside its usage: a connection to another node shows
+// in the system scope and under that peer.
+func TestSwarmResources(t *testing.T) {
+	off := testutil.MustOpenNode(t)
+	wantErr(t, callErr(t, off, "swarm/resources", nil, nil, nil), p2p.ErrNoResourceMgr.Error())
+	a := testutil.MustOnlineNode(t, "none", nil)
+	b := testutil.MustOnlineNode(t, "none", nil)
+	mustCall(t, a, "swarm/connect", []string{testutil.P2PAddr(t, b)}, nil, nil)
+	res := mustCall(t, a, "swarm/resources", nil, nil, nil)
+	u := res.Values[0].(*p2p.ResourceUsage)
+	if int64(u.System.Memory) != a.Net.Limits.LibP2PMemory || int(u.System.ConnsInbound) != a.Net.Limits.ConnsInbound {
+		t.Fatalf("system limits %+v, want the budget's %+v", u.System, a.Net.Limits)
+	}
+	if u.System.ConnsUsage < 1 || u.System.ConnsOutboundUsage < 1 {
+		t.Fatalf("system usage without the connection to B: %+v", u.System)
+	}
+	if p, ok := u.Peers[b.PeerID.String()]; !ok || p.ConnsUsage < 1 {
+		t.Fatalf("peer scope of B: %+v (peers %d)", p, len(u.Peers))
+	}
+	text := renderText(t, "swarm/resources", nil, res)
+	if !regexp.MustCompile(`^Scope\t+Limit Name\t+Limit Value\t+Limit Usage Amount\t+Limit Usage Percent\t\n`).MatchString(text) ||
+		!regexp.MustCompile(`(?m)^system\t+Memory\t+\d+\t+\d+\t+[0-9.]+%\t`).MatchString(text) || !strings.Contains(text, "\npeer:"+b.PeerID.String()+"\t") {
+		t.Errorf("swarm resources text:\n%.600s", text)
 	}
 }

@@ -1,16 +1,19 @@
 // repo.go: the "repo" family (and stats/repo): gc, stat, verify, version,
-// fsck, ls (refs local under Kubo 0.43's name).
+// fsck, ls (refs local under Kubo 0.43's name), migrate (the block store's
+// schema).
 
 package commands
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"cairn/node"
 	"cairn/rpc"
+	"cairn/storage"
 
 	humanize "github.com/dustin/go-humanize"
 	"github.com/ipfs/go-cid"
@@ -115,6 +118,75 @@ daemon holds them, and refuses while one runs.`,
 	},
 	// Kubo 0.43's name for refs local.
 	renamed("repo/ls", refsCommands, "refs/local"),
+	{
+		Path:     "repo/migrate",
+		Synopsis: "Apply repository migrations to a specific version.",
+		Help: `'cairn repo migrate' brings the repo's block store to the schema this cairn
+writes (` + fmt.Sprint(storage.SchemaVersion) + `), as a daemon does when it opens an older store; a migration
+that a crash interrupted resumes. The daemon must not be running.
+
+Versions are the block store's schema (storage/doc.go), not Kubo's fs-repo
+numbers. cairn cannot downgrade a store: --allow-downgrade is accepted and
+refused with an explanation.
+
+Examples:
+  cairn repo migrate          # Migrate to the latest schema
+  cairn repo migrate --to=3   # The same, explicitly`,
+		Options: []rpc.Option{
+			{Names: []string{"to"}, Type: rpc.Int, Default: int(storage.SchemaVersion), Help: "Target repository version"},
+			{Names: []string{"allow-downgrade"}, Type: rpc.Bool, Help: "Allow downgrading to a lower repo version"},
+		},
+		NoRemote: true,
+		NoRepo:   true,
+		Output:   rpc.OutSingle,
+		Run:      runRepoMigrate,
+		Type:     func() any { return &MessageOutput{} },
+		Text: func(t *rpc.TextEnv, v any) error {
+			_, err := io.WriteString(t.Out, v.(*MessageOutput).Message)
+			return err
+		},
+	},
+}
+
+func runRepoMigrate(r *rpc.Request, e rpc.Emitter) error {
+	dir := repoDir(r)
+	if !node.IsInitialized(dir) {
+		return fmt.Errorf("%w at %s", node.ErrNoRepo, dir)
+	}
+	lk, err := node.LockRepo(dir)
+	if err != nil {
+		if errors.Is(err, node.ErrRepoLocked) {
+			return errors.New("cannot migrate while a cairn daemon is running on this repo")
+		}
+		return err
+	}
+	defer lk.Unlock()
+	path := filepath.Join(dir, storage.FileName)
+	cur, err := storage.Schema(path)
+	if err != nil {
+		return fmt.Errorf("could not get current repo version: %w", err)
+	}
+	to := r.Int("to")
+	switch {
+	case cur == 0:
+		return fmt.Errorf("no block store at %s yet: the daemon creates it at schema %d", path, storage.SchemaVersion)
+	case to == int64(cur):
+		return e.Emit(&MessageOutput{Message: fmt.Sprintf("Repository is already at version %d.\n", cur)})
+	case to < int64(cur) && !r.Bool("allow-downgrade"):
+		return fmt.Errorf("downgrade from version %d to %d requires --allow-downgrade flag", cur, to)
+	case to < int64(cur):
+		return fmt.Errorf("cairn cannot downgrade its block store from version %d to %d: a store is only ever migrated forward", cur, to)
+	case to != int64(storage.SchemaVersion):
+		return fmt.Errorf("cairn %s migrates the block store to version %d only, not %d", node.Version, storage.SchemaVersion, to)
+	}
+	st, err := storage.Open(path, nil)
+	if err != nil {
+		return fmt.Errorf("migrating repository from version %d to %d: %w", cur, to, err)
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	return e.Emit(&MessageOutput{Message: fmt.Sprintf("Migrating repository from version %d to %d...\nRepository successfully migrated to version %d.\n", cur, to, to)})
 }
 
 func withPath(c rpc.Command, path string) *rpc.Command {

@@ -55,6 +55,7 @@ var Families = [][]*rpc.Command{
 	updateCommands,
 	updateSubcommands,
 	diagCommands,
+	diagDatastoreCommands,
 	logCommands,
 	mountCommands,
 	pinCommands,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"cairn/node"
 	"cairn/node/config"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
 	ma "github.com/multiformats/go-multiaddr"
 )
 
@@ -180,7 +182,81 @@ func autoNATText(t *rpc.TextEnv, v any) error {
 	return nil
 }
 
+// limitRows are the lines of swarm resources' table for one scope.
+func limitRows(scope string, u p2p.ScopeUsage) [][5]string {
+	type lv struct {
+		name  string
+		limit int64
+		usage int64
+	}
+	rows := [][5]string{}
+	for _, l := range []lv{
+		{"Memory", int64(u.Memory), u.MemoryUsage}, {"FD", int64(u.FD), int64(u.FDUsage)},
+		{"Conns", int64(u.Conns), int64(u.ConnsUsage)}, {"ConnsInbound", int64(u.ConnsInbound), int64(u.ConnsInboundUsage)},
+		{"ConnsOutbound", int64(u.ConnsOutbound), int64(u.ConnsOutboundUsage)}, {"Streams", int64(u.Streams), int64(u.StreamsUsage)},
+		{"StreamsInbound", int64(u.StreamsInbound), int64(u.StreamsInboundUsage)}, {"StreamsOutbound", int64(u.StreamsOutbound), int64(u.StreamsOutboundUsage)},
+	} {
+		value, pct := fmt.Sprint(l.limit), "n/a"
+		switch {
+		case l.limit == int64(rcmgr.Unlimited64) || l.limit == int64(rcmgr.Unlimited):
+			value = "unlimited"
+		case l.limit == int64(rcmgr.BlockAllLimit64) || l.limit == int64(rcmgr.BlockAllLimit):
+			value = "blockAll"
+		case l.limit > 0:
+			pct = fmt.Sprintf("%.1f%%", float64(l.usage)*100/float64(l.limit))
+		}
+		rows = append(rows, [5]string{scope, l.name, value, fmt.Sprint(l.usage), pct})
+	}
+	return rows
+}
+
+func swarmResourcesText(t *rpc.TextEnv, v any) error {
+	r := v.(*p2p.ResourceUsage)
+	tw := tabwriter.NewWriter(t.Out, 20, 8, 0, '\t', 0)
+	fmt.Fprintf(tw, "Scope\tLimit Name\tLimit Value\tLimit Usage Amount\tLimit Usage Percent\t\n")
+	rows := append(limitRows("system", r.System), limitRows("transient", r.Transient)...)
+	for _, group := range []struct {
+		prefix string
+		m      map[string]p2p.ScopeUsage
+	}{{"svc:", r.Services}, {"proto:", r.Protocols}, {"peer:", r.Peers}} {
+		names := make([]string, 0, len(group.m))
+		for k := range group.m {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			rows = append(rows, limitRows(group.prefix+k, group.m[k])...)
+		}
+	}
+	for _, row := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", row[0], row[1], row[2], row[3], row[4])
+	}
+	return tw.Flush()
+}
+
 var swarmCommands = []*rpc.Command{
+	{
+		Path:     "swarm/resources",
+		Synopsis: "Get a summary of all resources accounted for by the libp2p Resource Manager.",
+		Help: `Get a summary of all resources accounted for by the libp2p Resource Manager.
+This includes the limits and the usage against those limits.
+This can output a human readable table and JSON encoding.
+
+cairn's limits come from the board's memory budget (docs/board.md).`,
+		Output: rpc.OutSingle,
+		Run: func(r *rpc.Request, e rpc.Emitter) error {
+			if r.Node == nil || r.Node.Net == nil {
+				return p2p.ErrNoResourceMgr
+			}
+			u, err := r.Node.Net.Resources()
+			if err != nil {
+				return err
+			}
+			return e.Emit(u)
+		},
+		Type: func() any { return &p2p.ResourceUsage{} },
+		Text: swarmResourcesText,
+	},
 	{
 		Path:     "swarm/addrs/autonat",
 		Synopsis: "Show address reachability as determined by AutoNAT V2.",

@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -317,4 +318,38 @@ func TestShouldCompact_AfterMostBlocksDeleted(t *testing.T) {
 	s = mustOpen(t, path)
 	defer s.Close()
 	mustCheck(t, s)
+}
+
+// Ensure Schema reads a store's version without migrating it: none yet,
+// schema 1, schema 2, current.
+func TestSchema_ReadsWithoutMigrating(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, storage.FileName)
+	if v, err := storage.Schema(path); err != nil || v != 0 {
+		t.Fatalf("no store: %d %v", v, err)
+	}
+	testutil.WriteSchema1Store(t, path, 5, nil)
+	if v, err := storage.Schema(path); err != nil || v != 1 {
+		t.Fatalf("schema 1: %d %v", v, err)
+	}
+	if v, _ := storage.Schema(path); v != 1 {
+		t.Fatal("Schema migrated the store")
+	}
+	s := mustOpen(t, path)
+	s.Close()
+	if v, err := storage.Schema(path); err != nil || v != storage.SchemaVersion {
+		t.Fatalf("after open: %d %v", v, err)
+	}
+	if err := storage.DowngradeToV2(path); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := storage.Schema(path); err != nil || v != 2 {
+		t.Fatalf("schema 2: %d %v", v, err)
+	}
+	if err := os.WriteFile(path, make([]byte, 8192), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storage.Schema(path); !errors.Is(err, storage.ErrCorrupt) {
+		t.Fatalf("a file of zeros: %v", err)
+	}
 }

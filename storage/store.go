@@ -183,6 +183,36 @@ func Open(path string, opts *Options) (s *Store, err error) {
 
 var errSchemaV1 = errors.New("storage: schema 1")
 
+// Schema reads the schema version of the store at path without opening
+// it for writing (nothing is migrated): 0 when there is no store yet, 1
+// while a migration from schema 1 is unfinished.
+func Schema(path string) (uint32, error) {
+	if _, err := os.Stat(path + v1Suffix); err == nil {
+		return 1, nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return 0, fmt.Errorf("%w: %s", ErrLocked, path)
+		}
+		return 0, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	defer db.Close()
+	var v uint32
+	err = db.View(func(tx *bolt.Tx) error {
+		m := tx.Bucket(bucketMeta)
+		if m == nil || len(m.Get(keyVersion)) != 4 {
+			return fmt.Errorf("%w: %s: no version record", ErrCorrupt, path)
+		}
+		v = getU32(m.Get(keyVersion))
+		return nil
+	})
+	return v, err
+}
+
 func open(path string, o Options, migrating bool) (s *Store, err error) {
 	defer func() {
 		// A damaged file can make bbolt panic while reading its pages;

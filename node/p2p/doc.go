@@ -21,6 +21,8 @@
 //   - limits.go: Limits, the numbers the layer runs with (resource
 //     manager, connection manager, bitswap, pubsub queues, bandwidth
 //     caps); the node derives them from the memory budget.
+//   - resources.go: the resource manager's limits beside its usage, scope
+//     by scope (swarm/resources).
 //   - addrfilter.go: AddrFilters, the denied address ranges
 //     (Swarm.AddrFilters, swarm/filters) as a connection gater.
 //   - bwcap.go: BandwidthLimiter, the bandwidth caps (Swarm.Bandwidth) as

@@ -25,6 +25,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/metrics"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/p2p/discovery/mdns"
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
@@ -116,6 +117,9 @@ type Net struct {
 	wg     sync.WaitGroup
 	mdns   mdns.Service
 
+	rm       network.ResourceManager
+	rmLimits rcmgr.ConcreteLimitConfig // what rm was built with
+
 	provideQ chan cid.Cid
 	prov     ProvideStats
 	provMu   sync.Mutex
@@ -156,7 +160,8 @@ func Start(o Options) (*Net, error) {
 	if err != nil {
 		return nil, err
 	}
-	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(partial.Build(concrete)), rcmgr.WithTraceReporter(str))
+	rmLimits := partial.Build(concrete)
+	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(rmLimits), rcmgr.WithTraceReporter(str))
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +189,8 @@ func Start(o Options) (*Net, error) {
 	}
 	nctx, cancel := context.WithCancel(context.Background())
 	nt := &Net{Host: h, ConnMgr: cm, BW: bw, Limits: lim, Filters: filters, Caps: caps,
-		RoutingType: rtype, ctx: nctx, cancel: cancel, provideQ: make(chan cid.Cid, 1024), roots: o.Roots}
+		RoutingType: rtype, ctx: nctx, cancel: cancel, provideQ: make(chan cid.Cid, 1024), roots: o.Roots,
+		rm: rm, rmLimits: rmLimits}
 	// Bitswap and the DHT see streams through the bandwidth caps.
 	nt.capped = h
 	if caps.Enabled() {

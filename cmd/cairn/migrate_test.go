@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"cairn/internal/testutil"
+	"cairn/storage"
+)
+
+// Ensure repo migrate brings a schema-1 block store to the current schema
+// (its blocks then read back), says so when there is nothing to do, and
+// refuses a downgrade and an unknown target with Kubo's texts where Kubo
+// has one.
+func TestCLI_RepoMigrate(t *testing.T) {
+	repo := initRepo(t)
+	path := filepath.Join(repo, storage.FileName)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(storage.SegmentDir(path)); err != nil {
+		t.Fatal(err)
+	}
+	blks := testutil.WriteSchema1Store(t, path, 20, map[string]string{"/local/x": "y"})
+	out, errs, code := cli(t, repo, nil, "repo", "migrate")
+	want := "Migrating repository from version 1 to 3...\nRepository successfully migrated to version 3.\n"
+	if code != 0 || out != want {
+		t.Fatalf("repo migrate: %d %q %q", code, out, errs)
+	}
+	if v, err := storage.Schema(path); err != nil || v != storage.SchemaVersion {
+		t.Fatalf("schema after migrate: %d %v", v, err)
+	}
+	if out, errs, code := cli(t, repo, nil, "block", "get", blks[7].Cid().String()); code != 0 || out != string(blks[7].RawData()) {
+		t.Fatalf("block get after migrate: %d %q", code, errs)
+	}
+	if out, _, code := cli(t, repo, nil, "repo", "migrate"); code != 0 || out != "Repository is already at version 3.\n" {
+		t.Fatalf("second migrate: %d %q", code, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--to=2"}, "downgrade from version 3 to 2 requires --allow-downgrade flag"},
+		{[]string{"--to=2", "--allow-downgrade"}, "cairn cannot downgrade its block store from version 3 to 2"},
+		{[]string{"--to=4"}, "migrates the block store to version 3 only, not 4"},
+	} {
+		_, errs, code := cli(t, repo, nil, append([]string{"repo", "migrate"}, tc.args...)...)
+		if code == 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("repo migrate %v: %d %q, want %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
