@@ -52,7 +52,7 @@
 //   - tar.go: a DAG as a tar stream (get); tarfmt.go: Kubo's "ipfs/tar"
 //     format (tar add, tar cat); urlstore.go: urlstore add.
 //   - welcome.go: what init seeds a repo with (AddWelcomeDocs,
-//     Names.InitKeyspace); initdoc/ holds the welcome texts.
+//     PinEmptyDir); initdoc/ holds the welcome texts.
 //
 // DAGs and blocks (Dag and Block facets):
 //

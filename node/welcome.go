@@ -1,6 +1,6 @@
 // welcome.go: what `cairn init` seeds a new repo with, as Kubo's init
-// does: the empty directory pinned and the node's own name published to
-// it (InitKeyspace), and with --empty-repo=false the welcome documents:
+// does: the empty directory pinned (PinEmptyDir), and with
+// --empty-repo=false the welcome documents:
 // cairn's own short texts (initdoc/), stored as one directory whose readme
 // the init banner names.
 
@@ -13,7 +13,6 @@ import (
 
 	"github.com/ipfs/boxo/files"
 	ft "github.com/ipfs/boxo/ipld/unixfs"
-	"github.com/ipfs/boxo/path"
 	"github.com/ipfs/go-cid"
 )
 
@@ -46,20 +45,15 @@ func (u *UnixFS) AddWelcomeDocs(ctx context.Context) (cid.Cid, error) {
 	return roots[0], nil
 }
 
-// InitKeyspace pins the empty directory and publishes the node's own name
-// to it in the local record store (not to the network), as Kubo's init
-// does: /ipns/<self> of a fresh node resolves to the empty directory
-// until the first name publish.
-func (m *Names) InitKeyspace(ctx context.Context) error {
-	n := m.n
+// PinEmptyDir pins the empty directory, as Kubo's init does. Kubo 0.43
+// no longer publishes the node's own name at init, and neither does
+// cairn: /ipns/<self> of a fresh node does not resolve until the first
+// name publish (a record at init would reach the network and make every
+// fresh node's name resolve to an empty directory).
+func (n *Node) PinEmptyDir(ctx context.Context) error {
 	empty := ft.EmptyDirNode()
 	if err := n.DAG.Add(ctx, empty); err != nil {
 		return err
 	}
-	if err := n.Pins().Add(ctx, empty.Cid(), true, "", nil); err != nil {
-		return err
-	}
-	_, err := m.Publish(OfflineContext(ctx), path.FromCid(empty.Cid()),
-		PublishOptions{AllowOffline: true, Lifetime: DefaultRecordLifetime})
-	return err
+	return n.Pins().Add(ctx, empty.Cid(), true, "", nil)
 }

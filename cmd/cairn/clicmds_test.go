@@ -95,10 +95,10 @@ func sortedLines(s string) string {
 	return strings.Join(l, "\n")
 }
 
-// Ensure init, and daemon --init, seed the repo as Kubo 0.42's init does:
-// the empty directory pinned recursively and the node's own name
-// published to it, so /ipns/<self> resolves before any name publish.
-func TestInit_SelfNameResolvesToEmptyDir(t *testing.T) {
+// Ensure init, and daemon --init, seed the repo as Kubo 0.43's init does:
+// the empty directory pinned recursively and no name record, so /ipns/<self>
+// does not resolve before the first name publish.
+func TestInit_PinsEmptyDir_PublishesNoName(t *testing.T) {
 	repo := initRepo(t)
 	id, _, _ := cli(t, repo, nil, "id", "-f", "<id>")
 	for _, name := range []string{"", strings.TrimSpace(id)} {
@@ -107,7 +107,7 @@ func TestInit_SelfNameResolvesToEmptyDir(t *testing.T) {
 			args = append(args, name)
 		}
 		out, errs, code := cli(t, repo, nil, args...)
-		if code != 0 || out != "/ipfs/"+emptyDir+"\n" {
+		if code == 0 || out != "" || errs != "Error: could not resolve name\n" {
 			t.Fatalf("%v on a fresh repo: %d %q %q", args, code, out, errs)
 		}
 	}
@@ -131,8 +131,11 @@ func TestInit_SelfNameResolvesToEmptyDir(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if out, errs, code := cli(t, repo, nil, "name", "resolve"); code != 0 || out != "/ipfs/"+emptyDir+"\n" {
-		t.Fatalf("name resolve after daemon --init: %d %q %q", code, out, errs)
+	if out, errs, code := cli(t, repo, nil, "pin", "ls", "--type=recursive"); code != 0 || out != emptyDir+" recursive\n" {
+		t.Fatalf("pin ls after daemon --init: %d %q %q", code, out, errs)
+	}
+	if _, errs, code := cli(t, repo, nil, "name", "resolve"); code == 0 || !strings.Contains(errs, "could not resolve name") {
+		t.Fatalf("name resolve after daemon --init: %d %q", code, errs)
 	}
 }
 

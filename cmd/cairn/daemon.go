@@ -140,8 +140,8 @@ func seedRepo(dir string, welcome bool, stdout io.Writer) (err error) {
 		}
 		fmt.Fprintf(stdout, "to get started, enter:\n\n\tcairn cat /ipfs/%s/readme\n\n", c)
 	}
-	if err := n.Names().InitKeyspace(ctx); err != nil {
-		return fmt.Errorf("init: publishing the node's name: %w", err)
+	if err := n.PinEmptyDir(ctx); err != nil {
+		return fmt.Errorf("init: pinning the empty directory: %w", err)
 	}
 	return nil
 }
