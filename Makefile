@@ -67,7 +67,7 @@ fuzz:
 conformance: build
 	$(GO) run ./scripts/conformance -bin $(BIN)
 
-# cairn and a real Kubo v0.42.0 (scripts/bench-kubo.sh, cached) online on
+# cairn and a real Kubo v0.43.1 (scripts/bench-kubo.sh, cached) online on
 # loopback in a network namespace of their own: same CIDs and CARs, bitswap
 # both ways, names and pubsub (tests/interop, build tag interop).
 interop: build
@@ -75,7 +75,7 @@ interop: build
 	$(GO) test -c -tags interop -o bin/interop.test ./tests/interop
 	cd tests/interop && ../../bin/interop.test -test.count=1 -test.v -test.timeout 20m $(INTEROP_ARGS)
 
-# Side by side with Kubo v0.42.0 (installed once under ~/.cache/cairn-bench
+# Side by side with Kubo v0.43.1 (installed once under ~/.cache/cairn-bench
 # by scripts/bench-kubo.sh); both offline on loopback in a network
 # namespace of their own (root). Medians of 3 runs; see scripts/bench.
 bench: build
@@ -162,7 +162,7 @@ bench-names: build
 
 # A stalled pubsub subscriber: A publishes 10,000 messages of 1 KiB to B,
 # whose second RPC subscriber stops reading; RssAnon of both sampled,
-# against two Kubo 0.42 daemons in the same run (loopback, network
+# against two Kubo 0.43.1 daemons in the same run (loopback, network
 # namespace of its own; medians of 3). See scripts/pubsubbench.
 bench-pubsub: build
 	GO=$(GO) scripts/bench-kubo.sh
@@ -183,7 +183,7 @@ bench-board: build
 # of its own (root); -board pi-zero-2w puts each daemon in a memory cgroup
 # of that budget. See scripts/benchscale.
 bench-scale: build
-	GO=$(GO) KUBO_VERSION=v0.43.1 KUBO_ARM64=0 scripts/bench-kubo.sh
+	GO=$(GO) KUBO_ARM64=0 scripts/bench-kubo.sh
 	$(GO) build -o bin/benchscale ./scripts/benchscale
 	bin/benchscale -bin $(BIN) $(BENCH_ARGS)
 

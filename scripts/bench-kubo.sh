@@ -2,7 +2,8 @@
 # bench-kubo.sh: installs a Kubo release for the benchmarks, once, into
 # $HOME/.cache/cairn-bench/kubo-$KUBO_VERSION: ipfs for this machine and,
 # unless KUBO_ARM64=0, linux_arm64/ipfs for the size figure of make bench.
-# KUBO_VERSION is v0.42.0 unless set (make bench-scale sets v0.43.1).
+# KUBO_VERSION is v0.43.1 (the reference, internal/daemon.KuboVersion)
+# unless set.
 # Never committed.
 #
 # v0.42.0 builds from the module proxy's copy of the release (go mod
@@ -18,7 +19,7 @@
 # release below); `ipfs version` then names the release.
 set -eu
 GO=${GO:-go}
-V=${KUBO_VERSION:-v0.42.0}
+V=${KUBO_VERSION:-v0.43.1}
 ARM64=${KUBO_ARM64:-1}
 DIR=${KUBO_DIR:-$HOME/.cache/cairn-bench/kubo-$V}
 if [ -x "$DIR/ipfs" ] && { [ "$ARM64" = 0 ] || [ -x "$DIR/linux_arm64/ipfs" ]; }; then

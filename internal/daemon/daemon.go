@@ -25,7 +25,7 @@ import (
 )
 
 // KuboVersion is the Kubo the benchmarks and interop tests run against.
-const KuboVersion = "v0.42.0"
+const KuboVersion = "v0.43.1"
 
 // KuboDir is where scripts/bench-kubo.sh installs KuboVersion:
 // $HOME/.cache/cairn-bench/kubo-<version>.

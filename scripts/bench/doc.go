@@ -1,4 +1,4 @@
-// Command bench compares cairn with Kubo v0.42.0 side by side on this
+// Command bench compares cairn with Kubo v0.43.1 side by side on this
 // machine: both daemons offline on loopback, inside a network namespace of
 // their own (unshare --net, only lo up), each run on a fresh repo (cairn:
 // --profile=test; Kubo: its test profile). Per run and daemon it measures

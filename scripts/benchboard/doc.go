@@ -1,5 +1,5 @@
 // Command benchboard is the memory-budget half of the comparison with
-// Kubo v0.42.0: cairn inited with --board=NAME (default pi-zero-2w) and
+// Kubo v0.43.1: cairn inited with --board=NAME (default pi-zero-2w) and
 // Kubo with its test and lowpower profiles each run in a memory cgroup as
 // large as the board's budget (Budget.MemoryMiB; memory.max on cgroup v2,
 // memory.limit_in_bytes on v1, created under the benchmark's own cgroup),

@@ -53,8 +53,8 @@
 // measured and the command exits 1.
 //
 // `make bench-scale` builds cairn and installs Kubo v0.43.1 once into
-// $HOME/.cache/cairn-bench/kubo-v0.43.1 (KUBO_VERSION=v0.43.1
-// scripts/bench-kubo.sh).
+// $HOME/.cache/cairn-bench/kubo-v0.43.1 (scripts/bench-kubo.sh, the
+// reference the other benchmarks use).
 //
-//	go run ./scripts/benchscale [-stages 131072,1048576] [-runs 3] [-board pi-zero-2w] [-only cairn] [-file 64] [-keep 128] [-window 10s]
+//	go run ./scripts/benchscale [-stages 131072,1048576] [-runs 3] [-board pi-zero-2w] [-only cairn] [-file 64] [-keep 128] [-window 10s] [-gc=false -dir DIR]
 package main

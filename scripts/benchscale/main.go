@@ -25,10 +25,6 @@ import (
 	"cairn/scripts/internal/benchutil"
 )
 
-// kuboVersion is the Kubo this comparison runs against (the other
-// benchmarks run daemon.KuboVersion).
-const kuboVersion = "v0.43.1"
-
 // addQuery makes every 1 KiB of a file one raw block: a file of n KiB
 // stores n leaves (plus one dag-pb node per 174 of them).
 const addQuery = "chunker=size-1024&raw-leaves=true&cid-version=1&pin=true&quieter=true"
@@ -45,8 +41,8 @@ const (
 func main() {
 	daemon.EnterNetNS()
 	bin := flag.String("bin", "bin/cairn", "cairn binary")
-	kubo := flag.String("kubo", filepath.Join(daemon.KuboDirOf(kuboVersion), "ipfs"),
-		"Kubo "+kuboVersion+" binary (KUBO_VERSION="+kuboVersion+" scripts/bench-kubo.sh)")
+	kubo := flag.String("kubo", filepath.Join(daemon.KuboDir(), "ipfs"),
+		"Kubo "+daemon.KuboVersion+" binary (scripts/bench-kubo.sh)")
 	stagesFlag := flag.String("stages", "131072,1048576", "cumulative block counts (1 KiB leaves) the repos grow to, one stage each")
 	runs := flag.Int("runs", 3, "runs of the measurements after each stage, on the grown repo (the tables show medians)")
 	fileMiB := flag.Int64("file", 64, "size of the random files a stage adds, MiB (its last file is cut to the stage's block count)")
@@ -56,6 +52,7 @@ func main() {
 	kuboProfile := flag.String("kubo-profile", "lowpower", "Kubo profile besides test, with -board")
 	only := flag.String("only", "", "run only this daemon (cairn or kubo)")
 	dir := flag.String("dir", "", "work directory (default: a new one under $TMPDIR, removed after)")
+	withGC := flag.Bool("gc", true, "after the last stage, unpin and run repo/gc (false leaves the grown repos in -dir as they are)")
 	ready := flag.Duration("ready", 10*time.Minute, "how long a start may take before its RPC answers")
 	flag.Parse()
 	stages, err := parseStages(*stagesFlag)
@@ -72,7 +69,7 @@ func main() {
 	b := &bench{
 		bin: *bin, kubo: *kubo, board: *board, kuboProfile: *kuboProfile,
 		stages: plan(stages, *fileMiB<<20), runs: *runs, keep: *keepMiB << 20,
-		window: *window, ready: *ready, sums: map[int][32]byte{},
+		window: *window, ready: *ready, sums: map[int][32]byte{}, gc: *withGC,
 	}
 	if err := b.run(*only, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "benchscale:", err)
@@ -146,6 +143,7 @@ type bench struct {
 	window, ready                 time.Duration
 	sums                          map[int][32]byte // SHA-256 by file index, once computed
 	kuboLabel                     string
+	gc                            bool // unpin and GC after the last stage
 }
 
 // node is one daemon under test and what it holds.
@@ -172,10 +170,10 @@ func (b *bench) run(only, dir string) error {
 			p = b.kubo
 		}
 		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("%s: %w (make bench-scale builds cairn and installs Kubo %s)", p, err, kuboVersion)
+			return fmt.Errorf("%s: %w (make bench-scale builds cairn and installs Kubo %s)", p, err, daemon.KuboVersion)
 		}
 	}
-	b.kuboLabel = "Kubo " + strings.TrimPrefix(kuboVersion, "v")
+	b.kuboLabel = "Kubo " + strings.TrimPrefix(daemon.KuboVersion, "v")
 	if slices.Contains(names, "kubo") {
 		if out, err := exec.Command(b.kubo, "version", "--number").Output(); err == nil {
 			b.kuboLabel = "Kubo " + strings.TrimSpace(string(out))
@@ -257,7 +255,7 @@ func (b *bench) run(only, dir string) error {
 		figs := newStageFigs(b, si)
 		restart = append(restart, figs.restart)
 		var gc *gcFigs
-		if si == len(b.stages)-1 {
+		if si == len(b.stages)-1 && b.gc {
 			gc = newGCFigs()
 		}
 		for _, n := range nodes {

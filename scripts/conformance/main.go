@@ -18,7 +18,7 @@
 // packages are installed.
 //
 //	go run ./scripts/conformance [-bin bin/cairn] [-suites go,js] [-areas root,pin]
-//	go run ./scripts/conformance -kubo ~/.cache/cairn-bench/kubo-v0.42.0/ipfs -areas log,diag
+//	go run ./scripts/conformance -kubo ~/.cache/cairn-bench/kubo-v0.43.1/ipfs -areas log,diag
 //
 // -kubo runs the kubo-rpc-client suites against that Kubo binary instead
 // of cairn, offline and inside a network namespace with only loopback up

@@ -7,7 +7,7 @@
 // every 50 ms. Afterwards the stalled subscriber reads again: cairn must
 // have dropped it (its stream ends with the "subscriber too slow" trailer)
 // while its queue stayed within its bound, and A's memory must not have
-// grown with the messages. The same scenario runs with two Kubo 0.42
+// grown with the messages. The same scenario runs with two Kubo 0.43.1
 // daemons in the same run as the reference; the table shows medians of
 // -runs runs and the cairn/Kubo ratios.
 //
@@ -137,7 +137,7 @@ func run(bin, kubo, board string, n, size, runs int) (bool, error) {
 		fmt.Printf("run %d took %.0fs\n", r+1, time.Since(t0).Seconds())
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
-	benchutil.PrintTable(os.Stdout, fmt.Sprintf("pubsub, a stalled subscriber: A publishes %d messages of %d B to B (one reading and one stalled RPC subscriber); cairn --board=%s, Kubo 0.42 test profile; medians of %d runs (load average %s)",
+	benchutil.PrintTable(os.Stdout, fmt.Sprintf("pubsub, a stalled subscriber: A publishes %d messages of %d B to B (one reading and one stalled RPC subscriber); cairn --board=%s, Kubo 0.43.1 test profile; medians of %d runs (load average %s)",
 		n, size, board, runs, strings.Join(strings.Fields(string(load))[:3], " ")), figs)
 	return ok, nil
 }

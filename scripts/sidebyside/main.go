@@ -1,5 +1,5 @@
 // Command sidebyside sends the same RPC requests to cairn and to Kubo
-// 0.42 and reports where the answers differ (docs/conformance.md, "Side
+// 0.43.1 and reports where the answers differ (docs/conformance.md, "Side
 // by side with Kubo"). It is run by hand, not in CI, and never builds Kubo:
 // it uses the binary scripts/bench-kubo.sh put in ~/.cache/cairn-bench.
 //
@@ -218,7 +218,7 @@ func canonical(v any) []byte {
 
 func main() {
 	cairnBin := flag.String("cairn", "bin/cairn", "cairn binary (make build)")
-	kuboBin := flag.String("kubo", filepath.Join(daemon.KuboDir(), "ipfs"), "Kubo 0.42 binary (scripts/bench-kubo.sh)")
+	kuboBin := flag.String("kubo", filepath.Join(daemon.KuboDir(), "ipfs"), "Kubo "+daemon.KuboVersion+" binary (scripts/bench-kubo.sh)")
 	run := flag.String("run", "", "only the cases whose request contains this text")
 	verbose := flag.Bool("v", false, "print both answers of every case, not only of those that differ")
 	flag.Parse()
