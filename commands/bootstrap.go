@@ -48,8 +48,18 @@ func bootstrapText(t *rpc.TextEnv, v any) error {
 	return nil
 }
 
+// runBootstrapList answers the config's list as Kubo does: [] for an
+// empty list, null once rm all has set it to null.
 func runBootstrapList(r *rpc.Request, e rpc.Emitter) error {
-	return e.Emit(&BootstrapOutput{Peers: orEmpty(append([]string(nil), r.Node.Config().Bootstrap...))})
+	doc, err := r.Node.ConfigFile().Doc()
+	if err != nil {
+		return err
+	}
+	list := bootstrapList(doc)
+	if v, err := config.GetKey(doc, "Bootstrap"); err == nil && v != nil {
+		list = orEmpty(list)
+	}
+	return e.Emit(&BootstrapOutput{Peers: list})
 }
 
 func runBootstrapAdd(r *rpc.Request, e rpc.Emitter) error {
@@ -176,7 +186,8 @@ func bootstrapRmAll(r *rpc.Request, e rpc.Emitter) error {
 	var removed []string
 	err := r.Node.ConfigFile().Update(func(doc map[string]any) error {
 		removed = bootstrapList(doc)
-		return setBootstrap(doc, nil)
+		// Kubo sets the list to null, which list then answers.
+		return config.SetKey(doc, "Bootstrap", nil)
 	})
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -760,4 +761,22 @@ func FuzzConfigReplace(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Ensure config over HTTP with three arguments reads the key, as Kubo's
+// does (its parser keeps the surplus value, so the command sees three
+// arguments and gets): no set happens.
+func TestConfig_ThreeArgsOverHTTP_Get(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	srv := testutil.StartServer(t, n)
+	resp := pinPost(t, srv, "config?arg=Foo&arg=bar&arg=baz")
+	wantErrorJSON(t, resp, http.StatusInternalServerError, `failed to get config value: "Foo not found"`)
+	resp = pinPost(t, srv, "config?arg=Pubsub.Router&arg=floodsub&arg=x")
+	b := readAll(t, resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"Key":"Pubsub.Router"`) || strings.Contains(string(b), "floodsub") {
+		t.Fatalf("three arguments on an existing key: %d %s", resp.StatusCode, b)
+	}
+	if got := n.Config().Pubsub.Router; got == "floodsub" {
+		t.Fatal("three arguments set the key")
+	}
 }

@@ -136,13 +136,14 @@ var provideMoreCommands = []*rpc.Command{
 first time. Does not affect content that is already being reprovided on
 schedule.`,
 		Options: []rpc.Option{{Names: []string{"quiet", "q"}, Type: rpc.Bool, Help: "Do not write output."}},
-		Output:  rpc.OutSingle,
+		// Kubo emits the count as a stream of one value.
+		Output: rpc.OutStream,
 		Run: func(r *rpc.Request, e rpc.Emitter) error {
-			nt, err := online(r)
-			if err != nil {
-				return err
+			// Offline nothing is queued: Kubo answers 0 too.
+			n := 0
+			if r.Node.Net != nil {
+				n = r.Node.Net.ClearProvideQueue()
 			}
-			n := nt.ClearProvideQueue()
 			if r.Bool("quiet") {
 				return nil
 			}

@@ -123,6 +123,10 @@ type Command struct {
 	// BodyArgs: every line of the first multipart part becomes an
 	// argument (cat, ls, refs, pin/add, ...), not just missing ones.
 	BodyArgs bool
+	// SurplusArgs: values beyond the declared arguments are kept as
+	// empty strings, as Kubo's HTTP parser keeps them (its config then
+	// reads three values as a get); other commands drop them.
+	SurplusArgs bool
 	// NoRemote commands are not served over HTTP (404); NoLocal ones need
 	// a daemon; NoRepo ones run in the CLI without the repo (version).
 	NoRemote, NoLocal, NoRepo bool

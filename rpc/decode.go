@@ -219,6 +219,11 @@ func BindArgs(cmd *Command, values, bodyLines []string, hasFiles bool) ([]string
 	if missing != "" {
 		return nil, parseErrorf("argument %q is required", missing)
 	}
+	if cmd.SurplusArgs {
+		for range values[min(vi, len(values)):] {
+			out = append(out, "")
+		}
+	}
 	return out, nil
 }
 

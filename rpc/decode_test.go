@@ -31,3 +31,24 @@ func TestOptions_TwoSpellings_OneWins(t *testing.T) {
 		t.Fatalf("error %v, want %q", err, want)
 	}
 }
+
+// Ensure surplus argument values are dropped, or kept as empty strings
+// (Kubo's HTTP parser) for a command that asks for them.
+func TestBindArgs_SurplusValues(t *testing.T) {
+	cmd := &rpc.Command{Path: "config", Args: []rpc.Arg{
+		{Name: "key", Kind: rpc.ArgString, Required: true},
+		{Name: "value", Kind: rpc.ArgString},
+	}}
+	got, err := rpc.BindArgs(cmd, []string{"Foo", "bar", "baz"}, nil, false)
+	if err != nil || len(got) != 2 || got[1] != "bar" {
+		t.Fatalf("dropped: %q %v", got, err)
+	}
+	cmd.SurplusArgs = true
+	got, err = rpc.BindArgs(cmd, []string{"Foo", "bar", "baz"}, nil, false)
+	if err != nil || len(got) != 3 || got[0] != "Foo" || got[1] != "bar" || got[2] != "" {
+		t.Fatalf("kept: %q %v", got, err)
+	}
+	if got, _ = rpc.BindArgs(cmd, []string{"Foo"}, nil, false); len(got) != 1 {
+		t.Fatalf("no surplus: %q", got)
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"cairn/internal/daemon"
 )
 
 // Figure is one line of a comparison table.
@@ -108,10 +110,11 @@ func cell(vs []float64, unit string) string {
 	return s
 }
 
-// PrintTable writes the figures: cairn and Kubo (0.42) medians with
-// their ranges, the ratio of the medians and whether it meets the goal.
+// PrintTable writes the figures: cairn and Kubo (daemon.KuboVersion)
+// medians with their ranges, the ratio of the medians and whether it
+// meets the goal.
 func PrintTable(w io.Writer, title string, figs []*Figure) {
-	Table{Title: title, Kubo: "Kubo 0.42", Met: "met", Missed: "NOT met"}.Print(w, figs)
+	Table{Title: title, Kubo: "Kubo " + strings.TrimPrefix(daemon.KuboVersion, "v"), Met: "met", Missed: "NOT met"}.Print(w, figs)
 }
 
 // Table is how a comparison table is printed.
