@@ -7,7 +7,7 @@
 //     API on a 127.0.0.1 port) holding the suite's fixtures;
 //   - kubo-rpc-client 7.1.0 driven by the interface-ipfs-core suites (the
 //     published package that holds them; kubo-rpc-client's tarball ships no
-//     tests), with ipfsd-ctl 16 spawning cairn as the Kubo node
+//     tests), with ipfsd-ctl 17 spawning cairn as the Kubo node
 //     (tests/conformance/js/run.mjs), plus cairn's own spec of the client's
 //     log and diag API, which no published package tests
 //     (tests/conformance/js/spec, checked against Kubo with -kubo).

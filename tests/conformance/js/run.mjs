@@ -1,6 +1,6 @@
 // The kubo-rpc-client conformance run: the published interface-ipfs-core
 // suites, with kubo-rpc-client 7.1.0 as the client and cairn spawned by
-// ipfsd-ctl 16 as the Kubo node. Run by scripts/conformance (make
+// ipfsd-ctl 17 as the Kubo node. Run by scripts/conformance (make
 // conformance) from the install folder, which holds node_modules; it writes
 // one JSON record per test to --out and never judges: the skip list is
 // applied by the Go runner.
@@ -123,7 +123,7 @@ function withDhtNames (node) {
 
 // interface-ipfs-core wants the ipfsd-ctl 12 factory: spawn(options) with
 // ipfsOptions.config and args, clean(), opts.type. This adapts it to the
-// ipfsd-ctl 16 factory; `proc` and `js` nodes become cairn nodes too.
+// ipfsd-ctl 17 factory; `proc` and `js` nodes become cairn nodes too.
 function suiteFactory () {
   let ctl = ctlFactory()
   return {
