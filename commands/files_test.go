@@ -577,7 +577,8 @@ func TestFiles_HTTP_Shapes(t *testing.T) {
 }
 
 // Ensure add --to-files puts each added entry into MFS, with Kubo's
-// errors.
+// errors, which come after the entry's events (the entry stays added and
+// pinned), as Kubo answers them.
 func TestAdd_ToFiles(t *testing.T) {
 	n := testutil.MustOpenNode(t)
 	two := func() files.Directory {
@@ -586,10 +587,16 @@ func TestAdd_ToFiles(t *testing.T) {
 			"b.txt": files.NewBytesFile([]byte("bbb")),
 		})
 	}
-	wantErrPrefix(t, callErr(t, n, "add", nil, map[string]string{"to-files": "/dir/"}, two()),
-		`to-files: MFS destination directory "/dir/" does not exist: `)
+	res, err := rpc.Call(context.Background(), n, commands.DefaultTable, "add", nil, map[string]string{"to-files": "/dir/"}, two())
+	wantErrPrefix(t, err, `to-files: MFS destination directory "/dir/" does not exist: `)
+	if len(res.Values) != 1 || res.Values[0].(*node.AddEvent).Name != "a.txt" {
+		t.Fatalf("events before the to-files error: %+v", res.Values)
+	}
+	if _, ok := pinState(t, testutil.StartServer(t, n))[res.Values[0].(*node.AddEvent).Hash]; !ok {
+		t.Fatal("the entry added before the to-files error is not pinned")
+	}
 	mustCall(t, n, "files/mkdir", []string{"/dir"}, nil, nil)
-	res := mustCall(t, n, "add", nil, map[string]string{"to-files": "/dir/"}, two())
+	res = mustCall(t, n, "add", nil, map[string]string{"to-files": "/dir/"}, two())
 	if len(res.Values) != 2 {
 		t.Fatalf("events %d", len(res.Values))
 	}
@@ -600,7 +607,7 @@ func TestAdd_ToFiles(t *testing.T) {
 		}
 	}
 	// A file destination takes one entry only.
-	err := callErr(t, n, "add", nil, map[string]string{"to-files": "/single"}, two())
+	err = callErr(t, n, "add", nil, map[string]string{"to-files": "/single"}, two())
 	wantErr(t, err, `to-files: MFS destination is a file: only one entry can be copied to "/single"`)
 	if got := filesRead(t, n, "/single", nil); string(got) != "aaa" {
 		t.Fatalf("/single: %q", got)

@@ -63,7 +63,8 @@ type AddOptions struct {
 	PinName string
 	// AfterTop, if set, runs for each top-level entry (not with Wrap)
 	// once the whole input has arrived and every entry is stored and
-	// pinned (add --to-files).
+	// pinned, right after the entry's events (add --to-files); its error
+	// ends the answer there.
 	AfterTop func(name string, root ipld.Node) error
 	// Encode renders CIDs in events (nil: the CID's default form).
 	Encode func(cid.Cid) string
@@ -274,16 +275,17 @@ func (a *Adder) AddAll(root files.Directory) (roots []cid.Cid, err error) {
 	if err := a.end(false); err != nil {
 		return nil, err
 	}
-	if a.o.AfterTop != nil && !a.o.Wrap {
-		for _, t := range tops {
-			if err := a.o.AfterTop(t.name, t.root); err != nil {
-				return nil, err
-			}
-		}
-	}
 	for _, t := range tops {
 		if err := a.emitTop(t); err != nil {
 			return nil, err
+		}
+		// As Kubo: an entry's events, then its MFS copy, so that a
+		// destination that fails ends the answer after them (the entry
+		// stays stored and pinned).
+		if a.o.AfterTop != nil && !a.o.Wrap {
+			if err := a.o.AfterTop(t.name, t.root); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return roots, nil
