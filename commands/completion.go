@@ -161,17 +161,14 @@ function __cairn_at
 end
 complete -c cairn -f
 `)
+	synopsis := make(map[string]string, len(tree))
+	for _, n := range tree {
+		synopsis[n.path] = n.synopsis
+	}
 	for _, n := range tree {
 		cond := fishQuote("__cairn_at " + shQuote(n.path))
 		for _, s := range n.subs {
-			desc := ""
-			for _, m := range tree {
-				if m.path == n.path+" "+s {
-					desc = m.synopsis
-					break
-				}
-			}
-			fmt.Fprintf(&b, "complete -c cairn -n %s -a %s -d %s\n", cond, fishQuote(s), fishQuote(desc))
+			fmt.Fprintf(&b, "complete -c cairn -n %s -a %s -d %s\n", cond, fishQuote(s), fishQuote(synopsis[n.path+" "+s]))
 		}
 		for _, o := range n.opts {
 			b.WriteString("complete -c cairn")

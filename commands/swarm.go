@@ -198,9 +198,9 @@ func limitRows(scope string, u p2p.ScopeUsage) [][5]string {
 	} {
 		value, pct := fmt.Sprint(l.limit), "n/a"
 		switch {
-		case l.limit == int64(rcmgr.Unlimited64) || l.limit == int64(rcmgr.Unlimited):
+		case l.limit == int64(rcmgr.Unlimited):
 			value = "unlimited"
-		case l.limit == int64(rcmgr.BlockAllLimit64) || l.limit == int64(rcmgr.BlockAllLimit):
+		case l.limit == int64(rcmgr.BlockAllLimit):
 			value = "blockAll"
 		case l.limit > 0:
 			pct = fmt.Sprintf("%.1f%%", float64(l.usage)*100/float64(l.limit))

@@ -319,9 +319,6 @@ type PublishOptions struct {
 // the republisher puts it again. It returns the name.
 func (m *Names) Publish(ctx context.Context, p path.Path, o PublishOptions) (ipns.Name, error) {
 	n := m.n
-	if o.AllowOffline && o.AllowDelegated {
-		return ipns.Name{}, errors.New("cannot use both --allow-offline and --allow-delegated flags")
-	}
 	if o.Lifetime <= 0 {
 		return ipns.Name{}, fmt.Errorf("lifetime %s: a record must be valid for a positive time", o.Lifetime)
 	}

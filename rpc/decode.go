@@ -220,7 +220,7 @@ func BindArgs(cmd *Command, values, bodyLines []string, hasFiles bool) ([]string
 		return nil, parseErrorf("argument %q is required", missing)
 	}
 	if cmd.SurplusArgs {
-		for range values[min(vi, len(values)):] {
+		for ; vi < len(values); vi++ {
 			out = append(out, "")
 		}
 	}
