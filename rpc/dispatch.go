@@ -404,13 +404,33 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		}
 		defer b.cork.Cork()
 	}
-	n, err := b.pipe.Read(p)
-	if err == io.EOF {
+	c, ok := b.pipe.next()
+	if !ok {
 		<-b.em.done
 		streamError(b.ctx, b.em.err)
+		return 0, io.EOF
 	}
-	return n, err
+	if b.cork != nil && len(c) >= directChunk {
+		// A large write goes to the connection as one chunk of its
+		// own, from the pipe's buffer: fasthttp would copy it through
+		// its 4 KiB buffer and its writer, 4 KiB a chunk. Its chunked
+		// writer has flushed everything before asking (the headers go
+		// out at once for a stream, and every chunk is flushed), and it
+		// asks again after an empty read.
+		if err := b.cork.WriteChunk(c); err != nil {
+			return 0, err
+		}
+		b.pipe.consume(len(c))
+		return 0, nil
+	}
+	n := copy(p, c)
+	b.pipe.consume(n)
+	return n, nil
 }
+
+// directChunk is the smallest write of a command that bodyReader sends as
+// a chunk itself rather than through fasthttp's 4 KiB reads.
+const directChunk = 16 << 10
 
 // Close is called by fasthttp when the response ends or the client goes:
 // it stops the command.

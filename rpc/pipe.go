@@ -73,6 +73,19 @@ func (p *chunkPipe) CloseRead() { p.once.Do(func() { close(p.done) }) }
 
 // Read serves from the current chunk, taking the next when it is empty.
 func (p *chunkPipe) Read(b []byte) (int, error) {
+	c, ok := p.next()
+	if !ok {
+		return 0, io.EOF
+	}
+	n := copy(b, c)
+	p.consume(n)
+	return n, nil
+}
+
+// next returns what is left of the current chunk, waiting for the next
+// one when it is empty; ok is false at the end of the stream. The slice
+// is valid until the next call of next or Read.
+func (p *chunkPipe) next() (c []byte, ok bool) {
 	for len(p.cur) == 0 {
 		if p.curBuf != nil {
 			select {
@@ -83,11 +96,12 @@ func (p *chunkPipe) Read(b []byte) (int, error) {
 		}
 		c, ok := <-p.ch
 		if !ok {
-			return 0, io.EOF
+			return nil, false
 		}
 		p.cur, p.curBuf = c, c
 	}
-	n := copy(b, p.cur)
-	p.cur = p.cur[n:]
-	return n, nil
+	return p.cur, true
 }
+
+// consume marks the first n bytes of next's slice as read.
+func (p *chunkPipe) consume(n int) { p.cur = p.cur[n:] }

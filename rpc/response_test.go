@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/textproto"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -105,9 +107,8 @@ func TestWrites_SmallAnswerOneWrite(t *testing.T) {
 	}
 }
 
-// A large byte stream goes out in writes of many chunks (fasthttp frames
-// and flushes every 4 KiB), the bytes intact and the answer followed by a
-// second one on the same connection.
+// A large byte stream goes out in few writes, the bytes intact and the
+// answer followed by a second one on the same connection.
 func TestWrites_StreamBatched(t *testing.T) {
 	srv, writes := startCounted(t)
 	data := catData()
@@ -131,6 +132,67 @@ func TestWrites_StreamBatched(t *testing.T) {
 	}
 	if _, body := postOn(t, c, br, "/api/v0/version"); !strings.HasPrefix(string(body), `{"Version":"`) {
 		t.Errorf("next answer on the connection: %q", body)
+	}
+}
+
+// A command's large writes go out as chunks of their own size, not
+// fasthttp's 4 KiB ones; small writes after them still arrive, and an
+// error after output is the X-Stream-Error trailer.
+func TestWrites_LargeWritesWholeChunks(t *testing.T) {
+	srv := startServer(t, testutil.MustOpenNode(t), rpc.ServerOptions{}, nil)
+	c, err := net.Dial("tcp", srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "POST /api/v0/cat?arg=cut HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(c)
+	tp := textproto.NewReader(br)
+	if _, err := tp.ReadLine(); err != nil { // status line
+		t.Fatal(err)
+	}
+	if _, err := tp.ReadMIMEHeader(); err != nil {
+		t.Fatal(err)
+	}
+	var body []byte
+	var sizes []int
+	for {
+		line, err := tp.ReadLine()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := strconv.ParseInt(line, 16, 64)
+		if err != nil {
+			t.Fatalf("chunk size line %q: %v", line, err)
+		}
+		if n == 0 {
+			break
+		}
+		sizes = append(sizes, int(n))
+		chunk := make([]byte, n+2)
+		if _, err := io.ReadFull(br, chunk); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasSuffix(chunk, []byte("\r\n")) {
+			t.Fatalf("chunk of %d bytes not followed by CRLF", n)
+		}
+		body = append(body, chunk[:n]...)
+	}
+	trailer, err := tp.ReadMIMEHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := catData()[:1<<20+100]; !bytes.Equal(body, want) {
+		t.Fatalf("%d bytes, want the first %d of catData", len(body), len(want))
+	}
+	if len(sizes) < 5 || sizes[0] != 256<<10 || sizes[3] != 256<<10 {
+		t.Errorf("chunk sizes %v, want four of 256 KiB first", sizes)
+	}
+	if got := trailer.Get("X-Stream-Error"); got != "the disk failed" {
+		t.Errorf("trailer %v, want X-Stream-Error: the disk failed", trailer)
 	}
 }
 

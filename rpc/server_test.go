@@ -43,14 +43,28 @@ var testTable = rpc.NewTable([]rpc.Option{
 	{Path: "commands", NoRepo: true, Output: rpc.OutSingle, Run: func(r *rpc.Request, e rpc.Emitter) error {
 		return e.Emit(map[string]string{"Name": "cairn"})
 	}},
-	// cat answers catData for the argument "big" and an error before any
-	// output for any other.
+	// cat answers catData for the argument "big"; for "cut", its first
+	// MiB in 256 KiB writes, then 100 bytes in small writes, then an
+	// error; an error before any output for any other.
 	{Path: "cat", Args: []rpc.Arg{{Name: "ipfs-path", Kind: rpc.ArgString, Required: true}}, Output: rpc.OutBytes,
 		Run: func(r *rpc.Request, e rpc.Emitter) error {
+			data := catData()
+			if r.Args[0] == "cut" {
+				for off := 0; off < 1<<20; off += 256 << 10 {
+					if _, err := e.Write(data[off : off+256<<10]); err != nil {
+						return err
+					}
+				}
+				for off := 1 << 20; off < 1<<20+100; off += 10 {
+					if _, err := e.Write(data[off : off+10]); err != nil {
+						return err
+					}
+				}
+				return errors.New("the disk failed")
+			}
 			if r.Args[0] != "big" {
 				return fmt.Errorf("invalid path %q", r.Args[0])
 			}
-			data := catData()
 			e.SetLength(uint64(len(data)))
 			for off := 0; off < len(data); off += 256 << 10 {
 				if _, err := e.Write(data[off : off+256<<10]); err != nil {
