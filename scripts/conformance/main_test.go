@@ -113,6 +113,32 @@ func TestReportFailsOnlyOnUnlistedFailures(t *testing.T) {
 	}
 }
 
+// Ensure a run on Kubo fails on a listed test that Kubo passes (the list
+// names only what Kubo fails too) and not on Kubo's other failures.
+func TestKuboFailsListed(t *testing.T) {
+	es, err := loadSkipList(writeSkip(t, strings.Join([]string{
+		"kubo-rpc-client: files: .files.chmod* | Kubo fails it too: Kubo answers no mode",
+		"kubo-rpc-client: object: * | suite: API kubo-rpc-client 7 dropped",
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := []result{
+		{Suite: suiteJS, Area: "files", Name: ".files.chmod should change mode", State: "fail"},
+		{Suite: suiteJS, Area: "object", Name: "new", State: "fail"},
+		{Suite: suiteJS, Area: "pin", Name: ".pin.add", State: "fail"}, // Kubo's own failure
+	}
+	var out strings.Builder
+	if !kuboFailsListed(&out, rs, es) {
+		t.Fatalf("failed though Kubo fails every listed test:\n%s", out.String())
+	}
+	rs[0].State = "pass"
+	out.Reset()
+	if kuboFailsListed(&out, rs, es) || !strings.Contains(out.String(), "kubo-rpc-client: files: .files.chmod should change mode (skip.txt:1") {
+		t.Fatalf("a listed test Kubo passes was not reported:\n%s", out.String())
+	}
+}
+
 func TestNotRunTakesOnlyNetworkEntriesOfTheSuite(t *testing.T) {
 	es, err := loadSkipList(writeSkip(t, strings.Join([]string{
 		"go-ipfs-api: shell: TestPatchLink | needs the network: x",
