@@ -8,7 +8,10 @@ import (
 	"cairn/node/p2p"
 	"cairn/node/unixfs"
 	"context"
+	"errors"
 	"fmt"
+
+	"cairn/storage"
 
 	"github.com/ipfs/boxo/bitswap"
 	"github.com/ipfs/boxo/blockservice"
@@ -97,6 +100,16 @@ func errOfflineNotFound(err error) error {
 func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error {
 	err := n.Blocks.View(ctx, c, fn)
 	on := n.online
+	if errors.Is(err, storage.ErrBlockDamaged) {
+		log.Errorf("%v", err)
+		if on == nil || isOffline(ctx) {
+			return err
+		}
+		if rerr := n.refetch(ctx, on, c); rerr != nil {
+			return fmt.Errorf("%w (fetching it again from peers: %v)", err, rerr)
+		}
+		return n.Blocks.View(ctx, c, fn)
+	}
 	if err != nil && (on == nil || isOffline(ctx)) && ipld.IsNotFound(err) {
 		return errOfflineNotFound(err)
 	}
@@ -120,6 +133,26 @@ func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error
 		}
 	}
 	return n.Blocks.View(ctx, c, fn)
+}
+
+// refetch replaces the damaged stored copy of c with one fetched from
+// peers (bitswap checks its hash), so that the store is whole again.
+func (n *Node) refetch(ctx context.Context, on *online, c cid.Cid) error {
+	blk, err := netExchange{on.net.Bitswap}.GetBlock(ctx, c)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	if err := n.Blocks.DeleteBlock(ctx, c); err != nil {
+		return err
+	}
+	if err := n.Block().Put(ctx, false, blk); err != nil {
+		return err
+	}
+	log.Infof("block %s fetched again from peers in place of its damaged copy", c)
+	return nil
 }
 
 // maxPrefetchQueue bounds the CIDs a prefetch keeps ahead of a reader.

@@ -4,12 +4,19 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
+	"io"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"cairn/internal/testutil"
 	"cairn/node"
 	"cairn/node/config"
+	"cairn/storage"
+
+	"github.com/ipfs/go-cid"
 
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/network"
@@ -28,15 +35,23 @@ func connect(t testing.TB, a, b *node.Node) {
 	}
 }
 
+// peerWithFile starts two online nodes, A holding a pinned file of size
+// random bytes, and connects B to A.
+func peerWithFile(t testing.TB, size int) (a, b *node.Node, data []byte, c cid.Cid) {
+	t.Helper()
+	a = testutil.MustOnlineNode(t, "none", nil)
+	b = testutil.MustOnlineNode(t, "none", nil)
+	data = make([]byte, size)
+	rand.Read(data)
+	c = addData(t, a, data, true)
+	connect(t, b, a)
+	return a, b, data, c
+}
+
 // Ensure a file held only by a connected peer is read through bitswap,
 // and the fetched blocks stay in the local store.
 func TestNet_WriteFile_FetchesFromPeer(t *testing.T) {
-	a := testutil.MustOnlineNode(t, "none", nil)
-	b := testutil.MustOnlineNode(t, "none", nil)
-	data := make([]byte, 3<<20)
-	rand.Read(data)
-	c := addData(t, a, data, true)
-	connect(t, b, a)
+	_, b, data, c := peerWithFile(t, 3<<20)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var buf bytes.Buffer
@@ -151,4 +166,87 @@ func TestNet_QUIC_Connects(t *testing.T) {
 	if _, err := conns[0].RemoteMultiaddr().ValueForProtocol(ma.P_QUIC_V1); err != nil {
 		t.Fatalf("connection is not QUIC: %s", conns[0].RemoteMultiaddr())
 	}
+}
+
+// flipBit flips one bit in the middle of the stored bytes of block c.
+func flipBit(t testing.TB, n *node.Node, c cid.Cid) {
+	t.Helper()
+	file, off, size, err := n.Store.BlockFile(c.Hash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(file, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	one := make([]byte, 1)
+	if _, err := f.ReadAt(one, off+int64(size/2)); err != nil {
+		t.Fatal(err)
+	}
+	one[0] ^= 0x04
+	if _, err := f.WriteAt(one, off+int64(size/2)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Ensure a block damaged on disk is never served and, on an online node,
+// is fetched again from a peer that has it: the read answers the right
+// bytes and the store is whole again. Its peer, asked for the damaged
+// copy, sends nothing.
+func TestNet_FlippedBit_FetchedAgainFromPeer(t *testing.T) {
+	a, b, data, c := peerWithFile(t, 1<<20)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := b.UnixFS().WriteFile(ctx, c, 0, -1, io.Discard); err != nil {
+		t.Fatalf("first read on B: %v", err)
+	}
+	links, err := b.UnixFS().Links(ctx, c)
+	if err != nil || len(links) < 2 {
+		t.Fatalf("links: %v %v", links, err)
+	}
+	leaf := links[1].Cid
+	flipBit(t, b, leaf)
+	var off bytes.Buffer
+	err = b.UnixFS().WriteFile(node.OfflineContext(ctx), c, 0, -1, &off)
+	if !errors.Is(err, storage.ErrBlockDamaged) || !strings.Contains(err.Error(), leaf.String()) {
+		t.Fatalf("offline read of the damaged file: %v, want ErrBlockDamaged naming %s", err, leaf)
+	}
+	if bytes.Contains(off.Bytes(), data[256<<10:512<<10]) {
+		t.Fatal("offline read served the damaged block")
+	}
+	var buf bytes.Buffer
+	if err := b.UnixFS().WriteFile(ctx, c, 0, -1, &buf); err != nil {
+		t.Fatalf("online read of the damaged file: %v", err)
+	}
+	if !bytes.Equal(buf.Bytes(), data) {
+		t.Fatal("online read of the damaged file answered other bytes")
+	}
+	if errs := b.Store.Check(storage.CheckOptions{VerifyHashes: true}); len(errs) > 0 {
+		t.Fatalf("store after the fetch: %v", errs)
+	}
+	// Now damage A's copy: B (which dropped its block) asks A, which
+	// must not send it.
+	flipBit(t, a, leaf)
+	if err := b.Blocks.DeleteBlock(ctx, leaf); err != nil {
+		t.Fatal(err)
+	}
+	sent := bitswapSent(t, a)
+	short, cancel2 := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel2()
+	if err := b.UnixFS().WriteFile(short, c, 0, -1, io.Discard); err == nil {
+		t.Fatal("B read the file while the only copy of a block is damaged")
+	}
+	if got := bitswapSent(t, a); got != sent {
+		t.Fatalf("A sent %d blocks more with its only copy damaged", got-sent)
+	}
+}
+
+func bitswapSent(t testing.TB, n *node.Node) uint64 {
+	t.Helper()
+	st, err := n.Net.Bitswap.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.BlocksSent
 }

@@ -27,7 +27,8 @@ func (d *Dag) Verify(ctx context.Context, root cid.Cid, bad func(c cid.Cid, err 
 			return err
 		}
 		if _, ok := storage.IdentityData(c); !ok {
-			err := n.Blocks.View(ctx, c, func(b []byte) error { return storage.VerifyBlock(c.Hash(), b) })
+			// View checks the hash of what it reads (storage.ErrBlockDamaged).
+			err := n.Blocks.View(ctx, c, func([]byte) error { return nil })
 			if err != nil {
 				if ipld.IsNotFound(err) {
 					err = fmt.Errorf("merkledag: not found")
@@ -59,7 +60,7 @@ func (bb *Block) Verify(ctx context.Context, bad func(c cid.Cid, err error), pro
 	count := 0
 	return n.Blocks.ForEachKey(ctx, func(h mh.Multihash) error {
 		c := cid.NewCidV1(cid.Raw, h)
-		err := n.Blocks.View(ctx, c, func(b []byte) error { return storage.VerifyBlock(h, b) })
+		err := n.Blocks.View(ctx, c, func([]byte) error { return nil })
 		if err != nil && !ipld.IsNotFound(err) {
 			bad(c, err)
 		}

@@ -82,6 +82,9 @@ func (b *Blockstore) View(_ context.Context, c cid.Cid, fn func([]byte) error) e
 	if err := b.s.sf.readAt(l, buf); err != nil {
 		return b.s.readErr(c, err)
 	}
+	if err := checkRead(c, buf); err != nil {
+		return err
+	}
 	return fn(buf)
 }
 
@@ -100,6 +103,9 @@ func (b *Blockstore) Get(_ context.Context, c cid.Cid) (blocks.Block, error) {
 	data := make([]byte, l.n)
 	if err := b.s.sf.readAt(l, data); err != nil {
 		return nil, b.s.readErr(c, err)
+	}
+	if err := checkRead(c, data); err != nil {
+		return nil, err
 	}
 	return blocks.NewBlockWithCid(data, c)
 }
@@ -305,8 +311,9 @@ func (b *Blockstore) ForEachKey(ctx context.Context, fn func(mh.Multihash) error
 	}
 }
 
-// HashOnRead is part of boxo's blockstore options; this store verifies
-// hashes only in Check and repo verification, so it is a no-op.
+// HashOnRead is part of boxo's blockstore options; this store checks the
+// hash of every block it reads from its files (checkRead), so it is a
+// no-op.
 func (b *Blockstore) HashOnRead(bool) {}
 
 // DeleteMany removes the blocks with these multihash keys in one

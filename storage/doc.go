@@ -208,6 +208,13 @@
 // the reads in progress, and a read that finds its segment gone answers
 // not found (the block was deleted meanwhile).
 //
+// Every block read from a segment file is hashed before it is handed out
+// (hashcheck.go): bytes that no longer match their multihash (a bit
+// flipped on the card) fail with ErrBlockDamaged naming the block, so no
+// reader (cat, get, CAR export, bitswap, the gateway) ever serves them.
+// SHA-256 runs at the CPU's hash speed (1.4 GB/s on an x86 core with
+// SHA-NI, a 256 KiB View 0.19 ms against 0.01 ms without the check).
+//
 // # Caveats
 //
 // On 32-bit ARM bbolt's memory map cannot safely pass 1 GiB (the next
@@ -240,5 +247,6 @@
 //   - sync_linux.go, sync_other.go: pwritev and fdatasync of segment
 //     files (elsewhere: a write per slice and fsync).
 //   - check.go: Check, which walks the invariants above; BlockFile.
+//   - hashcheck.go: the hash check of every block read.
 //   - errors.go: the sentinel errors.
 package storage

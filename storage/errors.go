@@ -25,6 +25,11 @@ var (
 	// in use pass Options.MaxIndexBytes (32-bit builds).
 	ErrIndexFull = errors.New("storage: block index full")
 
+	// ErrBlockDamaged is returned by block reads whose stored bytes no
+	// longer hash to the block's multihash (a bit flipped on the card):
+	// such bytes are never handed out.
+	ErrBlockDamaged = errors.New("storage: stored block is damaged")
+
 	// ErrCorrupt wraps problems found when opening a damaged file.
 	ErrCorrupt = errors.New("storage: store file is damaged")
 )

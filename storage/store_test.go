@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -396,5 +397,73 @@ func TestPutAsyncContext_GivesUpWhileWriterIsStuck(t *testing.T) {
 	}
 	if has, err := bs.Has(context.Background(), b.Cid()); err != nil || !has {
 		t.Fatalf("after the stuck writer: has %v, %v", has, err)
+	}
+}
+
+// Ensure a block with one flipped bit on disk is never handed out: Get
+// and View answer ErrBlockDamaged naming the block, Has still sees it,
+// and the other blocks read as before.
+func TestBlockstore_FlippedBit_NeverServed(t *testing.T) {
+	s := mustOpen(t, filepath.Join(t.TempDir(), storage.FileName))
+	defer s.Close()
+	ctx := context.Background()
+	bs := s.Blockstore()
+	good, bad := randBlock(t, 4096), randBlock(t, 4096)
+	for _, b := range []blocks.Block{good, bad} {
+		if err := bs.Put(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file, off, _, err := s.BlockFile(bad.Cid().Hash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(file, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := make([]byte, 1)
+	f.ReadAt(one, off+1234)
+	one[0] ^= 0x10
+	if _, err := f.WriteAt(one, off+1234); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := bs.Get(ctx, bad.Cid()); !errors.Is(err, storage.ErrBlockDamaged) {
+		t.Fatalf("Get of the flipped block: %v, want ErrBlockDamaged", err)
+	} else if want := bad.Cid().String(); !strings.Contains(err.Error(), want) {
+		t.Fatalf("Get error %q does not name %s", err, want)
+	}
+	called := false
+	err = bs.View(ctx, bad.Cid(), func([]byte) error { called = true; return nil })
+	if !errors.Is(err, storage.ErrBlockDamaged) || called {
+		t.Fatalf("View of the flipped block: %v (fn called: %v), want ErrBlockDamaged", err, called)
+	}
+	if ok, err := bs.Has(ctx, bad.Cid()); !ok || err != nil {
+		t.Fatalf("Has of the flipped block: %v %v", ok, err)
+	}
+	got, err := bs.Get(ctx, good.Cid())
+	if err != nil || string(got.RawData()) != string(good.RawData()) {
+		t.Fatalf("Get of the good block: %v", err)
+	}
+}
+
+// The cost of reading a 256 KiB block, hash check included (the read
+// path of cat, bitswap and the gateway).
+func BenchmarkBlockstore_View256K(b *testing.B) {
+	s, err := storage.Open(filepath.Join(b.TempDir(), storage.FileName), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	blk := storage.RandBlock(b, 256<<10)
+	if err := s.Blockstore().Put(context.Background(), blk); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(256 << 10)
+	for b.Loop() {
+		if err := s.Blockstore().View(context.Background(), blk.Cid(), func([]byte) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	mh "github.com/multiformats/go-multihash"
 )
 
-func testBlock(t *testing.T, n int) blocks.Block {
+func testBlock(t testing.TB, n int) blocks.Block {
 	t.Helper()
 	b := make([]byte, n)
 	rand.Read(b)
