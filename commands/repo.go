@@ -131,7 +131,7 @@ refused with an explanation.
 
 Examples:
   cairn repo migrate          # Migrate to the latest schema
-  cairn repo migrate --to=3   # The same, explicitly`,
+  cairn repo migrate --to=` + fmt.Sprint(storage.SchemaVersion) + `   # The same, explicitly`,
 		Options: []rpc.Option{
 			{Names: []string{"to"}, Type: rpc.Int, Default: int(storage.SchemaVersion), Help: "Target repository version"},
 			{Names: []string{"allow-downgrade"}, Type: rpc.Bool, Help: "Allow downgrading to a lower repo version"},

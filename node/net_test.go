@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -168,28 +167,6 @@ func TestNet_QUIC_Connects(t *testing.T) {
 	}
 }
 
-// flipBit flips one bit in the middle of the stored bytes of block c.
-func flipBit(t testing.TB, n *node.Node, c cid.Cid) {
-	t.Helper()
-	file, off, size, err := n.Store.BlockFile(c.Hash())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(file, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	one := make([]byte, 1)
-	if _, err := f.ReadAt(one, off+int64(size/2)); err != nil {
-		t.Fatal(err)
-	}
-	one[0] ^= 0x04
-	if _, err := f.WriteAt(one, off+int64(size/2)); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Ensure a block damaged on disk is never served and, on an online node,
 // is fetched again from a peer that has it: the read answers the right
 // bytes and the store is whole again. Its peer, asked for the damaged
@@ -206,7 +183,7 @@ func TestNet_FlippedBit_FetchedAgainFromPeer(t *testing.T) {
 		t.Fatalf("links: %v %v", links, err)
 	}
 	leaf := links[1].Cid
-	flipBit(t, b, leaf)
+	testutil.FlipBit(t, b.Store, leaf.Hash())
 	var off bytes.Buffer
 	err = b.UnixFS().WriteFile(node.OfflineContext(ctx), c, 0, -1, &off)
 	if !errors.Is(err, storage.ErrBlockDamaged) || !strings.Contains(err.Error(), leaf.String()) {
@@ -227,7 +204,7 @@ func TestNet_FlippedBit_FetchedAgainFromPeer(t *testing.T) {
 	}
 	// Now damage A's copy: B (which dropped its block) asks A, which
 	// must not send it.
-	flipBit(t, a, leaf)
+	testutil.FlipBit(t, a.Store, leaf.Hash())
 	if err := b.Blocks.DeleteBlock(ctx, leaf); err != nil {
 		t.Fatal(err)
 	}

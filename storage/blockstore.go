@@ -82,7 +82,7 @@ func (b *Blockstore) View(_ context.Context, c cid.Cid, fn func([]byte) error) e
 	if err := b.s.sf.readAt(l, buf); err != nil {
 		return b.s.readErr(c, err)
 	}
-	if err := checkRead(c, buf); err != nil {
+	if err := checkRead(c, l, buf); err != nil {
 		return err
 	}
 	return fn(buf)
@@ -104,7 +104,7 @@ func (b *Blockstore) Get(_ context.Context, c cid.Cid) (blocks.Block, error) {
 	if err := b.s.sf.readAt(l, data); err != nil {
 		return nil, b.s.readErr(c, err)
 	}
-	if err := checkRead(c, data); err != nil {
+	if err := checkRead(c, l, data); err != nil {
 		return nil, err
 	}
 	return blocks.NewBlockWithCid(data, c)

@@ -54,7 +54,7 @@ func (s *Store) Check(opts CheckOptions) []error {
 			return nil
 		}
 		// A read-only open reads a schema-2 file as it is.
-		if v := meta.Get(keyVersion); len(v) != 4 || (getU32(v) != SchemaVersion && (getU32(v) != 2 || s.w != nil)) {
+		if v := meta.Get(keyVersion); len(v) != 4 || (getU32(v) != SchemaVersion && ((getU32(v) != 2 && getU32(v) != 3) || s.w != nil)) {
 			bad("schema version record %x, want %d", v, SchemaVersion)
 		}
 		segsB := tx.Bucket(bucketSegs)
@@ -145,6 +145,8 @@ func (s *Store) Check(opts CheckOptions) []error {
 				}
 				if err := VerifyBlock(k, buf); err != nil {
 					errs = append(errs, err)
+				} else if l.hasSum && !intact(k, l, buf) {
+					bad("block %x: its index entry's CRC-32C does not match its bytes", k)
 				}
 			}
 			return nil

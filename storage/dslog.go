@@ -33,6 +33,9 @@ const (
 // key length is one byte); longer keys go through a full commit.
 const maxDSRecKey = 255 - len(dsRecTag) - 1
 
+// crcTable is CRC-32C's (hardware instructions on amd64 and arm64): the
+// checksum of datastore records and of the block bytes an index entry
+// locates (loc.summed).
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // dsRecord returns the segment record of a datastore mutation.

@@ -131,3 +131,36 @@ func FailBatch(b *Batch, err error) {
 	b.err = err
 	b.mu.Unlock()
 }
+
+// DowngradeToV3 rewrites the closed store at path as schema 3 wrote it:
+// index entries without their checksum.
+func DowngradeToV3(path string) error {
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.Update(func(tx *bolt.Tx) error {
+		runs := tx.Bucket(bucketRuns)
+		err := runs.ForEach(func(name, _ []byte) error {
+			b := runs.Bucket(name)
+			var ents [][2][]byte
+			b.ForEach(func(k, v []byte) error {
+				if len(v) == locSumLen {
+					ents = append(ents, [2][]byte{append([]byte(nil), k...), append([]byte(nil), v[:locLen]...)})
+				}
+				return nil
+			})
+			for _, e := range ents {
+				if err := b.Put(e[0], e[1]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keyVersion, u32(3))
+	})
+}

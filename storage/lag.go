@@ -295,7 +295,7 @@ func replay(db *bolt.DB, sf *segFiles, active uint32, indexed, size int64) (int6
 		if err := VerifyBlock(key, data); err != nil {
 			return errStop
 		}
-		ents = append(ents, ent{append([]byte(nil), key...), loc{seg: active, off: uint32(off), n: uint32(len(data))}, uint64(recSize(key, data))})
+		ents = append(ents, ent{append([]byte(nil), key...), loc{seg: active, off: uint32(off), n: uint32(len(data))}.summed(data), uint64(recSize(key, data))})
 		end = off + int64(len(data))
 		return nil
 	})

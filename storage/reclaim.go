@@ -6,6 +6,8 @@ package storage
 import (
 	"context"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"os"
 	"sort"
 	"time"
@@ -63,6 +65,7 @@ func (s *Store) Reclaim(ctx context.Context, opts ReclaimOptions) (ReclaimResult
 	if s.w == nil {
 		return res, nil
 	}
+	var damaged []error // segments that keep a damaged block
 	type cand struct {
 		id uint32
 		si segInfo
@@ -113,6 +116,11 @@ func (s *Store) Reclaim(ctx context.Context, opts ReclaimOptions) (ReclaimResult
 		}
 		moved, err := s.reclaimSegment(ctx, c.id, c.si)
 		res.Rewritten += moved
+		if errors.Is(err, ErrBlockDamaged) && ctx.Err() == nil {
+			// The segment keeps its damaged blocks; the others go on.
+			damaged = append(damaged, err)
+			continue
+		}
 		if err != nil {
 			return res, err
 		}
@@ -131,7 +139,7 @@ func (s *Store) Reclaim(ctx context.Context, opts ReclaimOptions) (ReclaimResult
 	}
 	n, err := s.GiveBackIndex()
 	res.IndexFreed = n
-	return res, err
+	return res, errors.Join(append(damaged, err)...)
 }
 
 // reclaimSegment moves the live blocks of segment id to the active
@@ -149,6 +157,7 @@ func (s *Store) reclaimSegment(ctx context.Context, id uint32, si segInfo) (int6
 	defer f.Close()
 	var moved int64
 	var batch []mutation
+	var damaged []error
 	size := 0
 	flush := func() error {
 		if len(batch) == 0 {
@@ -163,9 +172,17 @@ func (s *Store) reclaimSegment(ctx context.Context, id uint32, si segInfo) (int6
 				return err
 			}
 			for _, m := range batch {
-				if cur, ok := decodeLoc(idx.get(m.key)); ok && cur == m.from {
-					live = append(live, m)
+				cur, ok := decodeLoc(idx.get(m.key))
+				if !ok || !cur.samePlace(m.from) {
+					continue
 				}
+				// A damaged block stays where it is: moved, its bytes
+				// would get a new checksum and pass for sound.
+				if !intact(m.key, cur, m.val) {
+					damaged = append(damaged, fmt.Errorf("%w: block %x in segment %d: its bytes on disk no longer match its hash", ErrBlockDamaged, m.key, id))
+					continue
+				}
+				live = append(live, m)
 			}
 			return nil
 		}); err != nil {
@@ -208,5 +225,5 @@ func (s *Store) reclaimSegment(ctx context.Context, id uint32, si segInfo) (int6
 	if err == nil {
 		err = flush()
 	}
-	return moved, err
+	return moved, errors.Join(append([]error{err}, damaged...)...)
 }

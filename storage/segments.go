@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,32 +37,60 @@ const DefaultSegmentBytes = 64 << 20
 const recHeader = 5
 
 // loc is where a block's bytes sit: segment id, offset of the data in the
-// segment file, and length. Encoded as 12 bytes big-endian in "index".
+// segment file, and length, and (sum, when hasSum) the CRC-32C of those
+// bytes. Encoded big-endian in the index: 12 bytes without the sum (what
+// schema 3 wrote), 16 with it (every entry written since).
 type loc struct {
-	seg uint32
-	off uint32
-	n   uint32
+	seg    uint32
+	off    uint32
+	n      uint32
+	sum    uint32
+	hasSum bool
 }
 
-const locLen = 12
+const (
+	locLen    = 12
+	locSumLen = 16
+)
+
+// summed returns l with the CRC-32C of data, the bytes it locates.
+func (l loc) summed(data []byte) loc {
+	l.sum, l.hasSum = crc32.Checksum(data, crcTable), true
+	return l
+}
+
+// samePlace reports whether l and o locate the same bytes (whatever
+// their sums).
+func (l loc) samePlace(o loc) bool { return l.seg == o.seg && l.off == o.off && l.n == o.n }
 
 func (l loc) encode() []byte {
-	b := make([]byte, locLen)
+	n := locLen
+	if l.hasSum {
+		n = locSumLen
+	}
+	b := make([]byte, n)
 	binary.BigEndian.PutUint32(b[0:], l.seg)
 	binary.BigEndian.PutUint32(b[4:], l.off)
 	binary.BigEndian.PutUint32(b[8:], l.n)
+	if l.hasSum {
+		binary.BigEndian.PutUint32(b[12:], l.sum)
+	}
 	return b
 }
 
 func decodeLoc(b []byte) (loc, bool) {
-	if len(b) != locLen {
+	if len(b) != locLen && len(b) != locSumLen {
 		return loc{}, false
 	}
-	return loc{
+	l := loc{
 		seg: binary.BigEndian.Uint32(b[0:]),
 		off: binary.BigEndian.Uint32(b[4:]),
 		n:   binary.BigEndian.Uint32(b[8:]),
-	}, true
+	}
+	if len(b) == locSumLen {
+		l.sum, l.hasSum = binary.BigEndian.Uint32(b[12:]), true
+	}
+	return l, true
 }
 
 // segInfo is a segment's entry in "segs": the end of its last committed
@@ -441,7 +470,7 @@ func (a *appender) pwrite(f *os.File, recs []*pendingRec, id uint32, off int64) 
 	start := off
 	for k, r := range recs {
 		a.iov = append(a.iov, a.hdrs[k*recHeader:(k+1)*recHeader], r.key, r.data)
-		r.at = loc{seg: id, off: uint32(pos + recHeader + int64(len(r.key))), n: uint32(len(r.data))}
+		r.at = loc{seg: id, off: uint32(pos + recHeader + int64(len(r.key))), n: uint32(len(r.data))}.summed(r.data)
 		pos += recSize(r.key, r.data)
 		if len(a.iov) >= maxIov || k == len(recs)-1 {
 			if err := pwritevAll(f, a.iov, start); err != nil {

@@ -18,8 +18,10 @@ import (
 
 // SchemaVersion is the on-disk schema this package reads and writes.
 // Version 1 (block bytes inside the bbolt file) is migrated at Open
-// (migrate.go).
-const SchemaVersion = 3
+// (migrate.go); versions 2 (one index bucket) and 3 (index entries
+// without a checksum) are upgraded in place by a writable Open and read as
+// they are by a read-only one.
+const SchemaVersion = 4
 
 // DefaultMaxIndexBytes32 is Options.MaxIndexBytes on 32-bit builds: 768
 // MiB of index pages, about 10 million blocks (77 bytes of index file a
@@ -362,7 +364,16 @@ func (s *Store) initSchema(migrating bool) error {
 			}
 			got = SchemaVersion
 		}
-		if got != SchemaVersion && got != 2 {
+		if got == 3 && tx.Writable() {
+			// Schema 4 adds a checksum to the entries written from now
+			// on; the ones already there stay as they are (readers check
+			// those against the block's hash).
+			if err := m.Put(keyVersion, u32(SchemaVersion)); err != nil {
+				return err
+			}
+			got = SchemaVersion
+		}
+		if got != SchemaVersion && got != 2 && got != 3 {
 			return fmt.Errorf("%w: file has %d, this build reads %d", ErrSchemaVersion, got, SchemaVersion)
 		}
 		if tx.Bucket(bucketSegs) == nil || tx.Bucket(bucketData) == nil {
@@ -384,7 +395,7 @@ func (s *Store) initSchema(migrating bool) error {
 	}); err != nil {
 		return err
 	}
-	if version == 2 && !s.opts.ReadOnly {
+	if (version == 2 || version == 3) && !s.opts.ReadOnly {
 		return s.db.Update(check)
 	}
 	// A store that exists is checked without a write transaction (the

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/internal/testutil"
 	"cairn/storage"
 
 	blocks "github.com/ipfs/go-block-format"
@@ -414,28 +415,14 @@ func TestBlockstore_FlippedBit_NeverServed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	file, off, _, err := s.BlockFile(bad.Cid().Hash())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(file, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	one := make([]byte, 1)
-	f.ReadAt(one, off+1234)
-	one[0] ^= 0x10
-	if _, err := f.WriteAt(one, off+1234); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	testutil.FlipBit(t, s, bad.Cid().Hash())
 	if _, err := bs.Get(ctx, bad.Cid()); !errors.Is(err, storage.ErrBlockDamaged) {
 		t.Fatalf("Get of the flipped block: %v, want ErrBlockDamaged", err)
 	} else if want := bad.Cid().String(); !strings.Contains(err.Error(), want) {
 		t.Fatalf("Get error %q does not name %s", err, want)
 	}
 	called := false
-	err = bs.View(ctx, bad.Cid(), func([]byte) error { called = true; return nil })
+	err := bs.View(ctx, bad.Cid(), func([]byte) error { called = true; return nil })
 	if !errors.Is(err, storage.ErrBlockDamaged) || called {
 		t.Fatalf("View of the flipped block: %v (fn called: %v), want ErrBlockDamaged", err, called)
 	}

@@ -475,7 +475,7 @@ func (w *writer) apply(group []*request, out *uint64, res *applyResult) error {
 						continue
 					}
 					cur, ok := decodeLoc(idx.get(m.key))
-					if !ok || cur != m.from {
+					if !ok || !cur.samePlace(m.from) {
 						continue // deleted or moved since it was read
 					}
 					si := segs.change(cur.seg)

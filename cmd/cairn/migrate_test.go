@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,8 @@ func TestCLI_RepoMigrate(t *testing.T) {
 	}
 	blks := testutil.WriteSchema1Store(t, path, 20, map[string]string{"/local/x": "y"})
 	out, errs, code := cli(t, repo, nil, "repo", "migrate")
-	want := "Migrating repository from version 1 to 3...\nRepository successfully migrated to version 3.\n"
+	v := storage.SchemaVersion
+	want := fmt.Sprintf("Migrating repository from version 1 to %d...\nRepository successfully migrated to version %d.\n", v, v)
 	if code != 0 || out != want {
 		t.Fatalf("repo migrate: %d %q %q", code, out, errs)
 	}
@@ -35,16 +37,16 @@ func TestCLI_RepoMigrate(t *testing.T) {
 	if out, errs, code := cli(t, repo, nil, "block", "get", blks[7].Cid().String()); code != 0 || out != string(blks[7].RawData()) {
 		t.Fatalf("block get after migrate: %d %q", code, errs)
 	}
-	if out, _, code := cli(t, repo, nil, "repo", "migrate"); code != 0 || out != "Repository is already at version 3.\n" {
+	if out, _, code := cli(t, repo, nil, "repo", "migrate"); code != 0 || out != fmt.Sprintf("Repository is already at version %d.\n", v) {
 		t.Fatalf("second migrate: %d %q", code, out)
 	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--to=2"}, "downgrade from version 3 to 2 requires --allow-downgrade flag"},
-		{[]string{"--to=2", "--allow-downgrade"}, "cairn cannot downgrade its block store from version 3 to 2"},
-		{[]string{"--to=4"}, "migrates the block store to version 3 only, not 4"},
+		{[]string{"--to=2"}, fmt.Sprintf("downgrade from version %d to 2 requires --allow-downgrade flag", v)},
+		{[]string{"--to=2", "--allow-downgrade"}, fmt.Sprintf("cairn cannot downgrade its block store from version %d to 2", v)},
+		{[]string{fmt.Sprintf("--to=%d", v+1)}, fmt.Sprintf("migrates the block store to version %d only, not %d", v, v+1)},
 	} {
 		_, errs, code := cli(t, repo, nil, append([]string{"repo", "migrate"}, tc.args...)...)
 		if code == 0 || !strings.Contains(errs, tc.want) {

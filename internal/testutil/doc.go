@@ -6,7 +6,7 @@
 //
 //   - testutil.go: a test repo and node (MustInitRepo, MustOpenNode), an RPC
 //     server on 127.0.0.1:0 (StartServer), the Kubo vectors' path and
-//     OverwriteBlock.
+//     OverwriteBlock and FlipBit.
 //   - p2p.go: two online nodes with a p2p tunnel to a TCP echo server.
 //   - ipnspub.go: IpnsPublisher, a delegated IPNS publisher on 127.0.0.1 that
 //     records and checks what it is sent.

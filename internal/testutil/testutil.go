@@ -116,6 +116,30 @@ func OverwriteBlock(t testing.TB, st *storage.Store, key, data []byte) {
 	}
 }
 
+// FlipBit flips one bit in the middle of the stored bytes of the block
+// with multihash key, behind the store's back (a bit flipped on the card).
+func FlipBit(t testing.TB, st *storage.Store, key []byte) {
+	t.Helper()
+	file, off, n, err := st.BlockFile(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(file, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	one := make([]byte, 1)
+	at := off + int64(n/2)
+	if _, err := f.ReadAt(one, at); err != nil {
+		t.Fatal(err)
+	}
+	one[0] ^= 0x04
+	if _, err := f.WriteAt(one, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // MustOnlineNode opens a node on a fresh test repo and starts its network
 // layer on loopback only. routing is Routing.Type ("none", "dhtclient",
 // "dhtserver", ...); edit, if set, changes the config document first. The
