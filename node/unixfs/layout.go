@@ -313,6 +313,16 @@ func (lv *leaves) cut(spl chunker.Splitter, size int) ([]byte, int, error) {
 			return buf, n, nil
 		case io.ErrUnexpectedEOF:
 			lv.cutEnd = true // no read after the end, as boxo's
+			if n <= size/4 {
+				// A small file or a file's short last chunk: its leaf
+				// gets a buffer of its own size, so that the blocks
+				// waiting for the store's commit (a directory of many
+				// small files) do not each hold a whole chunk's buffer.
+				own := make([]byte, leafHead+n+leafTail)
+				copy(own[leafHead:], buf[leafHead:leafHead+n])
+				putChunkBuf(buf)
+				return own, n, nil
+			}
 			return buf, n, nil
 		}
 		return nil, 0, err
@@ -334,8 +344,18 @@ func (lv *leaves) buffer(n int) []byte {
 		}
 	default:
 	}
+	if p, ok := chunkBufs.Get().(*[]byte); ok && cap(*p) >= leafHead+n+leafTail {
+		return (*p)[:cap(*p)]
+	}
 	return make([]byte, leafHead+n+leafTail)
 }
+
+// chunkBufs keeps chunk buffers between files: each small file of a
+// directory reads into one and gives it back once its bytes are copied
+// out, instead of allocating a chunk's worth of garbage.
+var chunkBufs sync.Pool
+
+func putChunkBuf(b []byte) { chunkBufs.Put(&b) }
 
 // Handbacker is a DAG service that hands leaf buffers back (batchDAG,
 // hashOnlyDAG): the next Add of nd calls free once the service no longer
@@ -400,4 +420,12 @@ func (lv *leaves) next() leaf {
 func (lv *leaves) stop() {
 	close(lv.quit)
 	lv.wg.Wait()
+	for {
+		select {
+		case b := <-lv.free:
+			putChunkBuf(b)
+		default:
+			return
+		}
+	}
 }

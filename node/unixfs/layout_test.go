@@ -367,3 +367,26 @@ func TestBalancedLayout_ReadsEndOnce(t *testing.T) {
 		}
 	}
 }
+
+// Ensure a small file's leaf (and a file's short last chunk) holds a
+// buffer of its own size, not a whole chunk's: the blocks of a directory
+// of many small files wait for the store's commit together.
+func TestBalancedLayout_SmallLeafOwnsSmallBuffer(t *testing.T) {
+	data := make([]byte, 2*262144+100)
+	rand.New(rand.NewSource(2)).Read(data)
+	for _, c := range []layoutCase{
+		{size: 100, chunker: "size-262144", maxLinks: 174, raw: true, v1: true},
+		{size: 100, chunker: "size-262144", maxLinks: 174},
+		{size: len(data), chunker: "size-262144", maxLinks: 174, raw: true, v1: true},
+	} {
+		var got recordDAG
+		if _, err := layoutWith(t, c, bytes.NewReader(data[:c.size]), true, &got); err != nil {
+			t.Fatal(err)
+		}
+		for k, b := range got.data {
+			if len(b) < 1024 && cap(b) > 1024 {
+				t.Errorf("%s: block %s of %d bytes holds a buffer of %d", c, k, len(b), cap(b))
+			}
+		}
+	}
+}
