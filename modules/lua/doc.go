@@ -24,8 +24,11 @@
 // require knows "net.http" / "util.http" (formdecode, urlencode,
 // urldecode, formencode, parse_multipart), "net.http.files" (serve),
 // "cairn" (the node API, also the global cairn), "net.http.server" (the
-// HTTP server's events: http-error, directory-index), and util.json,
-// util.encodings, util.hashes and util.set (lib_util.go, prelude.lua).
+// HTTP server's events: http-error, directory-index), util.json,
+// util.encodings, util.hashes and util.set (lib_util.go, prelude.lua),
+// and what published prosody-modules reach for: util.jid, util.stanza,
+// util.uuid, util.id, util.datetime, util.timer, lfs.attributes and the
+// prosody and hosts globals (lib_prosody.go, prelude.lua).
 //
 // # Between modules
 //
@@ -72,6 +75,8 @@
 //     states.
 //   - lib_util.go: the util.* libraries a ported Prosody module uses (util.set
 //     is Lua code in prelude.lua).
+//   - lib_prosody.go: the rest of Prosody's environment that published
+//     prosody-modules use (util.jid and util.stanza are in prelude.lua).
 //   - snippet.go: running a chunk as module code runs, outside a module
 //     (scripts/luacmp).
 package lua
