@@ -18,7 +18,7 @@
 //
 // # Sandbox
 //
-// Only the base, table, string, math and coroutine libraries are opened;
+// Only the base, table, string, math, coroutine and utf8 libraries are opened;
 // dofile, loadfile, collectgarbage and the io, os (but os.time, os.clock,
 // os.date, os.difftime), package and debug libraries are not there.
 // require knows "net.http" / "util.http" (formdecode, urlencode,
@@ -61,7 +61,10 @@
 //   - module.go: a Lua module: its state, its load, its route handlers.
 //   - state.go: the sandboxed Lua state and the API modules see.
 //   - limits.go: running Lua under a time and a memory cap.
-//   - compile.go: turning Lua source into functions within the caps.
+//   - compile.go: turning Lua source into functions within the caps (it
+//     parses with luaparse, gopher-lua's parser with Lua 5.2-5.4 syntax).
+//   - ops53.go: Lua 5.3's operators (// and the bitwise ones, which
+//     compile.go turns into calls), table.move/pack/unpack and utf8.
 //   - bounded.go: the string and table builtins that allocate or loop in Go,
 //     bounded by the caps.
 //   - pattern.go: Lua 5.1 patterns with bounded work.

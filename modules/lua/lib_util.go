@@ -28,9 +28,9 @@ import (
 	"unicode/utf8"
 
 	"cairn/modules/httpapp"
+	"cairn/modules/lua/luaparse"
 
 	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
 )
 
 //go:embed prelude.lua
@@ -47,7 +47,7 @@ var (
 // util.json and util.timer.
 func runPrelude(L *lua.LState, mod *lua.LTable, libs map[string]lua.LValue) {
 	preludeOnce.Do(func() {
-		chunk, err := parse.Parse(strings.NewReader(preludeSrc), "prelude.lua")
+		chunk, err := luaparse.Parse(strings.NewReader(preludeSrc), "prelude.lua")
 		if err != nil {
 			preludeErr = err
 			return
