@@ -29,6 +29,7 @@ func TestLua_Lua54_SyntaxAndLibraries(t *testing.T) {
 			"Hé€😀\t5\tnil\t1\n104\t233\t108\t108\t111\n4\t6\t2"},
 		{"utf8 codes charpattern", `local w = {} for p, c in utf8.codes("hé€") do w[#w+1] = p .. ":" .. c end for c in ("hé€"):gmatch(utf8.charpattern) do w[#w+1] = #c end print(table.concat(w, " "))`, "1:104 2:233 4:8364 1 2 3"},
 		{"metamethods", `local o = setmetatable({}, {__band = function() return "band" end, __idiv = function() return "idiv" end, __bnot = function() return "bnot" end, __shl = function() return "shl" end}) print(o & 1, 1 & o, o // 2, ~o, o << 1)`, "band\tband\tidiv\tbnot\tshl"},
+		{"const", `local a <const>, b = 1, 2 local c <const> = a + b print(a, b, c)`, "1\t2\t3"},
 		{"goto", `for i = 1, 3 do if i == 2 then goto continue end print(i) ::continue:: end`, "1\n3"},
 		{"errors", `for _, f in ipairs{function() return 1.5 & 1 end, function() return 2^63 | 0 end, function() return 1 // 0 end,
 			function() return {} | 1 end, function() return "3" & 1 end, function() return "x" // 1 end, function() return ~1.5 end} do print(select(2, pcall(f))) end`,
@@ -57,6 +58,8 @@ func TestLua_Lua54_EscapeErrorsAndCaps(t *testing.T) {
 		{"local s = \"ab\\u{41\"", `mod_e.lua:1: missing '}' in \u{xxxx} near 'ab'`},
 		{"local s = \"\\300\"", `mod_e.lua:1: decimal escape too large`},
 		{"local x = 1 & & 2", `mod_e.lua:1: syntax error near '&'`},
+		{"local f <close> = nil", `mod_e.lua:1: <close> variables are not supported`},
+		{"local a, x <foo> = 1", `mod_e.lua:1: unknown attribute 'foo' near 'foo'`},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "mod_e.lua"), []byte(tc.src), 0o644); err != nil {

@@ -5,7 +5,10 @@
 //   - the string escapes \z (skip the white space that follows), \xXX and
 //     \u{XXX}; a decimal escape above 255 is an error;
 //   - the operators // (floor division), & | ~ << >> (bitwise) and unary ~,
-//     at Lua 5.3's precedences.
+//     at Lua 5.3's precedences;
+//   - Lua 5.4's local attributes: <const> is taken as a plain local
+//     (assigning one is not refused), <close> and unknown names are
+//     errors.
 //
 // The operators come out as ast.ArithmeticOpExpr with Operator "//", "&",
 // "|", "~", "<<" or ">>", and as UnaryBNotExpr; gopher-lua's compiler

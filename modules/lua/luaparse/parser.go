@@ -18,7 +18,7 @@ import (
 	"github.com/yuin/gopher-lua/ast"
 )
 
-//line parser.go.y:40
+//line parser.go.y:41
 type yySymType struct {
 	yys   int
 	token ast.Token
@@ -148,7 +148,20 @@ const yyEofCode = 1
 const yyErrCode = 2
 const yyInitialStackSize = 16
 
-//line parser.go.y:563
+//line parser.go.y:579
+
+// checkAttrib accepts Lua 5.4's <const> (as a plain local: assigning one
+// is not refused) and refuses <close>, whose __close call at the end of
+// the scope gopher-lua's compiler cannot make, and any other name.
+func checkAttrib(yylex yyLexer, name ast.Token) {
+	switch name.Str {
+	case "const":
+	case "close":
+		yylex.(*Lexer).TokenError(name, "<close> variables are not supported (cairn runs Lua 5.1 with Lua 5.4's syntax)")
+	default:
+		yylex.(*Lexer).TokenError(name, "unknown attribute '"+name.Str+"'")
+	}
+}
 
 func TokenName(c int) string {
 	if c >= TAnd && c-TAnd < len(yyToknames) {
@@ -167,205 +180,209 @@ var yyExca = [...]int8{
 	-1, 19,
 	54, 33,
 	55, 33,
-	-2, 77,
+	-2, 81,
 	-1, 105,
 	54, 34,
 	55, 34,
-	-2, 77,
+	-2, 81,
 }
 
 const yyPrivate = 57344
 
-const yyLast = 802
+const yyLast = 813
 
 var yyAct = [...]uint8{
-	26, 100, 53, 25, 48, 96, 172, 59, 156, 126,
-	155, 151, 55, 65, 57, 56, 35, 153, 181, 70,
-	123, 118, 34, 68, 64, 161, 51, 120, 121, 117,
-	44, 45, 52, 70, 174, 185, 157, 92, 93, 94,
-	95, 150, 116, 79, 103, 24, 85, 107, 104, 169,
-	51, 86, 90, 91, 111, 97, 52, 89, 87, 80,
-	81, 82, 83, 84, 23, 85, 119, 70, 22, 168,
-	118, 127, 128, 129, 130, 131, 132, 133, 134, 135,
-	136, 137, 138, 139, 140, 141, 142, 143, 144, 145,
-	146, 147, 148, 167, 33, 41, 86, 9, 19, 42,
-	43, 50, 184, 158, 167, 152, 82, 83, 84, 63,
-	85, 122, 109, 108, 160, 163, 162, 165, 164, 67,
-	66, 166, 62, 51, 58, 72, 51, 171, 170, 52,
-	65, 124, 52, 114, 21, 187, 188, 186, 206, 71,
-	106, 105, 203, 198, 197, 191, 183, 77, 78, 76,
-	75, 79, 178, 173, 112, 103, 175, 69, 176, 86,
+	26, 125, 53, 25, 100, 96, 59, 178, 160, 48,
+	159, 154, 55, 156, 57, 56, 35, 157, 70, 129,
+	120, 121, 34, 68, 165, 70, 51, 123, 124, 117,
+	44, 45, 52, 180, 126, 193, 161, 92, 93, 94,
+	95, 153, 116, 79, 103, 187, 24, 107, 104, 85,
+	51, 86, 90, 91, 111, 189, 52, 89, 87, 80,
+	81, 82, 83, 84, 33, 85, 119, 9, 97, 177,
+	118, 130, 131, 132, 133, 134, 135, 136, 137, 138,
+	139, 140, 141, 142, 143, 144, 145, 146, 147, 148,
+	149, 150, 151, 176, 70, 86, 42, 43, 50, 192,
+	173, 171, 172, 162, 155, 82, 83, 84, 41, 85,
+	106, 19, 42, 43, 50, 167, 166, 169, 168, 164,
+	23, 170, 79, 51, 22, 63, 51, 175, 174, 52,
+	86, 171, 52, 49, 47, 46, 122, 109, 80, 81,
+	82, 83, 84, 28, 85, 40, 65, 108, 67, 27,
+	38, 66, 62, 58, 105, 29, 179, 127, 114, 103,
+	21, 214, 182, 181, 31, 211, 101, 30, 42, 43,
+	22, 195, 196, 194, 206, 205, 199, 36, 188, 191,
+	37, 190, 184, 69, 112, 54, 1, 197, 158, 99,
+	198, 102, 152, 39, 200, 72, 32, 202, 201, 20,
+	64, 8, 61, 60, 3, 209, 208, 185, 4, 71,
+	210, 2, 0, 0, 0, 213, 0, 77, 78, 76,
+	75, 79, 0, 0, 0, 0, 0, 0, 0, 86,
 	90, 91, 73, 74, 88, 89, 87, 80, 81, 82,
-	83, 84, 154, 85, 99, 182, 54, 1, 149, 32,
-	20, 189, 125, 8, 190, 61, 192, 72, 60, 194,
-	193, 3, 179, 42, 43, 50, 4, 201, 200, 2,
-	0, 71, 202, 0, 0, 0, 0, 205, 0, 77,
-	78, 76, 75, 79, 49, 47, 46, 0, 0, 0,
-	0, 86, 90, 91, 73, 74, 88, 89, 87, 80,
-	81, 82, 83, 84, 72, 85, 0, 0, 0, 0,
-	0, 0, 177, 0, 0, 79, 0, 0, 71, 0,
-	0, 0, 0, 86, 90, 91, 77, 78, 76, 75,
-	79, 80, 81, 82, 83, 84, 0, 85, 86, 90,
-	91, 73, 74, 88, 89, 87, 80, 81, 82, 83,
-	84, 72, 85, 195, 0, 0, 0, 0, 0, 159,
-	0, 0, 79, 0, 0, 71, 0, 0, 0, 0,
-	86, 0, 0, 77, 78, 76, 75, 79, 80, 81,
-	82, 83, 84, 0, 85, 86, 90, 91, 73, 74,
-	88, 89, 87, 80, 81, 82, 83, 84, 28, 85,
-	40, 0, 196, 0, 27, 38, 0, 0, 0, 0,
-	29, 0, 0, 0, 0, 0, 0, 72, 0, 31,
-	0, 101, 30, 42, 43, 22, 0, 0, 0, 0,
-	0, 71, 36, 0, 0, 37, 0, 0, 0, 77,
-	78, 76, 75, 79, 0, 0, 102, 0, 39, 0,
-	98, 86, 90, 91, 73, 74, 88, 89, 87, 80,
-	81, 82, 83, 84, 28, 85, 40, 0, 180, 0,
-	27, 38, 0, 0, 0, 0, 29, 0, 0, 0,
-	0, 0, 0, 0, 0, 31, 0, 23, 30, 42,
-	43, 22, 0, 0, 0, 0, 0, 28, 36, 40,
-	0, 37, 0, 27, 38, 0, 0, 0, 0, 29,
-	0, 0, 0, 0, 39, 110, 0, 0, 31, 0,
-	101, 30, 42, 43, 22, 0, 72, 0, 204, 0,
-	0, 36, 0, 0, 37, 0, 0, 0, 0, 0,
-	71, 0, 0, 0, 0, 102, 0, 39, 77, 78,
+	83, 84, 72, 85, 0, 0, 0, 0, 0, 0,
+	0, 0, 128, 79, 0, 0, 71, 0, 0, 0,
+	0, 86, 90, 91, 77, 78, 76, 75, 79, 80,
+	81, 82, 83, 84, 0, 85, 86, 90, 91, 73,
+	74, 88, 89, 87, 80, 81, 82, 83, 84, 72,
+	85, 0, 0, 0, 0, 0, 0, 183, 0, 0,
+	0, 0, 0, 71, 0, 0, 0, 0, 0, 0,
+	0, 77, 78, 76, 75, 79, 0, 0, 0, 0,
+	0, 0, 0, 86, 90, 91, 73, 74, 88, 89,
+	87, 80, 81, 82, 83, 84, 72, 85, 203, 0,
+	0, 0, 0, 0, 163, 0, 0, 0, 0, 0,
+	71, 0, 0, 0, 0, 0, 0, 0, 77, 78,
 	76, 75, 79, 0, 0, 0, 0, 0, 0, 0,
 	86, 90, 91, 73, 74, 88, 89, 87, 80, 81,
-	82, 83, 84, 28, 85, 40, 0, 0, 0, 27,
+	82, 83, 84, 28, 85, 40, 0, 204, 0, 27,
 	38, 0, 0, 0, 0, 29, 0, 0, 0, 0,
-	0, 72, 0, 0, 31, 0, 23, 30, 42, 43,
-	22, 0, 0, 0, 0, 71, 0, 36, 199, 0,
-	37, 0, 0, 77, 78, 76, 75, 79, 0, 0,
-	0, 0, 0, 39, 72, 86, 90, 91, 73, 74,
-	88, 89, 87, 80, 81, 82, 83, 84, 71, 85,
-	0, 115, 0, 0, 0, 0, 77, 78, 76, 75,
-	79, 0, 0, 0, 0, 0, 0, 0, 86, 90,
-	91, 73, 74, 88, 89, 87, 80, 81, 82, 83,
-	84, 72, 85, 113, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 71, 0, 0, 0, 0,
-	0, 0, 0, 77, 78, 76, 75, 79, 0, 0,
-	0, 0, 0, 0, 72, 86, 90, 91, 73, 74,
-	88, 89, 87, 80, 81, 82, 83, 84, 71, 85,
-	0, 0, 0, 0, 0, 0, 77, 78, 76, 75,
-	79, 72, 0, 0, 0, 0, 0, 0, 86, 90,
-	91, 73, 74, 88, 89, 87, 80, 81, 82, 83,
-	84, 0, 85, 77, 78, 76, 75, 79, 0, 0,
-	0, 0, 0, 0, 0, 86, 90, 91, 73, 74,
-	88, 89, 87, 80, 81, 82, 83, 84, 0, 85,
-	77, 78, 76, 75, 79, 0, 0, 0, 0, 0,
-	0, 0, 86, 90, 91, 73, 74, 88, 89, 87,
-	80, 81, 82, 83, 84, 0, 85, 7, 10, 0,
-	0, 0, 0, 14, 15, 13, 0, 16, 0, 0,
-	0, 6, 12, 0, 0, 0, 11, 18, 79, 0,
-	0, 0, 0, 0, 17, 23, 86, 90, 91, 22,
-	0, 88, 89, 87, 80, 81, 82, 83, 84, 79,
-	85, 0, 0, 0, 0, 5, 0, 86, 90, 91,
-	0, 0, 0, 0, 87, 80, 81, 82, 83, 84,
-	0, 85,
+	0, 0, 72, 0, 31, 0, 101, 30, 42, 43,
+	22, 0, 0, 0, 0, 0, 71, 36, 0, 0,
+	37, 0, 0, 0, 77, 78, 76, 75, 79, 0,
+	0, 102, 0, 39, 0, 98, 86, 90, 91, 73,
+	74, 88, 89, 87, 80, 81, 82, 83, 84, 28,
+	85, 40, 0, 186, 0, 27, 38, 0, 0, 0,
+	0, 29, 0, 0, 0, 0, 0, 72, 0, 212,
+	31, 0, 23, 30, 42, 43, 22, 0, 0, 0,
+	0, 71, 0, 36, 0, 0, 37, 0, 0, 77,
+	78, 76, 75, 79, 0, 0, 0, 0, 0, 39,
+	110, 86, 90, 91, 73, 74, 88, 89, 87, 80,
+	81, 82, 83, 84, 28, 85, 40, 0, 0, 0,
+	27, 38, 0, 0, 0, 0, 29, 0, 0, 0,
+	0, 0, 72, 0, 0, 31, 0, 23, 30, 42,
+	43, 22, 0, 0, 0, 0, 71, 0, 36, 207,
+	0, 37, 0, 0, 77, 78, 76, 75, 79, 0,
+	0, 0, 0, 0, 39, 72, 86, 90, 91, 73,
+	74, 88, 89, 87, 80, 81, 82, 83, 84, 71,
+	85, 0, 115, 0, 0, 0, 0, 77, 78, 76,
+	75, 79, 0, 0, 0, 0, 0, 0, 0, 86,
+	90, 91, 73, 74, 88, 89, 87, 80, 81, 82,
+	83, 84, 72, 85, 113, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 71, 0, 0, 0,
+	0, 0, 0, 0, 77, 78, 76, 75, 79, 0,
+	0, 0, 0, 0, 0, 72, 86, 90, 91, 73,
+	74, 88, 89, 87, 80, 81, 82, 83, 84, 71,
+	85, 0, 0, 0, 0, 0, 0, 77, 78, 76,
+	75, 79, 72, 0, 0, 0, 0, 0, 0, 86,
+	90, 91, 73, 74, 88, 89, 87, 80, 81, 82,
+	83, 84, 0, 85, 77, 78, 76, 75, 79, 0,
+	0, 0, 0, 0, 0, 0, 86, 90, 91, 73,
+	74, 88, 89, 87, 80, 81, 82, 83, 84, 0,
+	85, 77, 78, 76, 75, 79, 0, 0, 0, 0,
+	0, 0, 0, 86, 90, 91, 73, 74, 88, 89,
+	87, 80, 81, 82, 83, 84, 0, 85, 7, 10,
+	0, 0, 0, 0, 14, 15, 13, 0, 16, 0,
+	0, 0, 6, 12, 0, 0, 0, 11, 18, 79,
+	0, 0, 0, 0, 0, 17, 23, 86, 90, 91,
+	22, 0, 88, 89, 87, 80, 81, 82, 83, 84,
+	79, 85, 0, 0, 0, 0, 5, 0, 86, 90,
+	91, 0, 0, 0, 0, 87, 80, 81, 82, 83,
+	84, 0, 85,
 }
 
 var yyPact = [...]int16{
-	-1000, -1000, 732, -8, -1000, -1000, 493, -1000, -24, 158,
-	-1000, 493, -1000, 493, 91, 89, 97, 87, 86, -1000,
-	-1000, -1000, 493, -1000, -1000, -22, 630, -1000, -1000, -1000,
-	-1000, -1000, -1000, 158, -1000, -1000, 493, 493, 493, 493,
-	18, -1000, -1000, 318, 493, 31, 493, 80, -1000, 79,
-	384, -1000, -1000, 145, -1000, 597, 110, 550, -12, 15,
-	18, -29, -1000, 78, -34, -1000, 99, -1000, 121, -52,
-	493, 493, 493, 493, 493, 493, 493, 493, 493, 493,
-	493, 493, 493, 493, 493, 493, 493, 493, 493, 493,
-	493, 493, -6, -6, -6, -6, -1000, -20, -1000, -45,
-	-1000, -18, 493, 630, -22, -1000, 158, 230, -1000, 64,
-	-1000, -36, -1000, -1000, 493, -1000, 493, 493, 60, -1000,
-	36, 16, 18, 493, -1000, -1000, -1000, 630, 657, 684,
-	728, 728, 728, 728, 728, 728, 262, 58, 58, -6,
-	-6, -6, -6, -6, 215, 13, 749, 262, 262, -55,
-	-1000, -1000, -21, -1000, 417, -1000, -1000, 493, 183, -1000,
-	-1000, -1000, 143, 630, -1000, 343, 12, -1000, -1000, -1000,
-	-1000, -22, -1000, 137, 71, -1000, 630, -19, -1000, 128,
-	493, -1000, 136, -1000, -1000, 493, -1000, -1000, 493, 277,
-	135, -1000, 630, 134, 517, -1000, 493, -1000, -1000, -1000,
-	133, 452, -1000, -1000, -1000, 129, -1000,
+	-1000, -1000, 743, -7, -1000, -1000, 504, -1000, -24, 77,
+	-1000, 504, -1000, 504, 120, 119, 113, 118, 115, -1000,
+	-1000, -1000, 504, -1000, -1000, -30, 641, -1000, -1000, -1000,
+	-1000, -1000, -1000, 77, -1000, -1000, 504, 504, 504, 504,
+	31, -1000, -1000, 373, 504, 87, 504, 114, -1000, 104,
+	439, -1000, -1000, 175, -1000, 608, 135, 561, -12, 15,
+	31, -36, -1000, 103, -27, -8, 125, -1000, 191, -42,
+	504, 504, 504, 504, 504, 504, 504, 504, 504, 504,
+	504, 504, 504, 504, 504, 504, 504, 504, 504, 504,
+	504, 504, -3, -3, -3, -3, -1000, -20, -1000, -45,
+	-1000, -18, 504, 641, -30, -1000, 77, 285, -1000, 61,
+	-1000, -37, -1000, -1000, 504, -1000, 504, 504, 98, -1000,
+	69, 67, 31, 504, 60, -1000, 36, -1000, -1000, -1000,
+	641, 668, 695, 739, 739, 739, 739, 739, 739, 92,
+	57, 57, -3, -3, -3, -3, -3, 223, 13, 760,
+	92, 92, -54, -1000, -1000, -22, -1000, -1000, 133, -1000,
+	-1000, 504, 238, -1000, -1000, -1000, 173, 641, -1000, 398,
+	39, -1000, -1000, -1000, -1000, -30, -8, 14, -1000, 170,
+	68, -1000, 641, -19, -1000, 164, 504, -1000, -1000, -1000,
+	167, -1000, -1000, 504, -1000, -1000, 504, 332, 166, -1000,
+	641, 165, 528, -1000, 504, -1000, -1000, -1000, 156, 463,
+	-1000, -1000, -1000, 152, -1000,
 }
 
 var yyPgo = [...]uint8{
-	0, 176, 199, 2, 196, 192, 191, 188, 185, 183,
-	95, 7, 3, 0, 22, 94, 134, 180, 4, 179,
-	5, 178, 16, 174, 1, 172,
+	0, 185, 211, 2, 208, 207, 204, 203, 202, 201,
+	108, 6, 200, 3, 0, 22, 64, 160, 199, 9,
+	196, 5, 192, 16, 189, 4, 188, 1,
 }
 
 var yyR1 = [...]int8{
 	0, 1, 1, 1, 2, 2, 2, 3, 4, 4,
 	4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
 	4, 4, 4, 4, 5, 5, 6, 6, 6, 7,
-	7, 8, 8, 9, 9, 10, 10, 10, 11, 11,
-	12, 12, 13, 13, 13, 13, 13, 13, 13, 13,
-	13, 13, 13, 13, 13, 13, 13, 13, 13, 13,
-	13, 13, 13, 13, 13, 13, 13, 13, 13, 13,
-	13, 13, 13, 13, 13, 13, 14, 15, 15, 15,
-	15, 17, 16, 16, 18, 18, 18, 18, 19, 20,
-	20, 21, 21, 21, 22, 22, 23, 23, 23, 24,
-	24, 24, 25, 25,
+	7, 8, 8, 9, 9, 10, 10, 10, 12, 12,
+	27, 27, 11, 11, 13, 13, 14, 14, 14, 14,
+	14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+	14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+	14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+	15, 16, 16, 16, 16, 18, 17, 17, 19, 19,
+	19, 19, 20, 21, 21, 22, 22, 22, 23, 23,
+	24, 24, 24, 25, 25, 25, 26, 26,
 }
 
 var yyR2 = [...]int8{
 	0, 1, 2, 3, 0, 2, 2, 1, 3, 1,
 	3, 5, 4, 6, 8, 9, 11, 7, 3, 4,
 	4, 2, 3, 2, 0, 5, 1, 2, 1, 1,
-	3, 1, 3, 1, 3, 1, 4, 3, 1, 3,
-	1, 3, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 1, 3, 1, 3, 1, 4, 3, 2, 4,
+	0, 3, 1, 3, 1, 3, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 3, 3, 3, 3, 3,
 	3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-	3, 3, 2, 2, 2, 2, 1, 1, 1, 1,
-	3, 3, 2, 4, 2, 3, 1, 1, 2, 5,
-	4, 1, 1, 3, 2, 3, 1, 3, 2, 3,
-	5, 1, 1, 1,
+	3, 3, 3, 3, 3, 3, 2, 2, 2, 2,
+	1, 1, 1, 1, 3, 3, 2, 4, 2, 3,
+	1, 1, 2, 5, 4, 1, 1, 3, 2, 3,
+	1, 3, 2, 3, 5, 1, 1, 1,
 }
 
 var yyChk = [...]int16{
-	-1000, -1, -2, -6, -4, 53, 19, 5, -9, -15,
+	-1000, -1, -2, -6, -4, 53, 19, 5, -9, -16,
 	6, 24, 20, 13, 11, 12, 15, 32, 25, -10,
-	-17, -16, 37, 33, 53, -12, -13, 16, 10, 22,
-	34, 31, -19, -15, -14, -22, 44, 47, 17, 60,
-	12, -10, 35, 36, 54, 55, 58, 57, -18, 56,
-	37, -22, -14, -3, -1, -13, -3, -13, 33, -11,
-	-7, -8, 33, 12, -11, 33, 33, 33, -13, -16,
+	-18, -17, 37, 33, 53, -13, -14, 16, 10, 22,
+	34, 31, -20, -16, -15, -23, 44, 47, 17, 60,
+	12, -10, 35, 36, 54, 55, 58, 57, -19, 56,
+	37, -23, -15, -3, -1, -14, -3, -14, 33, -11,
+	-7, -8, 33, 12, -12, 33, 33, 33, -14, -17,
 	55, 18, 4, 41, 42, 29, 28, 26, 27, 30,
 	46, 47, 48, 49, 50, 52, 38, 45, 43, 44,
-	39, 40, -13, -13, -13, -13, -20, 37, 62, -23,
-	-24, 33, 58, -13, -12, -10, -15, -13, 33, 33,
-	61, -12, 9, 6, 23, 21, 54, 14, 55, -20,
-	56, 57, 33, 54, 32, 61, 61, -13, -13, -13,
-	-13, -13, -13, -13, -13, -13, -13, -13, -13, -13,
-	-13, -13, -13, -13, -13, -13, -13, -13, -13, -21,
-	61, 31, -11, 62, -25, 55, 53, 54, -13, 59,
-	-18, 61, -3, -13, -3, -13, -12, 33, 33, 33,
-	-20, -12, 61, -3, 55, -24, -13, 59, 9, -5,
-	55, 6, -3, 9, 31, 54, 9, 7, 8, -13,
-	-3, 9, -13, -3, -13, 6, 55, 9, 9, 21,
-	-3, -13, -3, 9, 6, -3, 9,
+	39, 40, -14, -14, -14, -14, -21, 37, 62, -24,
+	-25, 33, 58, -14, -13, -10, -16, -14, 33, 33,
+	61, -13, 9, 6, 23, 21, 54, 14, 55, -21,
+	56, 57, 33, 54, 55, -27, 42, 32, 61, 61,
+	-14, -14, -14, -14, -14, -14, -14, -14, -14, -14,
+	-14, -14, -14, -14, -14, -14, -14, -14, -14, -14,
+	-14, -14, -22, 61, 31, -11, 33, 62, -26, 55,
+	53, 54, -14, 59, -19, 61, -3, -14, -3, -14,
+	-13, 33, 33, 33, -21, -13, 33, 33, 61, -3,
+	55, -25, -14, 59, 9, -5, 55, 6, -27, 41,
+	-3, 9, 31, 54, 9, 7, 8, -14, -3, 9,
+	-14, -3, -14, 6, 55, 9, 9, 21, -3, -14,
+	-3, 9, 6, -3, 9,
 }
 
 var yyDef = [...]int8{
 	4, -2, 1, 2, 5, 6, 26, 28, 0, 9,
 	4, 0, 4, 0, 0, 0, 0, 0, 0, -2,
-	78, 79, 0, 35, 3, 27, 40, 42, 43, 44,
-	45, 46, 47, 48, 49, 50, 0, 0, 0, 0,
-	0, 77, 76, 0, 0, 0, 0, 0, 82, 0,
-	0, 86, 87, 0, 7, 0, 0, 0, 38, 0,
-	0, 29, 31, 0, 21, 38, 0, 23, 0, 79,
+	82, 83, 0, 35, 3, 27, 44, 46, 47, 48,
+	49, 50, 51, 52, 53, 54, 0, 0, 0, 0,
+	0, 81, 80, 0, 0, 0, 0, 0, 86, 0,
+	0, 90, 91, 0, 7, 0, 0, 0, 42, 0,
+	0, 29, 31, 0, 21, 40, 0, 23, 0, 83,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 72, 73, 74, 75, 88, 0, 94, 0,
-	96, 35, 0, 101, 8, -2, 0, 0, 37, 0,
-	84, 0, 10, 4, 0, 4, 0, 0, 0, 18,
-	0, 0, 0, 0, 22, 80, 81, 41, 51, 52,
-	53, 54, 55, 56, 57, 58, 59, 60, 61, 62,
-	63, 64, 65, 66, 67, 68, 69, 70, 71, 0,
-	4, 91, 92, 95, 98, 102, 103, 0, 0, 36,
-	83, 85, 0, 12, 24, 0, 0, 39, 30, 32,
-	19, 20, 4, 0, 0, 97, 99, 0, 11, 0,
-	0, 4, 0, 90, 93, 0, 13, 4, 0, 0,
-	0, 89, 100, 0, 0, 4, 0, 17, 14, 4,
-	0, 0, 25, 15, 4, 0, 16,
+	0, 0, 76, 77, 78, 79, 92, 0, 98, 0,
+	100, 35, 0, 105, 8, -2, 0, 0, 37, 0,
+	88, 0, 10, 4, 0, 4, 0, 0, 0, 18,
+	0, 0, 0, 0, 0, 38, 0, 22, 84, 85,
+	45, 55, 56, 57, 58, 59, 60, 61, 62, 63,
+	64, 65, 66, 67, 68, 69, 70, 71, 72, 73,
+	74, 75, 0, 4, 95, 96, 42, 99, 102, 106,
+	107, 0, 0, 36, 87, 89, 0, 12, 24, 0,
+	0, 43, 30, 32, 19, 20, 40, 0, 4, 0,
+	0, 101, 103, 0, 11, 0, 0, 4, 39, 41,
+	0, 94, 97, 0, 13, 4, 0, 0, 0, 93,
+	104, 0, 0, 4, 0, 17, 14, 4, 0, 0,
+	25, 15, 4, 0, 16,
 }
 
 var yyTok1 = [...]int8{
@@ -734,7 +751,7 @@ yydefault:
 
 	case 1:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:83
+//line parser.go.y:84
 		{
 			yyVAL.stmts = yyDollar[1].stmts
 			if l, ok := yylex.(*Lexer); ok {
@@ -743,7 +760,7 @@ yydefault:
 		}
 	case 2:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:89
+//line parser.go.y:90
 		{
 			yyVAL.stmts = append(yyDollar[1].stmts, yyDollar[2].stmt)
 			if l, ok := yylex.(*Lexer); ok {
@@ -752,7 +769,7 @@ yydefault:
 		}
 	case 3:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:95
+//line parser.go.y:96
 		{
 			yyVAL.stmts = append(yyDollar[1].stmts, yyDollar[2].stmt)
 			if l, ok := yylex.(*Lexer); ok {
@@ -761,38 +778,38 @@ yydefault:
 		}
 	case 4:
 		yyDollar = yyS[yypt-0 : yypt+1]
-//line parser.go.y:103
+//line parser.go.y:104
 		{
 			yyVAL.stmts = []ast.Stmt{}
 		}
 	case 5:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:106
+//line parser.go.y:107
 		{
 			yyVAL.stmts = append(yyDollar[1].stmts, yyDollar[2].stmt)
 		}
 	case 6:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:109
+//line parser.go.y:110
 		{
 			yyVAL.stmts = yyDollar[1].stmts
 		}
 	case 7:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:114
+//line parser.go.y:115
 		{
 			yyVAL.stmts = yyDollar[1].stmts
 		}
 	case 8:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:119
+//line parser.go.y:120
 		{
 			yyVAL.stmt = &ast.AssignStmt{Lhs: yyDollar[1].exprlist, Rhs: yyDollar[3].exprlist}
 			yyVAL.stmt.SetLine(yyDollar[1].exprlist[0].Line())
 		}
 	case 9:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:124
+//line parser.go.y:125
 		{
 			if _, ok := yyDollar[1].expr.(*ast.FuncCallExpr); !ok {
 				yylex.(*Lexer).Error("parse error")
@@ -803,7 +820,7 @@ yydefault:
 		}
 	case 10:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:132
+//line parser.go.y:133
 		{
 			yyVAL.stmt = &ast.DoBlockStmt{Stmts: yyDollar[2].stmts}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
@@ -811,7 +828,7 @@ yydefault:
 		}
 	case 11:
 		yyDollar = yyS[yypt-5 : yypt+1]
-//line parser.go.y:137
+//line parser.go.y:138
 		{
 			yyVAL.stmt = &ast.WhileStmt{Condition: yyDollar[2].expr, Stmts: yyDollar[4].stmts}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
@@ -819,7 +836,7 @@ yydefault:
 		}
 	case 12:
 		yyDollar = yyS[yypt-4 : yypt+1]
-//line parser.go.y:142
+//line parser.go.y:143
 		{
 			yyVAL.stmt = &ast.RepeatStmt{Condition: yyDollar[4].expr, Stmts: yyDollar[2].stmts}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
@@ -827,7 +844,7 @@ yydefault:
 		}
 	case 13:
 		yyDollar = yyS[yypt-6 : yypt+1]
-//line parser.go.y:147
+//line parser.go.y:148
 		{
 			yyVAL.stmt = &ast.IfStmt{Condition: yyDollar[2].expr, Then: yyDollar[4].stmts}
 			cur := yyVAL.stmt
@@ -840,7 +857,7 @@ yydefault:
 		}
 	case 14:
 		yyDollar = yyS[yypt-8 : yypt+1]
-//line parser.go.y:157
+//line parser.go.y:158
 		{
 			yyVAL.stmt = &ast.IfStmt{Condition: yyDollar[2].expr, Then: yyDollar[4].stmts}
 			cur := yyVAL.stmt
@@ -854,7 +871,7 @@ yydefault:
 		}
 	case 15:
 		yyDollar = yyS[yypt-9 : yypt+1]
-//line parser.go.y:168
+//line parser.go.y:169
 		{
 			yyVAL.stmt = &ast.NumberForStmt{Name: yyDollar[2].token.Str, Init: yyDollar[4].expr, Limit: yyDollar[6].expr, Stmts: yyDollar[8].stmts}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
@@ -862,7 +879,7 @@ yydefault:
 		}
 	case 16:
 		yyDollar = yyS[yypt-11 : yypt+1]
-//line parser.go.y:173
+//line parser.go.y:174
 		{
 			yyVAL.stmt = &ast.NumberForStmt{Name: yyDollar[2].token.Str, Init: yyDollar[4].expr, Limit: yyDollar[6].expr, Step: yyDollar[8].expr, Stmts: yyDollar[10].stmts}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
@@ -870,7 +887,7 @@ yydefault:
 		}
 	case 17:
 		yyDollar = yyS[yypt-7 : yypt+1]
-//line parser.go.y:178
+//line parser.go.y:179
 		{
 			yyVAL.stmt = &ast.GenericForStmt{Names: yyDollar[2].namelist, Exprs: yyDollar[4].exprlist, Stmts: yyDollar[6].stmts}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
@@ -878,7 +895,7 @@ yydefault:
 		}
 	case 18:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:183
+//line parser.go.y:184
 		{
 			yyVAL.stmt = &ast.FuncDefStmt{Name: yyDollar[2].funcname, Func: yyDollar[3].funcexpr}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
@@ -886,7 +903,7 @@ yydefault:
 		}
 	case 19:
 		yyDollar = yyS[yypt-4 : yypt+1]
-//line parser.go.y:188
+//line parser.go.y:189
 		{
 			yyVAL.stmt = &ast.LocalAssignStmt{Names: []string{yyDollar[3].token.Str}, Exprs: []ast.Expr{yyDollar[4].funcexpr}}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
@@ -894,88 +911,88 @@ yydefault:
 		}
 	case 20:
 		yyDollar = yyS[yypt-4 : yypt+1]
-//line parser.go.y:193
+//line parser.go.y:194
 		{
 			yyVAL.stmt = &ast.LocalAssignStmt{Names: yyDollar[2].namelist, Exprs: yyDollar[4].exprlist}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 21:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:197
+//line parser.go.y:198
 		{
 			yyVAL.stmt = &ast.LocalAssignStmt{Names: yyDollar[2].namelist, Exprs: []ast.Expr{}}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 22:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:201
+//line parser.go.y:202
 		{
 			yyVAL.stmt = &ast.LabelStmt{Name: yyDollar[2].token.Str}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 23:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:205
+//line parser.go.y:206
 		{
 			yyVAL.stmt = &ast.GotoStmt{Label: yyDollar[2].token.Str}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 24:
 		yyDollar = yyS[yypt-0 : yypt+1]
-//line parser.go.y:211
+//line parser.go.y:212
 		{
 			yyVAL.stmts = []ast.Stmt{}
 		}
 	case 25:
 		yyDollar = yyS[yypt-5 : yypt+1]
-//line parser.go.y:214
+//line parser.go.y:215
 		{
 			yyVAL.stmts = append(yyDollar[1].stmts, &ast.IfStmt{Condition: yyDollar[3].expr, Then: yyDollar[5].stmts})
 			yyVAL.stmts[len(yyVAL.stmts)-1].SetLine(yyDollar[2].token.Pos.Line)
 		}
 	case 26:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:220
+//line parser.go.y:221
 		{
 			yyVAL.stmt = &ast.ReturnStmt{Exprs: nil}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 27:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:224
+//line parser.go.y:225
 		{
 			yyVAL.stmt = &ast.ReturnStmt{Exprs: yyDollar[2].exprlist}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 28:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:228
+//line parser.go.y:229
 		{
 			yyVAL.stmt = &ast.BreakStmt{}
 			yyVAL.stmt.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 29:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:234
+//line parser.go.y:235
 		{
 			yyVAL.funcname = yyDollar[1].funcname
 		}
 	case 30:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:237
+//line parser.go.y:238
 		{
 			yyVAL.funcname = &ast.FuncName{Func: nil, Receiver: yyDollar[1].funcname.Func, Method: yyDollar[3].token.Str}
 		}
 	case 31:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:242
+//line parser.go.y:243
 		{
 			yyVAL.funcname = &ast.FuncName{Func: &ast.IdentExpr{Value: yyDollar[1].token.Str}}
 			yyVAL.funcname.Func.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 32:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:246
+//line parser.go.y:247
 		{
 			key := &ast.StringExpr{Value: yyDollar[3].token.Str}
 			key.SetLine(yyDollar[3].token.Pos.Line)
@@ -985,33 +1002,33 @@ yydefault:
 		}
 	case 33:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:255
+//line parser.go.y:256
 		{
 			yyVAL.exprlist = []ast.Expr{yyDollar[1].expr}
 		}
 	case 34:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:258
+//line parser.go.y:259
 		{
 			yyVAL.exprlist = append(yyDollar[1].exprlist, yyDollar[3].expr)
 		}
 	case 35:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:263
+//line parser.go.y:264
 		{
 			yyVAL.expr = &ast.IdentExpr{Value: yyDollar[1].token.Str}
 			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 36:
 		yyDollar = yyS[yypt-4 : yypt+1]
-//line parser.go.y:267
+//line parser.go.y:268
 		{
 			yyVAL.expr = &ast.AttrGetExpr{Object: yyDollar[1].expr, Key: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 37:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:271
+//line parser.go.y:272
 		{
 			key := &ast.StringExpr{Value: yyDollar[3].token.Str}
 			key.SetLine(yyDollar[3].token.Pos.Line)
@@ -1019,291 +1036,314 @@ yydefault:
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 38:
-		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:279
+		yyDollar = yyS[yypt-2 : yypt+1]
+//line parser.go.y:280
 		{
 			yyVAL.namelist = []string{yyDollar[1].token.Str}
 		}
 	case 39:
-		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:282
+		yyDollar = yyS[yypt-4 : yypt+1]
+//line parser.go.y:283
 		{
 			yyVAL.namelist = append(yyDollar[1].namelist, yyDollar[3].token.Str)
 		}
 	case 40:
-		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:287
+		yyDollar = yyS[yypt-0 : yypt+1]
+//line parser.go.y:288
 		{
-			yyVAL.exprlist = []ast.Expr{yyDollar[1].expr}
 		}
 	case 41:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:290
 		{
-			yyVAL.exprlist = append(yyDollar[1].exprlist, yyDollar[3].expr)
+			checkAttrib(yylex, yyDollar[2].token)
 		}
 	case 42:
 		yyDollar = yyS[yypt-1 : yypt+1]
 //line parser.go.y:295
 		{
-			yyVAL.expr = &ast.NilExpr{}
-			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
+			yyVAL.namelist = []string{yyDollar[1].token.Str}
 		}
 	case 43:
-		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:299
+		yyDollar = yyS[yypt-3 : yypt+1]
+//line parser.go.y:298
 		{
-			yyVAL.expr = &ast.FalseExpr{}
-			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
+			yyVAL.namelist = append(yyDollar[1].namelist, yyDollar[3].token.Str)
 		}
 	case 44:
 		yyDollar = yyS[yypt-1 : yypt+1]
 //line parser.go.y:303
 		{
-			yyVAL.expr = &ast.TrueExpr{}
-			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
+			yyVAL.exprlist = []ast.Expr{yyDollar[1].expr}
 		}
 	case 45:
-		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:307
+		yyDollar = yyS[yypt-3 : yypt+1]
+//line parser.go.y:306
 		{
-			yyVAL.expr = &ast.NumberExpr{Value: yyDollar[1].token.Str}
-			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
+			yyVAL.exprlist = append(yyDollar[1].exprlist, yyDollar[3].expr)
 		}
 	case 46:
 		yyDollar = yyS[yypt-1 : yypt+1]
 //line parser.go.y:311
 		{
-			yyVAL.expr = &ast.Comma3Expr{}
+			yyVAL.expr = &ast.NilExpr{}
 			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 47:
 		yyDollar = yyS[yypt-1 : yypt+1]
 //line parser.go.y:315
 		{
-			yyVAL.expr = yyDollar[1].expr
+			yyVAL.expr = &ast.FalseExpr{}
+			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 48:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:318
+//line parser.go.y:319
 		{
-			yyVAL.expr = yyDollar[1].expr
+			yyVAL.expr = &ast.TrueExpr{}
+			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 49:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:321
+//line parser.go.y:323
 		{
-			yyVAL.expr = yyDollar[1].expr
+			yyVAL.expr = &ast.NumberExpr{Value: yyDollar[1].token.Str}
+			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
 		}
 	case 50:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:324
+//line parser.go.y:327
+		{
+			yyVAL.expr = &ast.Comma3Expr{}
+			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
+		}
+	case 51:
+		yyDollar = yyS[yypt-1 : yypt+1]
+//line parser.go.y:331
 		{
 			yyVAL.expr = yyDollar[1].expr
 		}
-	case 51:
-		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:327
-		{
-			yyVAL.expr = &ast.LogicalOpExpr{Lhs: yyDollar[1].expr, Operator: "or", Rhs: yyDollar[3].expr}
-			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
-		}
 	case 52:
-		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:331
+		yyDollar = yyS[yypt-1 : yypt+1]
+//line parser.go.y:334
 		{
-			yyVAL.expr = &ast.LogicalOpExpr{Lhs: yyDollar[1].expr, Operator: "and", Rhs: yyDollar[3].expr}
-			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
+			yyVAL.expr = yyDollar[1].expr
 		}
 	case 53:
-		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:335
+		yyDollar = yyS[yypt-1 : yypt+1]
+//line parser.go.y:337
 		{
-			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: ">", Rhs: yyDollar[3].expr}
-			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
+			yyVAL.expr = yyDollar[1].expr
 		}
 	case 54:
-		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:339
+		yyDollar = yyS[yypt-1 : yypt+1]
+//line parser.go.y:340
 		{
-			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: "<", Rhs: yyDollar[3].expr}
-			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
+			yyVAL.expr = yyDollar[1].expr
 		}
 	case 55:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:343
 		{
-			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: ">=", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.LogicalOpExpr{Lhs: yyDollar[1].expr, Operator: "or", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 56:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:347
 		{
-			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: "<=", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.LogicalOpExpr{Lhs: yyDollar[1].expr, Operator: "and", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 57:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:351
 		{
-			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: "==", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: ">", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 58:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:355
 		{
-			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: "~=", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: "<", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 59:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:359
 		{
-			yyVAL.expr = &ast.StringConcatOpExpr{Lhs: yyDollar[1].expr, Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: ">=", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 60:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:363
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "+", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: "<=", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 61:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:367
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "-", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: "==", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 62:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:371
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "*", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.RelationalOpExpr{Lhs: yyDollar[1].expr, Operator: "~=", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 63:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:375
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "/", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.StringConcatOpExpr{Lhs: yyDollar[1].expr, Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 64:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:379
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "%", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "+", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 65:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:383
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "^", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "-", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 66:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:387
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "//", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "*", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 67:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:391
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "&", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "/", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 68:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:395
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "|", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "%", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 69:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:399
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "~", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "^", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 70:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:403
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "<<", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "//", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 71:
 		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:407
 		{
-			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: ">>", Rhs: yyDollar[3].expr}
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "&", Rhs: yyDollar[3].expr}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
 	case 72:
-		yyDollar = yyS[yypt-2 : yypt+1]
+		yyDollar = yyS[yypt-3 : yypt+1]
 //line parser.go.y:411
+		{
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "|", Rhs: yyDollar[3].expr}
+			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
+		}
+	case 73:
+		yyDollar = yyS[yypt-3 : yypt+1]
+//line parser.go.y:415
+		{
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "~", Rhs: yyDollar[3].expr}
+			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
+		}
+	case 74:
+		yyDollar = yyS[yypt-3 : yypt+1]
+//line parser.go.y:419
+		{
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: "<<", Rhs: yyDollar[3].expr}
+			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
+		}
+	case 75:
+		yyDollar = yyS[yypt-3 : yypt+1]
+//line parser.go.y:423
+		{
+			yyVAL.expr = &ast.ArithmeticOpExpr{Lhs: yyDollar[1].expr, Operator: ">>", Rhs: yyDollar[3].expr}
+			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
+		}
+	case 76:
+		yyDollar = yyS[yypt-2 : yypt+1]
+//line parser.go.y:427
 		{
 			yyVAL.expr = &UnaryBNotExpr{Expr: yyDollar[2].expr}
 			yyVAL.expr.SetLine(yyDollar[2].expr.Line())
 		}
-	case 73:
+	case 77:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:415
+//line parser.go.y:431
 		{
 			yyVAL.expr = &ast.UnaryMinusOpExpr{Expr: yyDollar[2].expr}
 			yyVAL.expr.SetLine(yyDollar[2].expr.Line())
 		}
-	case 74:
+	case 78:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:419
+//line parser.go.y:435
 		{
 			yyVAL.expr = &ast.UnaryNotOpExpr{Expr: yyDollar[2].expr}
 			yyVAL.expr.SetLine(yyDollar[2].expr.Line())
 		}
-	case 75:
+	case 79:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:423
+//line parser.go.y:439
 		{
 			yyVAL.expr = &ast.UnaryLenOpExpr{Expr: yyDollar[2].expr}
 			yyVAL.expr.SetLine(yyDollar[2].expr.Line())
 		}
-	case 76:
+	case 80:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:429
+//line parser.go.y:445
 		{
 			yyVAL.expr = &ast.StringExpr{Value: yyDollar[1].token.Str}
 			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
 		}
-	case 77:
+	case 81:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:435
+//line parser.go.y:451
 		{
 			yyVAL.expr = yyDollar[1].expr
 		}
-	case 78:
+	case 82:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:438
+//line parser.go.y:454
 		{
 			yyVAL.expr = yyDollar[1].expr
 		}
-	case 79:
+	case 83:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:441
+//line parser.go.y:457
 		{
 			yyVAL.expr = yyDollar[1].expr
 		}
-	case 80:
+	case 84:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:444
+//line parser.go.y:460
 		{
 			if ex, ok := yyDollar[2].expr.(*ast.Comma3Expr); ok {
 				ex.AdjustRet = true
@@ -1311,161 +1351,161 @@ yydefault:
 			yyVAL.expr = yyDollar[2].expr
 			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
 		}
-	case 81:
+	case 85:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:453
+//line parser.go.y:469
 		{
 			yyDollar[2].expr.(*ast.FuncCallExpr).AdjustRet = true
 			yyVAL.expr = yyDollar[2].expr
 		}
-	case 82:
+	case 86:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:459
+//line parser.go.y:475
 		{
 			yyVAL.expr = &ast.FuncCallExpr{Func: yyDollar[1].expr, Args: yyDollar[2].exprlist}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
-	case 83:
+	case 87:
 		yyDollar = yyS[yypt-4 : yypt+1]
-//line parser.go.y:463
+//line parser.go.y:479
 		{
 			yyVAL.expr = &ast.FuncCallExpr{Method: yyDollar[3].token.Str, Receiver: yyDollar[1].expr, Args: yyDollar[4].exprlist}
 			yyVAL.expr.SetLine(yyDollar[1].expr.Line())
 		}
-	case 84:
+	case 88:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:469
+//line parser.go.y:485
 		{
 			if yylex.(*Lexer).PNewLine {
 				yylex.(*Lexer).TokenError(yyDollar[1].token, "ambiguous syntax (function call x new statement)")
 			}
 			yyVAL.exprlist = []ast.Expr{}
 		}
-	case 85:
+	case 89:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:475
+//line parser.go.y:491
 		{
 			if yylex.(*Lexer).PNewLine {
 				yylex.(*Lexer).TokenError(yyDollar[1].token, "ambiguous syntax (function call x new statement)")
 			}
 			yyVAL.exprlist = yyDollar[2].exprlist
 		}
-	case 86:
+	case 90:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:481
+//line parser.go.y:497
 		{
 			yyVAL.exprlist = []ast.Expr{yyDollar[1].expr}
 		}
-	case 87:
+	case 91:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:484
+//line parser.go.y:500
 		{
 			yyVAL.exprlist = []ast.Expr{yyDollar[1].expr}
 		}
-	case 88:
+	case 92:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:489
+//line parser.go.y:505
 		{
 			yyVAL.expr = &ast.FunctionExpr{ParList: yyDollar[2].funcexpr.ParList, Stmts: yyDollar[2].funcexpr.Stmts}
 			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
 			yyVAL.expr.SetLastLine(yyDollar[2].funcexpr.LastLine())
 		}
-	case 89:
+	case 93:
 		yyDollar = yyS[yypt-5 : yypt+1]
-//line parser.go.y:496
+//line parser.go.y:512
 		{
 			yyVAL.funcexpr = &ast.FunctionExpr{ParList: yyDollar[2].parlist, Stmts: yyDollar[4].stmts}
 			yyVAL.funcexpr.SetLine(yyDollar[1].token.Pos.Line)
 			yyVAL.funcexpr.SetLastLine(yyDollar[5].token.Pos.Line)
 		}
-	case 90:
+	case 94:
 		yyDollar = yyS[yypt-4 : yypt+1]
-//line parser.go.y:501
+//line parser.go.y:517
 		{
 			yyVAL.funcexpr = &ast.FunctionExpr{ParList: &ast.ParList{HasVargs: false, Names: []string{}}, Stmts: yyDollar[3].stmts}
 			yyVAL.funcexpr.SetLine(yyDollar[1].token.Pos.Line)
 			yyVAL.funcexpr.SetLastLine(yyDollar[4].token.Pos.Line)
 		}
-	case 91:
+	case 95:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:508
+//line parser.go.y:524
 		{
 			yyVAL.parlist = &ast.ParList{HasVargs: true, Names: []string{}}
 		}
-	case 92:
+	case 96:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:511
+//line parser.go.y:527
 		{
 			yyVAL.parlist = &ast.ParList{HasVargs: false, Names: []string{}}
 			yyVAL.parlist.Names = append(yyVAL.parlist.Names, yyDollar[1].namelist...)
 		}
-	case 93:
+	case 97:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:515
+//line parser.go.y:531
 		{
 			yyVAL.parlist = &ast.ParList{HasVargs: true, Names: []string{}}
 			yyVAL.parlist.Names = append(yyVAL.parlist.Names, yyDollar[1].namelist...)
 		}
-	case 94:
+	case 98:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:522
+//line parser.go.y:538
 		{
 			yyVAL.expr = &ast.TableExpr{Fields: []*ast.Field{}}
 			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
 		}
-	case 95:
+	case 99:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:526
+//line parser.go.y:542
 		{
 			yyVAL.expr = &ast.TableExpr{Fields: yyDollar[2].fieldlist}
 			yyVAL.expr.SetLine(yyDollar[1].token.Pos.Line)
 		}
-	case 96:
+	case 100:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:533
+//line parser.go.y:549
 		{
 			yyVAL.fieldlist = []*ast.Field{yyDollar[1].field}
 		}
-	case 97:
+	case 101:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:536
+//line parser.go.y:552
 		{
 			yyVAL.fieldlist = append(yyDollar[1].fieldlist, yyDollar[3].field)
 		}
-	case 98:
+	case 102:
 		yyDollar = yyS[yypt-2 : yypt+1]
-//line parser.go.y:539
+//line parser.go.y:555
 		{
 			yyVAL.fieldlist = yyDollar[1].fieldlist
 		}
-	case 99:
+	case 103:
 		yyDollar = yyS[yypt-3 : yypt+1]
-//line parser.go.y:544
+//line parser.go.y:560
 		{
 			yyVAL.field = &ast.Field{Key: &ast.StringExpr{Value: yyDollar[1].token.Str}, Value: yyDollar[3].expr}
 			yyVAL.field.Key.SetLine(yyDollar[1].token.Pos.Line)
 		}
-	case 100:
+	case 104:
 		yyDollar = yyS[yypt-5 : yypt+1]
-//line parser.go.y:548
+//line parser.go.y:564
 		{
 			yyVAL.field = &ast.Field{Key: yyDollar[2].expr, Value: yyDollar[5].expr}
 		}
-	case 101:
+	case 105:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:551
+//line parser.go.y:567
 		{
 			yyVAL.field = &ast.Field{Value: yyDollar[1].expr}
 		}
-	case 102:
+	case 106:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:556
+//line parser.go.y:572
 		{
 			yyVAL.fieldsep = ","
 		}
-	case 103:
+	case 107:
 		yyDollar = yyS[yypt-1 : yypt+1]
-//line parser.go.y:559
+//line parser.go.y:575
 		{
 			yyVAL.fieldsep = ";"
 		}

@@ -22,6 +22,7 @@ import (
 %type<exprlist> varlist
 %type<expr> var
 %type<namelist> namelist
+%type<namelist> attnamelist
 %type<exprlist> exprlist
 %type<expr> expr
 %type<expr> string
@@ -190,11 +191,11 @@ stat:
             $$.SetLine($1.Pos.Line)
             $$.SetLastLine($4.LastLine())
         } | 
-        TLocal namelist '=' exprlist {
+        TLocal attnamelist '=' exprlist {
             $$ = &ast.LocalAssignStmt{Names: $2, Exprs:$4}
             $$.SetLine($1.Pos.Line)
         } |
-        TLocal namelist {
+        TLocal attnamelist {
             $$ = &ast.LocalAssignStmt{Names: $2, Exprs:[]ast.Expr{}}
             $$.SetLine($1.Pos.Line)
         } |
@@ -273,6 +274,21 @@ var:
             key.SetLine($3.Pos.Line)
             $$ = &ast.AttrGetExpr{Object: $1, Key: key}
             $$.SetLine($1.Line())
+        }
+
+attnamelist:
+        TIdent attrib {
+            $$ = []string{$1.Str}
+        } |
+        attnamelist ',' TIdent attrib {
+            $$ = append($1, $3.Str)
+        }
+
+attrib:
+        /* none */ {
+        } |
+        '<' TIdent '>' {
+            checkAttrib(yylex, $2)
         }
 
 namelist:
@@ -561,6 +577,19 @@ fieldsep:
         }
 
 %%
+
+// checkAttrib accepts Lua 5.4's <const> (as a plain local: assigning one
+// is not refused) and refuses <close>, whose __close call at the end of
+// the scope gopher-lua's compiler cannot make, and any other name.
+func checkAttrib(yylex yyLexer, name ast.Token) {
+	switch name.Str {
+	case "const":
+	case "close":
+		yylex.(*Lexer).TokenError(name, "<close> variables are not supported (cairn runs Lua 5.1 with Lua 5.4's syntax)")
+	default:
+		yylex.(*Lexer).TokenError(name, "unknown attribute '"+name.Str+"'")
+	}
+}
 
 func TokenName(c int) string {
 	if c >= TAnd && c-TAnd < len(yyToknames) {
