@@ -1,7 +1,8 @@
 // ops53.go: what Lua 5.3 and 5.4 add that modules written for Prosody
 // 0.12 (on Lua 5.4) use: the operators //, &, |, ~, <<, >> and unary ~
-// (compile.go turns each into a call of the functions here), and
-// table.move, table.pack, table.unpack and the utf8 library.
+// (compile.go turns each into a call of the functions here),
+// table.move, table.pack, table.unpack, math.type, math.tointeger,
+// math.ult and the utf8 library.
 //
 // gopher-lua has one number type, float64. An operand that holds an
 // integral value is taken as a Lua 5.3 integer: 7 // 2 is 3 and 1 // 0
@@ -69,6 +70,41 @@ func installOps53(L *lua.LState) {
 	tab.RawSetString("pack", L.NewFunction(tabPack))
 	tab.RawSetString("move", L.NewFunction(tabMove))
 	L.SetGlobal("utf8", newUTF8Lib(L))
+	addMath53(L, L.GetGlobal("math").(*lua.LTable))
+}
+
+// addMath53 adds math.type ("integer" for any integral number: gopher-lua
+// cannot tell 3.0 from 3), math.tointeger (a numeric string too, as Lua
+// 5.4.4) and math.ult.
+func addMath53(L *lua.LState, m *lua.LTable) {
+	m.RawSetString("type", L.NewFunction(func(L *lua.LState) int {
+		v := L.CheckAny(1)
+		n, ok := v.(lua.LNumber)
+		switch {
+		case !ok:
+			L.Push(lua.LNil)
+		case integral(float64(n)):
+			L.Push(lua.LString("integer"))
+		default:
+			L.Push(lua.LString("float"))
+		}
+		return 1
+	}))
+	m.RawSetString("tointeger", L.NewFunction(func(L *lua.LState) int {
+		f, ok := number(L.CheckAny(1))
+		if !ok || !integral(f) {
+			L.Push(lua.LNil)
+			return 1
+		}
+		L.Push(lua.LNumber(f))
+		return 1
+	}))
+	m.RawSetString("ult", L.NewFunction(func(L *lua.LState) int {
+		a, okA := toInteger(L, L.CheckNumber(1), lua.LNumber(0))
+		b, okB := toInteger(L, L.CheckNumber(2), lua.LNumber(0))
+		L.Push(lua.LBool(okA && okB && uint64(a) < uint64(b)))
+		return 1
+	}))
 }
 
 // shiftLeft is Lua 5.3's logical shift: a negative n shifts right, and

@@ -30,6 +30,8 @@ func TestLua_Lua54_SyntaxAndLibraries(t *testing.T) {
 		{"utf8 codes charpattern", `local w = {} for p, c in utf8.codes("hé€") do w[#w+1] = p .. ":" .. c end for c in ("hé€"):gmatch(utf8.charpattern) do w[#w+1] = #c end print(table.concat(w, " "))`, "1:104 2:233 4:8364 1 2 3"},
 		{"metamethods", `local o = setmetatable({}, {__band = function() return "band" end, __idiv = function() return "idiv" end, __bnot = function() return "bnot" end, __shl = function() return "shl" end}) print(o & 1, 1 & o, o // 2, ~o, o << 1)`, "band\tband\tidiv\tbnot\tshl"},
 		{"const", `local a <const>, b = 1, 2 local c <const> = a + b print(a, b, c)`, "1\t2\t3"},
+		{"math", `print(math.type(3), math.type(3.5), math.type("3"), math.tointeger(3), math.tointeger(3.5), math.tointeger("3"), math.tointeger("x"), math.ult(1, -1), math.ult(-1, 1), (pcall(math.type)))`,
+			"integer\tfloat\tnil\t3\tnil\t3\tnil\ttrue\tfalse\tfalse"},
 		{"goto", `for i = 1, 3 do if i == 2 then goto continue end print(i) ::continue:: end`, "1\n3"},
 		{"errors", `for _, f in ipairs{function() return 1.5 & 1 end, function() return 2^63 | 0 end, function() return 1 // 0 end,
 			function() return {} | 1 end, function() return "3" & 1 end, function() return "x" // 1 end, function() return ~1.5 end} do print(select(2, pcall(f))) end`,
