@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-race test-slow fuzz conformance interop test-fleet bench bench-slowloris bench-names bench-p2p bench-pubsub soak fmt lint clean \
+.PHONY: build run test test-race test-slow fuzz conformance prosody-modules interop test-fleet bench bench-slowloris bench-names bench-p2p bench-pubsub soak fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board bench-scale bench-provide vm-bench board-check
 
 build:
@@ -66,6 +66,20 @@ fuzz:
 # in ~/.cache/cairn-conformance.
 conformance: build
 	$(GO) run ./scripts/conformance -bin $(BIN)
+
+# Every module of Debian's prosody-modules package that provides an HTTP
+# app, loaded unchanged by the module host and sent a GET; each outcome
+# must be the one docs/modules.md records (modules/lua,
+# TestLua_ProsodyModules_Census). The package is downloaded once with
+# apt-get (Debian or Ubuntu) and unpacked with dpkg -x, never installed.
+PROSODY_MODULES_DEB   ?= 0.0~hg20230223.556bf57d6417+dfsg-1
+PROSODY_MODULES_CACHE ?= $(HOME)/.cache/cairn-prosody-modules
+prosody-modules:
+	@set -e; d="$(PROSODY_MODULES_CACHE)"; mkdir -p "$$d"; \
+	if [ ! -d "$$d/x/usr/lib/prosody/modules" ]; then \
+		(cd "$$d" && apt-get download "prosody-modules=$(PROSODY_MODULES_DEB)" && dpkg -x prosody-modules_*_all.deb x); \
+	fi; \
+	CAIRN_PROSODY_MODULES="$$d/x/usr/lib/prosody/modules" $(GO) test -count=1 -v -run '^TestLua_ProsodyModules_Census$$' ./modules/lua
 
 # cairn and a real Kubo v0.43.1 (scripts/bench-kubo.sh, cached) online on
 # loopback in a network namespace of their own: same CIDs and CARs, bitswap

@@ -424,12 +424,19 @@ func (h *Host) fail(name string, err error) {
 	h.mu.Unlock()
 }
 
-// find returns the Lua file <Dir>/mod_<name>.lua, else the built-in
-// module: as with Prosody's plugin_paths, the user's file wins. The
-// second result says where the module came from, for the log.
+// find returns the Lua file <Dir>/mod_<name>/mod_<name>.lua or
+// <Dir>/mod_<name>.lua (Prosody's plugin loader looks in that order, so
+// a prosody-modules checkout's folders load as they are), else the
+// built-in module: as with Prosody's plugin_paths, the user's file wins.
+// The second result says where the module came from, for the log.
 func (h *Host) find(name string) (modapi.Module, string, error) {
-	p := filepath.Join(h.settings.ModulesDir, "mod_"+name+".lua")
+	file := "mod_" + name + ".lua"
+	p := filepath.Join(h.settings.ModulesDir, "mod_"+name, file)
 	_, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		p = filepath.Join(h.settings.ModulesDir, file)
+		_, err = os.Stat(p)
+	}
 	if err == nil {
 		return lua.New(name, p), p, nil
 	}

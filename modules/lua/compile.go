@@ -21,7 +21,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
-	"github.com/yuin/gopher-lua/parse"
+
+	"cairn/modules/lua/luaparse"
 )
 
 const (
@@ -45,7 +46,7 @@ func compile(L *lua.LState, src, name string) (*lua.LFunction, error) {
 	if err := checkNesting(src); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	chunk, err := parse.Parse(strings.NewReader(src), name)
+	chunk, err := luaparse.Parse(strings.NewReader(src), name)
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +62,7 @@ func compile(L *lua.LState, src, name string) (*lua.LFunction, error) {
 // that compile through compile into L.
 func installCompile(L *lua.LState) {
 	L.SetGlobal(concatName, L.NewFunction(boundedConcat))
+	installOps53(L)
 	L.SetGlobal("loadstring", L.NewFunction(func(L *lua.LState) int {
 		return loaded(L, L.CheckString(1), L.OptString(2, "<string>"))
 	}))
@@ -170,7 +172,7 @@ func checkNesting(src string) error {
 		case "end", "until", ")", "]", "}":
 			depth--
 			unary = 0
-		case "not", "-", "#":
+		case "not", "-", "#", "~":
 			unary++
 		default:
 			unary = 0
@@ -187,7 +189,9 @@ func checkNesting(src string) error {
 	return nil
 }
 
-// rewriteStmts replaces every `..` in stmts by a call of concatName.
+// rewriteStmts replaces every `..` in stmts by a call of concatName, and
+// every Lua 5.3 operator (//, &, |, ~, <<, >>, unary ~) by a call of its
+// function (ops53.go).
 func rewriteStmts(stmts []ast.Stmt) {
 	for _, s := range stmts {
 		rewriteStmt(s)
@@ -286,6 +290,11 @@ func rewrite(e ast.Expr) ast.Expr {
 		x.Lhs, x.Rhs = rewrite(x.Lhs), rewrite(x.Rhs)
 	case *ast.ArithmeticOpExpr:
 		x.Lhs, x.Rhs = rewrite(x.Lhs), rewrite(x.Rhs)
+		if name, ok := ops53[x.Operator]; ok {
+			return opCall(x, name, x.Lhs, x.Rhs)
+		}
+	case *luaparse.UnaryBNotExpr:
+		return opCall(x, ops53["~u"], rewrite(x.Expr))
 	case *ast.UnaryMinusOpExpr:
 		x.Expr = rewrite(x.Expr)
 	case *ast.UnaryNotOpExpr:
@@ -298,22 +307,19 @@ func rewrite(e ast.Expr) ast.Expr {
 	return e
 }
 
-// concatCall is the call joining ops, at the line of at. An operand that
-// is a call or `...` gives one value, as under `..`.
-func concatCall(at ast.Expr, ops []ast.Expr) ast.Expr {
-	if len(ops) > concatArgs {
-		ops = append(ops[:concatArgs-1:concatArgs-1], concatCall(at, ops[concatArgs-1:]))
-	}
-	for _, op := range ops {
-		switch o := op.(type) {
+// opCall is the call of the global name on args, at the line of at; a
+// call or `...` operand gives one value, as under an operator.
+func opCall(at ast.Expr, name string, args ...ast.Expr) ast.Expr {
+	for _, a := range args {
+		switch o := a.(type) {
 		case *ast.FuncCallExpr:
 			o.AdjustRet = true
 		case *ast.Comma3Expr:
 			o.AdjustRet = true
 		}
 	}
-	fn := &ast.IdentExpr{Value: concatName}
-	call := &ast.FuncCallExpr{Func: fn, Args: ops, AdjustRet: true}
+	fn := &ast.IdentExpr{Value: name}
+	call := &ast.FuncCallExpr{Func: fn, Args: args, AdjustRet: true}
 	for _, n := range []interface {
 		SetLine(int)
 		SetLastLine(int)
@@ -322,4 +328,13 @@ func concatCall(at ast.Expr, ops []ast.Expr) ast.Expr {
 		n.SetLastLine(at.LastLine())
 	}
 	return call
+}
+
+// concatCall is the call joining ops, at the line of at. An operand that
+// is a call or `...` gives one value, as under `..`.
+func concatCall(at ast.Expr, ops []ast.Expr) ast.Expr {
+	if len(ops) > concatArgs {
+		ops = append(ops[:concatArgs-1:concatArgs-1], concatCall(at, ops[concatArgs-1:]))
+	}
+	return opCall(at, concatName, ops...)
 }

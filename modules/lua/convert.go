@@ -25,6 +25,7 @@ func (m *Module) eventTable(ev *httpapp.Event) (*lua.LTable, *lua.LTable) {
 	L := m.L
 	r := ev.Request
 	req := requestTable(L, r)
+	req.RawSetString("log", L.NewFunction(logFunc(m, 0, "request", r.ID)))
 	resp := L.NewTable()
 	resp.RawSetString("status_code", lua.LNumber(ev.Response.StatusCode))
 	resp.RawSetString("headers", stringMap(L, ev.Response.Headers))

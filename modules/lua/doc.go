@@ -18,14 +18,17 @@
 //
 // # Sandbox
 //
-// Only the base, table, string, math and coroutine libraries are opened;
+// Only the base, table, string, math, coroutine and utf8 libraries are opened;
 // dofile, loadfile, collectgarbage and the io, os (but os.time, os.clock,
 // os.date, os.difftime), package and debug libraries are not there.
 // require knows "net.http" / "util.http" (formdecode, urlencode,
 // urldecode, formencode, parse_multipart), "net.http.files" (serve),
 // "cairn" (the node API, also the global cairn), "net.http.server" (the
-// HTTP server's events: http-error, directory-index), and util.json,
-// util.encodings, util.hashes and util.set (lib_util.go, prelude.lua).
+// HTTP server's events: http-error, directory-index), util.json,
+// util.encodings, util.hashes and util.set (lib_util.go, prelude.lua),
+// and what published prosody-modules reach for: util.jid, util.stanza,
+// util.uuid, util.id, util.datetime, util.timer, lfs.attributes and the
+// prosody and hosts globals (lib_prosody.go, prelude.lua).
 //
 // # Between modules
 //
@@ -58,7 +61,10 @@
 //   - module.go: a Lua module: its state, its load, its route handlers.
 //   - state.go: the sandboxed Lua state and the API modules see.
 //   - limits.go: running Lua under a time and a memory cap.
-//   - compile.go: turning Lua source into functions within the caps.
+//   - compile.go: turning Lua source into functions within the caps (it
+//     parses with luaparse, gopher-lua's parser with Lua 5.2-5.4 syntax).
+//   - ops53.go: Lua 5.3's operators (// and the bitwise ones, which
+//     compile.go turns into calls), table.move/pack/unpack and utf8.
 //   - bounded.go: the string and table builtins that allocate or loop in Go,
 //     bounded by the caps.
 //   - pattern.go: Lua 5.1 patterns with bounded work.
@@ -72,6 +78,8 @@
 //     states.
 //   - lib_util.go: the util.* libraries a ported Prosody module uses (util.set
 //     is Lua code in prelude.lua).
+//   - lib_prosody.go: the rest of Prosody's environment that published
+//     prosody-modules use (util.jid and util.stanza are in prelude.lua).
 //   - snippet.go: running a chunk as module code runs, outside a module
 //     (scripts/luacmp).
 package lua

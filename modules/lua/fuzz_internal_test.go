@@ -25,6 +25,8 @@ func FuzzLua_Snippet(f *testing.F) {
 		`local s = "x" for i = 1, 30 do s = s .. s end return #s`,
 		`return loadstring(("do "):rep(300) .. ("end "):rep(300)), loadstring("return " .. ("{"):rep(150) .. ("}"):rep(150))`,
 		`local n = 0 return load(function() n = n + 1 if n < 100 then return "x = 1 " end end)`,
+		`return 7 // 2, 5 & 3 | 1 ~ 2 << 3 >> 1, ~0, "\z  a\x41\u{20AC}", utf8.len("h\u{E9}"), table.move({1, 2}, 1, 2, 2)`,
+		`return pcall(function() return 1.5 & 1 end), utf8.codepoint(("\u{7FF}"):rep(100), 1, -1)`,
 	} {
 		f.Add(s)
 	}

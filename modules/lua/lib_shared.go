@@ -35,6 +35,7 @@ func sharedPath(module, path string) string {
 // Assigning a Lua table copies it in; a function, a coroutine or a
 // userdata other than a shared table cannot be stored.
 func addShared(L *lua.LState, mod *lua.LTable, m *Module) {
+	addSharedTableLib(L, m)
 	mod.RawSetString("shared", L.NewFunction(func(L *lua.LState) int {
 		path := sharedPath(m.name, L.CheckString(2))
 		L.Push(m.sharedProxy(L, m.ctx.Shared.Table(path)))
@@ -112,6 +113,83 @@ func addShared(L *lua.LState, mod *lua.LTable, m *Module) {
 			return 2
 		}))
 	}
+}
+
+// addSharedTableLib makes table.insert and table.remove work on shared
+// tables as Lua 5.3's do on a table with __index, __newindex and __len
+// (Prosody's shared tables are plain tables, and modules keep lists in
+// them); on anything else they are the table library's.
+func addSharedTableLib(L *lua.LState, m *Module) {
+	tab := L.GetGlobal("table").(*lua.LTable)
+	for _, name := range []string{"insert", "remove"} {
+		orig := tab.RawGetString(name).(*lua.LFunction)
+		name := name
+		tab.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			t, ok := m.sharedOf(L.Get(1))
+			if !ok {
+				L.Insert(orig, 1)
+				L.Call(L.GetTop()-1, lua.MultRet)
+				return L.GetTop()
+			}
+			if name == "insert" {
+				return m.sharedInsert(L, t)
+			}
+			return m.sharedRemove(L, t)
+		}))
+	}
+}
+
+// sharedInsert is table.insert(t, [pos,] v) on a shared table.
+func (m *Module) sharedInsert(L *lua.LState, t *modapi.SharedTable) int {
+	sh := m.ctx.Shared
+	n := sh.Len(t)
+	pos, val := n+1, L.Get(2)
+	switch L.GetTop() {
+	case 2:
+	case 3:
+		pos, val = L.CheckInt(2), L.Get(3)
+		if pos < 1 || pos > n+1 {
+			L.ArgError(2, "position out of bounds")
+		}
+	default:
+		L.RaiseError("wrong number of arguments to 'insert'")
+	}
+	v, err := m.toShared(val, true)
+	for i := n; err == nil && i >= pos; i-- {
+		err = sh.Set(t, float64(i+1), sh.Get(t, float64(i)))
+	}
+	if err == nil {
+		err = sh.Set(t, float64(pos), v)
+	}
+	if err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+	return 0
+}
+
+// sharedRemove is table.remove(t[, pos]) on a shared table.
+func (m *Module) sharedRemove(L *lua.LState, t *modapi.SharedTable) int {
+	sh := m.ctx.Shared
+	n := sh.Len(t)
+	pos := L.OptInt(2, n)
+	if n == 0 && L.GetTop() < 2 {
+		return 0
+	}
+	if pos < 1 || pos > n+1 {
+		L.ArgError(2, "position out of bounds")
+	}
+	L.Push(m.fromShared(L, sh.Get(t, float64(pos))))
+	var err error
+	for i := pos; err == nil && i < n; i++ {
+		err = sh.Set(t, float64(i), sh.Get(t, float64(i+1)))
+	}
+	if err == nil && pos <= n {
+		err = sh.Set(t, float64(n), nil)
+	}
+	if err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+	return 1
 }
 
 // sharedProxy is the one Lua object of t in this state.

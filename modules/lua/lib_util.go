@@ -24,12 +24,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"cairn/modules/httpapp"
+	"cairn/modules/lua/luaparse"
 
 	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
 )
 
 //go:embed prelude.lua
@@ -42,10 +43,11 @@ var (
 )
 
 // runPrelude runs prelude.lua (compiled once per process) with the
-// module object and the util.set table.
-func runPrelude(L *lua.LState, mod *lua.LTable, set lua.LValue) {
+// module object and the tables it fills: util.set, util.jid, util.stanza,
+// util.json and util.timer.
+func runPrelude(L *lua.LState, mod *lua.LTable, libs map[string]lua.LValue) {
 	preludeOnce.Do(func() {
-		chunk, err := parse.Parse(strings.NewReader(preludeSrc), "prelude.lua")
+		chunk, err := luaparse.Parse(strings.NewReader(preludeSrc), "prelude.lua")
 		if err != nil {
 			preludeErr = err
 			return
@@ -57,8 +59,11 @@ func runPrelude(L *lua.LState, mod *lua.LTable, set lua.LValue) {
 	}
 	L.Push(L.NewFunctionFromProto(preludeProto))
 	L.Push(mod)
-	L.Push(set)
-	L.Call(2, 0)
+	names := []string{"util.set", "util.jid", "util.stanza", "util.json", "util.timer"}
+	for _, name := range names {
+		L.Push(libs[name])
+	}
+	L.Call(1+len(names), 0)
 }
 
 func libNames(libs map[string]lua.LValue) string {
@@ -77,6 +82,9 @@ func addUtilLibs(L *lua.LState, libs map[string]lua.LValue) {
 	libs["util.encodings"] = newEncodingsLib(L)
 	libs["util.hashes"] = newHashesLib(L)
 	libs["util.set"] = L.NewTable()
+	libs["util.jid"] = L.NewTable()
+	libs["util.stanza"] = L.NewTable()
+	libs["util.timer"] = L.NewTable()
 }
 
 func newLib(L *lua.LState, fns map[string]lua.LGFunction) *lua.LTable {
@@ -281,6 +289,12 @@ func newEncodingsLib(L *lua.LState) *lua.LTable {
 		"encode": func(L *lua.LState) int { L.Push(lua.LString(httpapp.URLEncode(L.CheckString(1)))); return 1 },
 		"decode": func(L *lua.LState) int { L.Push(lua.LString(httpapp.URLDecode(L.CheckString(1)))); return 1 },
 	}))
+	t.RawSetString("stringprep", newLib(L, map[string]lua.LGFunction{
+		"nodeprep":     stringprep(true, true),
+		"nameprep":     stringprep(true, false),
+		"resourceprep": stringprep(false, false),
+		"saslprep":     stringprep(false, false),
+	}))
 	t.RawSetString("utf8", newLib(L, map[string]lua.LGFunction{
 		"valid": func(L *lua.LState) int { L.Push(lua.LBool(utf8.ValidString(L.CheckString(1)))); return 1 },
 		"length": func(L *lua.LState) int {
@@ -294,6 +308,31 @@ func newEncodingsLib(L *lua.LState) *lua.LTable {
 		},
 	}))
 	return t
+}
+
+// stringprep is one profile of util.encodings.stringprep, for what
+// modules pass it (user names, host names, passwords): the string, case
+// folded when fold is set, or nil when it is not UTF-8, holds a control
+// character, or (node) one of the characters a JID's node part cannot
+// hold. Unlike libidn it does not apply NFKC normalisation or the RFC
+// 3454 mapping tables beyond lower case.
+func stringprep(fold, node bool) lua.LGFunction {
+	return func(L *lua.LState) int {
+		s := L.CheckString(1)
+		bad := !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl)
+		if node && strings.ContainsAny(s, " \"&'/:<>@") {
+			bad = true
+		}
+		if bad {
+			L.Push(lua.LNil)
+			return 1
+		}
+		if fold {
+			s = strings.ToLower(s)
+		}
+		L.Push(lua.LString(s))
+		return 1
+	}
 }
 
 // --- util.hashes -----------------------------------------------------

@@ -121,10 +121,36 @@ func (m *Module) Load(ctx *modapi.Context) error {
 	return m.boot()
 }
 
-// Unload implements modapi.Unloader.
+// callHook calls module.<name>() when the module defines it, as Prosody
+// calls module.load once the file has run and module.unload before the
+// module goes; m.sem is held and the caps apply.
+func (m *Module) callHook(name string) error {
+	mod, ok := m.L.GetGlobal("module").(*lua.LTable)
+	if !ok {
+		return nil
+	}
+	fn, ok := mod.RawGetString(name).(*lua.LFunction)
+	if !ok {
+		return nil
+	}
+	m.L.Push(fn)
+	return m.L.PCall(0, 0, keepError(m.L))
+}
+
+// Unload implements modapi.Unloader: module.unload runs first (its error
+// is logged; the module goes all the same).
 func (m *Module) Unload() error {
 	m.sem <- struct{}{}
 	defer m.unlock()
+	if m.L != nil && !m.broken {
+		ctx, cancel := context.WithTimeout(context.Background(), m.lim.maxTime+time.Second)
+		m.callCtx = withHeld(ctx, m)
+		if err := m.lim.run(m.callCtx, m.L, func() error { return m.callHook("unload") }); err != nil {
+			m.ctx.Log.Warn("module.unload failed", "err", err)
+		}
+		m.callCtx = nil
+		cancel()
+	}
 	m.dropState()
 	m.src = nil
 	return nil
@@ -151,7 +177,10 @@ func (m *Module) boot() error {
 	m.callCtx = ctx
 	err = m.lim.run(ctx, m.L, func() error {
 		m.L.Push(fn)
-		return m.L.PCall(0, 0, keepError(m.L))
+		if err := m.L.PCall(0, 0, keepError(m.L)); err != nil {
+			return err
+		}
+		return m.callHook("load")
 	})
 	m.callCtx = nil
 	if err != nil {

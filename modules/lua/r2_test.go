@@ -191,6 +191,31 @@ module:provides("http", { route = { ["GET /"] = function() return "my status" en
 	}
 }
 
+// Ensure a module in a folder of its own (<Dir>/mod_x/mod_x.lua, how
+// prosody-modules is laid out) is found before <Dir>/mod_x.lua, as
+// Prosody's loader looks, and reads its resources from that folder.
+func TestHost_ModuleFolderFirst(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "mod_x")
+	for p, body := range map[string]string{
+		filepath.Join(dir, "mod_x.lua"): `module:provides("http", { route = { GET = "flat file" } })`,
+		filepath.Join(sub, "mod_x.lua"): `module:provides("http", { route = { GET = function()
+			return module:load_resource("page.txt"):read("*a") end } })`,
+		filepath.Join(sub, "page.txt"): "from the folder",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, u := startHost(t, []string{"x"}, func(c *config.ModulesConfig) { c.Dir = dir })
+	if r := req(t, "GET", u+"/x", ""); r.code != 200 || r.body != "from the folder" {
+		t.Errorf("got %d %.60q, want the folder's module", r.code, r.body)
+	}
+}
+
 // Ensure an unclosed "{" is reported with line numbers.
 func TestLua_SyntaxError_NamesLine(t *testing.T) {
 	dir := t.TempDir()
@@ -266,5 +291,31 @@ func TestLua_AddTimer(t *testing.T) {
 	time.Sleep(150 * time.Millisecond)
 	if r := req(t, "GET", u+"/timer", ""); r.body != "3 0" {
 		t.Errorf("the timer went on after returning nothing: %q", r.body)
+	}
+}
+
+// The Prosody environment published prosody-modules use: util.jid,
+// util.stanza, util.uuid, util.id, util.datetime, stringprep, lfs,
+// the prosody and hosts globals, module.load, module._log and
+// request.log, and table.insert/remove on module:shared lists.
+func TestLua_ProsodyEnvironment(t *testing.T) {
+	buf := &logBuffer{}
+	_, u := startHostLog(t, []string{"http_prosody"}, slog.New(slog.NewTextHandler(buf, nil)), nil)
+	for _, tc := range []struct{ path, want string }{
+		{"/jid", "Alice Example.COM phone a@b alice example.com nil a@b/c nil nil nil true false"},
+		{"/stanza", "<result x='1&lt;'><jid>a&amp;b</jid><empty/><show>online</show></result> a&b online true"},
+		{"/ids", "36 true 4 8 16 32 true"},
+		{"/datetime", "1971-01-01 2023-11-14T22:13:20Z 01:01:01 1700000000 1700000000.5 nil"},
+		{"/env", "prosody table nil * global true true alice nil directory nil"},
+		{"/list", "1 b c a"},
+	} {
+		if r := req(t, "GET", u+"/prosody"+tc.path, ""); r.code != 200 || r.body != tc.want {
+			t.Errorf("%s: %d %q, want %q", tc.path, r.code, r.body, tc.want)
+		}
+	}
+	for _, want := range []string{`msg="request log line" module=http_prosody request=`, `level=WARN msg="module log 7" module=http_prosody`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("log has no %q:\n%s", want, buf.String())
+		}
 	}
 }

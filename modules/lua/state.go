@@ -73,6 +73,8 @@ func newState(m *Module) *lua.LState {
 	L.SetGlobal("cairn", cairnLib)
 	libs := map[string]lua.LValue{"net.http": httpLib, "util.http": httpLib, "net.http.files": filesLib, "cairn": cairnLib}
 	addUtilLibs(L, libs)
+	addProsodyLibs(L, libs)
+	addProsodyGlobals(L)
 	L.SetGlobal("require", L.NewFunction(func(L *lua.LState) int {
 		name := L.CheckString(1)
 		lib, ok := libs[strings.TrimPrefix(name, "prosody.")]
@@ -88,7 +90,7 @@ func newState(m *Module) *lua.LState {
 	m.serverLib = addEvents(L, mod, m)
 	libs["net.http.server"] = m.serverLib
 	L.SetGlobal("module", mod)
-	runPrelude(L, mod, libs["util.set"])
+	runPrelude(L, mod, libs)
 	return L
 }
 
@@ -132,33 +134,12 @@ func newModuleObject(L *lua.LState, m *Module, filesLib *lua.LTable) *lua.LTable
 		}
 		return 0
 	})
-	set("log", func(L *lua.LState) int {
-		level := L.CheckString(2)
-		msg := L.OptString(3, "")
-		if L.GetTop() > 3 {
-			// Format with Lua's own string.format.
-			format := L.GetGlobal("string").(*lua.LTable).RawGetString("format")
-			args := []lua.LValue{lua.LString(msg)}
-			for i := 4; i <= L.GetTop(); i++ {
-				args = append(args, L.ToStringMeta(L.Get(i)))
-			}
-			if err := L.CallByParam(lua.P{Fn: format, NRet: 1, Protect: true}, args...); err == nil {
-				msg = L.ToString(-1)
-				L.Pop(1)
-			}
-		}
-		switch level {
-		case "debug":
-			m.ctx.Log.Debug(msg)
-		case "warn", "warning":
-			m.ctx.Log.Warn(msg)
-		case "error":
-			m.ctx.Log.Error(msg)
-		default:
-			m.ctx.Log.Info(msg)
-		}
-		return 0
-	})
+	set("log", logFunc(m, 1))
+	set("_log", logFunc(m, 0))
+	set("get_directory", getDirectory(m))
+	set("get_host", func(L *lua.LState) int { L.Push(lua.LString("*")); return 1 })
+	// A module of host "*" is a global module in Prosody.
+	set("get_host_type", func(L *lua.LState) int { L.Push(lua.LString("global")); return 1 })
 	getOption := func(L *lua.LState) int {
 		key := L.CheckString(2)
 		if v, ok := m.ctx.Option(key); ok {

@@ -115,6 +115,14 @@ func scanCode(s string, tok func(string, int) bool) {
 					if s[i+1] == '\n' {
 						line++
 					}
+					if s[i+1] == 'z' { // \z skips white space, line breaks too
+						for i+2 < len(s) && strings.IndexByte(" \t\r\n\f\v", s[i+2]) >= 0 {
+							if s[i+2] == '\n' {
+								line++
+							}
+							i++
+						}
+					}
 					i++
 				}
 				i++
