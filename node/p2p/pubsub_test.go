@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"cairn/node/p2p"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // pubsubNets starts n network layers on loopback with pubsub on; edit,
@@ -108,5 +110,43 @@ func TestPubsub_StalledSubscription_BoundedThenDropped(t *testing.T) {
 	}
 	if _, err := s.Next(ctx); !errors.Is(err, p2p.ErrSlowSubscriber) {
 		t.Fatalf("Next after the drop: %v", err)
+	}
+}
+
+// Ensure a peer that sends a pubsub control message over 512 KiB (an
+// IHAVE of 60,000 message IDs, under the 1 MiB RPC limit) has its stream
+// reset rather than its control entries kept: the memory exhaustion of
+// CVE-2026-46679, fixed in go-libp2p-pubsub 0.17.0.
+func TestPubsub_OversizedControlMessage_StreamReset(t *testing.T) {
+	a := pubsubNets(t, 1, nil)[0]
+	b := mustStart(t, "none", nil) // no pubsub: the stream is the only one
+	connect(t, b, a)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := b.Host.NewStream(ctx, a.Host.ID(), "/meshsub/1.1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Reset()
+	// RPC{control: ControlMessage{ihave: [ControlIHave{topicID, messageIDs...}]}},
+	// encoded by hand (field 3 of RPC, field 1 of ControlMessage, fields 1
+	// and 2 of ControlIHave).
+	ihave := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("t"))
+	for i := range 60000 {
+		ihave = protowire.AppendBytes(protowire.AppendTag(ihave, 2, protowire.BytesType), fmt.Appendf(nil, "%08d", i))
+	}
+	ctl := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), ihave)
+	rpc := protowire.AppendBytes(protowire.AppendTag(nil, 3, protowire.BytesType), ctl)
+	if len(rpc) <= 512<<10 || len(rpc) >= p2p.PubsubMaxMessageSize {
+		t.Fatalf("control RPC of %d bytes: want between 512 KiB and 1 MiB", len(rpc))
+	}
+	if _, err := s.Write(protowire.AppendBytes(nil, rpc)); err != nil {
+		t.Fatal(err)
+	}
+	s.SetReadDeadline(time.Now().Add(3 * time.Second))
+	_, err = s.Read(make([]byte, 1))
+	var timeout interface{ Timeout() bool }
+	if err == nil || errors.As(err, &timeout) && timeout.Timeout() {
+		t.Fatalf("stream after an oversized control message: read %v, want a reset", err)
 	}
 }
