@@ -60,6 +60,11 @@ func NetLimitsOf(c *config.Config) (p2p.Limits, error) {
 	// A sixty-fourth of the budget per subscription, between 2 and 16 MiB
 	// (at least two messages of the 1 MiB limit).
 	l.PubsubQueueBytes = min(max(l.MemoryMiB<<20/64, 2<<20), 16<<20)
+	// Peers' topic subscriptions: a sixty-fourth of the budget at about
+	// 512 bytes each (a topic of a hundred bytes and the maps that hold
+	// it), 32,768 at 1024 MiB, 8,192 at 256 MiB: 8 peers at the
+	// per-peer cap, or hundreds at a few topics each.
+	l.PubsubTopics = max(l.MemoryMiB<<20/64/512, p2p.PubsubPeerTopics)
 	if small {
 		l.EngineTaskWorkers, l.EngineBlockstoreWorkers, l.TaskWorkers = 2, 4, 2
 		l.MaxOutstandingBytes = 256 << 10

@@ -26,6 +26,9 @@ type Limits struct {
 	PrefetchWindow          int
 	// PubsubQueueBytes bounds the queue of each pubsub subscription.
 	PubsubQueueBytes int
+	// PubsubTopics bounds the topic subscriptions of all peers that
+	// pubsub tracks (PubsubPeerTopics bounds each peer's).
+	PubsubTopics int
 	// Bandwidth caps in bytes per second (0: none).
 	LANIn, LANOut, WANIn, WANOut int64
 }

@@ -240,7 +240,7 @@ func Start(o Options) (*Net, error) {
 		}
 	}
 	if o.Pubsub {
-		if nt.PubSub, err = startPubSub(nctx, nt.capped, o.PubsubOptions, lim.PubsubQueueBytes); err != nil {
+		if nt.PubSub, err = startPubSub(nctx, nt.capped, o.PubsubOptions, lim.PubsubQueueBytes, lim.PubsubTopics); err != nil {
 			return fail(err)
 		}
 	}

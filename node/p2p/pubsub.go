@@ -23,8 +23,10 @@ import (
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	pb "github.com/libp2p/go-libp2p-pubsub/pb"
 	"github.com/libp2p/go-libp2p-pubsub/timecache"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
@@ -32,6 +34,78 @@ import (
 // for validation, leaving for one peer, waiting for a subscription's
 // pump): a burst of that many is not dropped.
 const pubsubBurst = 128
+
+// PubsubPeerTopics is how many topics one peer is tracked in (Kubo's
+// go-libp2p-pubsub tracks any number); see topicCap.
+const PubsubPeerTopics = 1024
+
+// topicCap is the subscription filter that bounds what peers'
+// subscriptions cost: go-libp2p-pubsub keeps an entry per topic and
+// subscribed peer for as long as the peer stays, whatever the number (10
+// peers announcing fresh topics, 1,000 per RPC, grew a pi-zero-2w node
+// to 226 MiB of its 256 in 8 s). A peer is tracked in at most
+// PubsubPeerTopics topics (the bound js-libp2p and nim-libp2p took for
+// the same attack, far above what Kubo's IPNS over pubsub uses), and all
+// peers together in at most total (from the budget); subscriptions past
+// either are ignored, as if never sent, and counted in Refused.
+// Unsubscriptions always pass. A peer's count is dropped when its last
+// connection closes (pubsub forgets it then too).
+type topicCap struct {
+	perPeer, total int
+
+	mu    sync.Mutex
+	n     int
+	peers map[peer.ID]map[string]struct{}
+	// Refused counts the subscriptions ignored.
+	Refused atomic.Int64
+}
+
+func newTopicCap(perPeer, total int) *topicCap {
+	return &topicCap{perPeer: perPeer, total: total, peers: map[peer.ID]map[string]struct{}{}}
+}
+
+// CanSubscribe is true: the node's own subscriptions are not capped.
+func (c *topicCap) CanSubscribe(string) bool { return true }
+
+// FilterIncomingSubscriptions keeps the subscriptions within the caps.
+func (c *topicCap) FilterIncomingSubscriptions(from peer.ID, subs []*pb.RPC_SubOpts) ([]*pb.RPC_SubOpts, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	set := c.peers[from]
+	out := make([]*pb.RPC_SubOpts, 0, len(subs))
+	for _, s := range subs {
+		topic := s.GetTopicid()
+		_, known := set[topic]
+		switch {
+		case !s.GetSubscribe():
+			if known {
+				delete(set, topic)
+				c.n--
+			}
+		case known:
+		case len(set) >= c.perPeer || c.n >= c.total:
+			c.Refused.Add(1)
+			continue
+		default:
+			if set == nil {
+				set = map[string]struct{}{}
+				c.peers[from] = set
+			}
+			set[topic] = struct{}{}
+			c.n++
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// forget drops a peer's count (its last connection closed).
+func (c *topicCap) forget(p peer.ID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n -= len(c.peers[p])
+	delete(c.peers, p)
+}
 
 // ErrPubsubDisabled is Kubo's answer when pubsub is off.
 var ErrPubsubDisabled = errors.New("experimental pubsub feature not enabled, run daemon with --enable-pubsub-experiment to use")
@@ -58,7 +132,13 @@ type PubSub struct {
 	mu     sync.Mutex
 	topics map[string]*topicRef
 	active atomic.Int64
+	caps   *topicCap
 }
+
+// RefusedSubscriptions is how many peers' subscriptions were ignored
+// past the caps of topics tracked (PubsubPeerTopics per peer, and
+// Limits.PubsubTopics in all).
+func (p *PubSub) RefusedSubscriptions() int64 { return p.caps.Refused.Load() }
 
 type topicRef struct {
 	t    *pubsub.Topic
@@ -105,14 +185,22 @@ func (cfg PubsubOptions) SeenMessages() (time.Duration, timecache.Strategy, erro
 	return ttl, strategy, nil
 }
 
-// startPubSub starts the router from the config.
-func startPubSub(ctx context.Context, h host.Host, cfg PubsubOptions, queueBytes int) (*PubSub, error) {
+// startPubSub starts the router from the config; peers are tracked in at
+// most topics topics in all (topicCap; at least PubsubPeerTopics).
+func startPubSub(ctx context.Context, h host.Host, cfg PubsubOptions, queueBytes, topics int) (*PubSub, error) {
 	ttl, strategy, err := cfg.SeenMessages()
 	if err != nil {
 		return nil, err
 	}
 	seqnos := &seqnoStore{m: map[peer.ID][]byte{}}
+	caps := newTopicCap(PubsubPeerTopics, max(topics, PubsubPeerTopics))
+	h.Network().Notify(&network.NotifyBundle{DisconnectedF: func(n network.Network, c network.Conn) {
+		if n.Connectedness(c.RemotePeer()) != network.Connected {
+			caps.forget(c.RemotePeer())
+		}
+	}})
 	opts := []pubsub.Option{
+		pubsub.WithSubscriptionFilter(caps),
 		pubsub.WithMessageSigning(!cfg.DisableSigning),
 		pubsub.WithSeenMessagesTTL(ttl),
 		pubsub.WithSeenMessagesStrategy(strategy),
@@ -132,7 +220,7 @@ func startPubSub(ctx context.Context, h host.Host, cfg PubsubOptions, queueBytes
 		// drops a burst of publications).
 		pubsub.WithPeerOutboundQueueSize(pubsubBurst),
 	}
-	p := &PubSub{QueueBytes: queueBytes, ctx: ctx, seqnos: seqnos, topics: map[string]*topicRef{}}
+	p := &PubSub{QueueBytes: queueBytes, ctx: ctx, seqnos: seqnos, topics: map[string]*topicRef{}, caps: caps}
 	switch cfg.Router {
 	case "", "gossipsub":
 		p.Router = "gossipsub"

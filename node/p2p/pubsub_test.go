@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
 	"cairn/node/p2p"
 
+	"github.com/libp2p/go-libp2p/core/network"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -113,13 +115,14 @@ func TestPubsub_StalledSubscription_BoundedThenDropped(t *testing.T) {
 	}
 }
 
-// Ensure a peer that sends a pubsub control message over 512 KiB (an
-// IHAVE of 60,000 message IDs, under the 1 MiB RPC limit) has its stream
-// reset rather than its control entries kept: the memory exhaustion of
-// CVE-2026-46679, fixed in go-libp2p-pubsub 0.17.0.
-func TestPubsub_OversizedControlMessage_StreamReset(t *testing.T) {
+// rawMeshsub starts a network layer with pubsub and a peer that speaks
+// meshsub by hand (it reads what the first sends, and writes what the
+// test writes on the stream returned).
+func rawMeshsub(t *testing.T) (*p2p.Net, network.Stream) {
+	t.Helper()
 	a := pubsubNets(t, 1, nil)[0]
-	b := mustStart(t, "none", nil) // no pubsub: the stream is the only one
+	b := mustStart(t, "none", nil)
+	b.Host.SetStreamHandler("/meshsub/1.1.0", func(s network.Stream) { io.Copy(io.Discard, s) })
 	connect(t, b, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -127,7 +130,16 @@ func TestPubsub_OversizedControlMessage_StreamReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Reset()
+	t.Cleanup(func() { s.Reset() })
+	return a, s
+}
+
+// Ensure a peer that sends a pubsub control message over 512 KiB (an
+// IHAVE of 60,000 message IDs, under the 1 MiB RPC limit) has its stream
+// reset rather than its control entries kept: the memory exhaustion of
+// CVE-2026-46679, fixed in go-libp2p-pubsub 0.17.0.
+func TestPubsub_OversizedControlMessage_StreamReset(t *testing.T) {
+	_, s := rawMeshsub(t)
 	// RPC{control: ControlMessage{ihave: [ControlIHave{topicID, messageIDs...}]}},
 	// encoded by hand (field 3 of RPC, field 1 of ControlMessage, fields 1
 	// and 2 of ControlIHave).
@@ -144,9 +156,47 @@ func TestPubsub_OversizedControlMessage_StreamReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.SetReadDeadline(time.Now().Add(3 * time.Second))
-	_, err = s.Read(make([]byte, 1))
+	_, err := s.Read(make([]byte, 1))
 	var timeout interface{ Timeout() bool }
 	if err == nil || errors.As(err, &timeout) && timeout.Timeout() {
 		t.Fatalf("stream after an oversized control message: read %v, want a reset", err)
+	}
+}
+
+// Ensure a peer is tracked in at most PubsubPeerTopics topics: one that
+// announces 1,500 subscriptions is seen in the first ones and not in
+// those past the cap (each tracked topic costs memory for as long as the
+// peer stays; thousands of them from a few peers filled a 256 MiB board).
+func TestPubsub_PeerTopics_Capped(t *testing.T) {
+	a, s := rawMeshsub(t)
+	const n = 1500
+	if n <= p2p.PubsubPeerTopics {
+		t.Fatalf("the test wants more than %d topics", p2p.PubsubPeerTopics)
+	}
+	// RPC{subscriptions: [SubOpts{subscribe: true, topicid}...]}, by hand.
+	var rpc []byte
+	for i := range n {
+		sub := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 1)
+		sub = protowire.AppendBytes(protowire.AppendTag(sub, 2, protowire.BytesType), fmt.Appendf(nil, "t%d", i))
+		rpc = protowire.AppendBytes(protowire.AppendTag(rpc, 1, protowire.BytesType), sub)
+	}
+	if _, err := s.Write(protowire.AppendBytes(nil, rpc)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(a.PubSub.Peers("t0")) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the peer's first subscription was not seen")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := a.PubSub.Peers(fmt.Sprintf("t%d", p2p.PubsubPeerTopics-1)); len(got) != 1 {
+		t.Errorf("topic %d, within the cap: peers %v, want the one", p2p.PubsubPeerTopics-1, got)
+	}
+	if got := a.PubSub.Peers(fmt.Sprintf("t%d", p2p.PubsubPeerTopics)); len(got) != 0 {
+		t.Errorf("topic %d, past the cap: peers %v, want none", p2p.PubsubPeerTopics, got)
+	}
+	if got := a.PubSub.Peers(fmt.Sprintf("t%d", n-1)); len(got) != 0 {
+		t.Errorf("topic %d, past the cap: peers %v, want none", n-1, got)
 	}
 }
