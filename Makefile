@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-race test-slow fuzz conformance prosody-modules interop test-fleet bench bench-slowloris bench-names bench-p2p bench-pubsub soak fmt lint clean \
+.PHONY: build run test test-race test-slow fuzz conformance prosody-modules interop test-fleet bench bench-slowloris bench-names bench-p2p bench-pubsub soak attack fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board bench-scale bench-provide vm-bench board-check
 
 build:
@@ -112,6 +112,16 @@ bench-slowloris: build
 soak: build
 	$(GO) build -o bin/soak ./scripts/soak
 	bin/soak -bin $(BIN) $(SOAK_ARGS)
+
+# Hostile peers against the pi-zero-2w budget in a memory cgroup of that
+# size, online on loopback in a network namespace of its own (root):
+# connection, stream and half-open handshake floods, bitswap, DHT, pubsub,
+# identify/ping/AutoNAT spam, 8 s each, RPC latency and RssAnon during
+# each, the node's figures after (about 2.5 minutes; docs/security.md,
+# "Peers"). See scripts/attack.
+attack: build
+	$(GO) build -o bin/attack ./scripts/attack
+	bin/attack -bin $(BIN) $(ATTACK_ARGS)
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
