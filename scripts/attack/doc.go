@@ -32,7 +32,7 @@
 // nice 19: they stand for other machines on the LAN, so their own CPU is
 // kept from competing with the daemon's as far as the scheduler allows.
 //
-// Root only (cgroups, unshare). The whole battery takes 2 to 3 minutes.
+// Root only (cgroups, unshare). The whole battery takes about 3 minutes.
 //
 //	make attack [ATTACK_ARGS='-only conns,bitswap -duration 8s']
 //
