@@ -76,7 +76,24 @@ func ParsePath(s string) (path.ImmutablePath, error) {
 type Resolved struct {
 	Cid  cid.Cid
 	Node ipld.Node // decoded last node (nil for identity of unknown codec)
+	// Roots are the CIDs of the nodes the walk went through before the
+	// last one, root first (the gateway's X-Ipfs-Roots, with Cid).
+	Roots []cid.Cid
 }
+
+// NoLinkError is a path segment that names no entry of its parent; it
+// matches ErrNoLink.
+type NoLinkError struct {
+	Name  string
+	Under cid.Cid
+}
+
+func (e *NoLinkError) Error() string {
+	return fmt.Sprintf("no link named %q under %s", e.Name, e.Under)
+}
+
+// Is makes errors.Is(err, ErrNoLink) hold.
+func (e *NoLinkError) Is(target error) bool { return target == ErrNoLink }
 
 // Resolve walks s from its root CID through UnixFS directories; a leading
 // /ipns/ name is resolved first.
@@ -92,6 +109,7 @@ func (dd *Dag) Resolve(ctx context.Context, s string) (Resolved, error) {
 	if err != nil {
 		return Resolved{}, err
 	}
+	var roots []cid.Cid
 	for i, seg := range segs {
 		if seg == "" {
 			continue
@@ -99,13 +117,14 @@ func (dd *Dag) Resolve(ctx context.Context, s string) (Resolved, error) {
 		next, err := n.child(ctx, nd, seg)
 		if err != nil {
 			if errors.Is(err, ErrNoLink) {
-				return Resolved{}, fmt.Errorf("no link named %q under %s", seg, nd.Cid())
+				return Resolved{}, &NoLinkError{Name: seg, Under: nd.Cid()}
 			}
 			return Resolved{}, fmt.Errorf("resolve %s (segment %d): %w", s, i+1, err)
 		}
+		roots = append(roots, nd.Cid())
 		nd = next
 	}
-	return Resolved{Cid: nd.Cid(), Node: nd}, nil
+	return Resolved{Cid: nd.Cid(), Node: nd, Roots: roots}, nil
 }
 
 // child finds name inside nd: a UnixFS directory entry, or a plain dag-pb
