@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cairn/gateway"
 	"context"
 	"encoding/json"
 	"errors"
@@ -453,6 +454,12 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		}
 		listeners = append(listeners, l)
 	}
+	gw, err := startGateway(n, o.offline, srvOpts.Concurrency)
+	if err != nil {
+		closeAll()
+		return err
+	}
+	defer gw.close()
 	if n.Config().API.AllowUnauthenticated && len(n.Config().API.Authorizations) == 0 {
 		fmt.Fprintf(stderr, "WARNING: API.AllowUnauthenticated is true: anyone who can reach the RPC port can control this node\n")
 	}
@@ -472,6 +479,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "RPC API server listening on %s\n", l.Multiaddr())
 		go func(l net.Listener) { errc <- srv.Serve(l) }(manet.NetListener(l))
 	}
+	gw.serve(stdout)
 	if err := node.WriteAPIFile(dir, listeners[0].Multiaddr().String()); err != nil {
 		closeAll()
 		return err
@@ -519,6 +527,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	// Let the shutdown response reach its client before the listeners go.
 	time.Sleep(50 * time.Millisecond)
 	_ = srv.Shutdown(5 * time.Second)
+	gw.close()
 	closeAll()
 	node.RemoveAPIFile(dir)
 	mh.Close()
@@ -652,4 +661,63 @@ func statDisk(dir string) (board.Disk, error) {
 		return board.Disk{}, err
 	}
 	return board.StatDisk(dir, used)
+}
+
+// daemonGateway is the HTTP gateway the daemon runs, if any.
+type daemonGateway struct {
+	srv  *gateway.Server
+	ls   []manet.Listener
+	once sync.Once
+}
+
+// startGateway listens on every Addresses.Gateway address, as Kubo
+// does. concurrency is the board budget's (0: the
+// gateway's default).
+func startGateway(n *node.Node, offline bool, concurrency int) (*daemonGateway, error) {
+	addrs, err := config.ParseAddrs("Addresses.Gateway", n.Config().Addresses.Gateway)
+	if err != nil {
+		return nil, err
+	}
+	g := &daemonGateway{}
+	if len(addrs) == 0 {
+		return g, nil
+	}
+	g.srv, err = gateway.New(n, gateway.Options{Concurrency: concurrency, Offline: offline, ServerHeader: "cairn/" + node.Version})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range addrs {
+		l, err := manet.Listen(m)
+		if err != nil {
+			g.close()
+			return nil, fmt.Errorf("serving the gateway on %s: %w", m, err)
+		}
+		g.ls = append(g.ls, l)
+	}
+	return g, nil
+}
+
+// serve starts serving on the listeners and prints them, as Kubo does
+// after the RPC's lines.
+func (g *daemonGateway) serve(stdout io.Writer) {
+	for _, l := range g.ls {
+		fmt.Fprintf(stdout, "Gateway server listening on %s\n", l.Multiaddr())
+		go func(l net.Listener) {
+			if err := g.srv.Serve(l); err != nil {
+				log.Errorf("gateway on %s: %v", l.Addr(), err)
+			}
+		}(manet.NetListener(l))
+	}
+}
+
+// close stops the gateway (once).
+func (g *daemonGateway) close() {
+	g.once.Do(func() {
+		if g.srv != nil {
+			_ = g.srv.Shutdown(2 * time.Second)
+		}
+		for _, l := range g.ls {
+			_ = l.Close()
+		}
+	})
 }

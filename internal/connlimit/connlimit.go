@@ -43,6 +43,10 @@ type Limits struct {
 	FirstByte time.Duration
 	// IsLocal says which client addresses are local (nil: loopback).
 	IsLocal func(netip.Addr) bool
+	// WriteIdle, when set, bounds each write: a client that stops reading
+	// for that long is dropped, however long the whole answer takes (0:
+	// writes are bounded only by the server's own deadlines).
+	WriteIdle time.Duration
 }
 
 func (l *Limits) setDefaults() {
@@ -202,6 +206,16 @@ func (c *Conn) Read(p []byte) (int, error) {
 		}
 	}
 	return c.Conn.Read(p)
+}
+
+// Write writes, with the write deadline renewed first under WriteIdle.
+func (c *Conn) Write(p []byte) (int, error) {
+	if d := c.g.lim.WriteIdle; d > 0 {
+		if err := c.Conn.SetWriteDeadline(time.Now().Add(d)); err != nil {
+			return 0, err
+		}
+	}
+	return c.Conn.Write(p)
 }
 
 // SetReadDeadline sets a fixed deadline, ending a ReadIdle.

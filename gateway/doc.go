@@ -1,0 +1,48 @@
+// Package gateway is the node's HTTP gateway: Kubo's path gateway and
+// trustless gateway on Addresses.Gateway, read-only, over the node's one
+// read path (the store, then peers unless offline or Gateway.NoFetch).
+//
+// Start from [New] and [Server.Serve]; request.go follows one request
+// from its path to its answer.
+//
+// # Behaviour
+//
+// GET and HEAD of /ipfs/<cid>[/path] and /ipns/<name>[/path] answer as
+// Kubo 0.43's gateway does: UnixFS files with their type (from the name,
+// else sniffed), Range (one part or multipart/byteranges), ETag "<cid>",
+// If-None-Match (304), Cache-Control immutable for /ipfs/, ?filename= and
+// ?download=true; directories redirect to their trailing slash (301),
+// then serve index.html or an HTML listing (ETag
+// "DirIndex-<page version>_CID-<cid>"). ?format=raw / car and their Accept
+// types are the trustless answers. Every answer carries Kubo's CORS
+// headers and Gateway.HTTPHeaders. Anything but /ipfs/, /ipns/, /version
+// and the root redirect is 404: the gateway never serves the RPC.
+//
+// # Bounds
+//
+// A connection guard (internal/connlimit) caps connections and those of
+// one client address; requests in flight are capped too (429 with
+// Retry-After past it); every request ends within
+// Gateway.MaxRequestDuration; heads and writes have deadlines, so a
+// client that stops reading is dropped.
+//
+// # Streaming
+//
+// A file's bytes are written by the node's UnixFS reader straight into
+// the connection's write buffer from fasthttp's own goroutine (body.go):
+// no pipe, no copy of the file in memory. Answers of unknown length (a
+// CAR, a listing) go through a pipe as a chunked body.
+//
+// # Files
+//
+//   - server.go: the server, its bounds, the headers every answer has,
+//     the routes.
+//   - request.go: one request: path, format, resolution, ETags, 304,
+//     error status codes.
+//   - unixfs.go: files, symlinks, directories, byte ranges of content.
+//   - ranges.go: the Range header.
+//   - listing.go: the HTML listing of a directory.
+//   - trustless.go: raw blocks and CARs.
+//   - body.go: bodies that stream after the handler returns.
+//   - errors.go: error pages.
+package gateway
