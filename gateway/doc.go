@@ -13,8 +13,9 @@
 // If-None-Match (304), Cache-Control immutable for /ipfs/, ?filename= and
 // ?download=true; directories redirect to their trailing slash (301),
 // then serve index.html or an HTML listing (ETag
-// "DirIndex-<page version>_CID-<cid>"). ?format=raw / car and their Accept
-// types are the trustless answers. Every answer carries Kubo's CORS
+// "DirIndex-<page version>_CID-<cid>"). ?format=raw / car / ipns-record
+// and their Accept types are the trustless answers; tar, dag-json,
+// dag-cbor, json and cbor the other formats. Every answer carries Kubo's CORS
 // headers and Gateway.HTTPHeaders. Anything but /ipfs/, /ipns/, /version
 // and the root redirect is 404: the gateway never serves the RPC.
 //
@@ -42,7 +43,10 @@
 //   - unixfs.go: files, symlinks, directories, byte ranges of content.
 //   - ranges.go: the Range header.
 //   - listing.go: the HTML listing of a directory.
-//   - trustless.go: raw blocks and CARs.
+//   - trustless.go: raw blocks, the CAR options.
+//   - car.go: CARs by path, dag-scope, entity-bytes, order and dups.
+//   - codec.go: dag-json, dag-cbor, json and cbor blocks.
+//   - records.go: IPNS records and tar streams.
 //   - body.go: bodies that stream after the handler returns.
 //   - errors.go: error pages.
 package gateway

@@ -17,7 +17,10 @@ import (
 	"cairn/node"
 
 	"github.com/ipfs/boxo/path"
+	"github.com/ipfs/boxo/path/resolver"
 	"github.com/ipfs/go-cid"
+	"github.com/ipld/go-ipld-prime/datamodel"
+	"github.com/ipld/go-ipld-prime/schema"
 	"github.com/valyala/fasthttp"
 )
 
@@ -86,9 +89,15 @@ func (rq *request) serve() bool {
 	}
 	rq.contentLocation()
 	switch rq.format {
-	case "", fmtJSON, fmtCBOR, fmtRaw, fmtCar:
+	case "", fmtJSON, fmtCBOR, fmtRaw, fmtCar, fmtDagJSON, fmtDagCBOR:
+	case fmtTar:
+	case fmtIpnsRecord:
+		return rq.serveIpnsRecord()
 	default:
-		rq.fail(http.StatusNotImplemented, fmt.Sprintf("response format %s is not served by this gateway yet", rq.format))
+		rq.fail(http.StatusBadRequest, "unsupported response format requested")
+		return false
+	}
+	if rq.onlyIfCached() {
 		return false
 	}
 	if err := rq.resolve(); err != nil {
@@ -96,6 +105,11 @@ func (rq *request) serve() bool {
 		return false
 	}
 	switch rq.format {
+	case fmtTar:
+		if rq.notModified() {
+			return false
+		}
+		return rq.serveTar()
 	case fmtCar:
 		return rq.serveCAR()
 	case fmtRaw:
@@ -106,6 +120,9 @@ func (rq *request) serve() bool {
 	}
 	if rq.notModified() {
 		return false
+	}
+	if _, isData := codecType[rq.res.Cid.Type()]; isData || rq.format == fmtDagJSON || rq.format == fmtDagCBOR {
+		return rq.serveCodec()
 	}
 	return rq.serveUnixFS()
 }
@@ -128,6 +145,31 @@ func ipfsURI(p path.Path) string {
 		u += "/"
 	}
 	return u
+}
+
+// onlyIfCached answers 412 to Cache-Control: only-if-cached when the
+// content cannot be resolved from the store alone.
+func (rq *request) onlyIfCached() bool {
+	if !strings.Contains(string(rq.ctx.Request.Header.Peek("Cache-Control")), "only-if-cached") {
+		return false
+	}
+	ctx := node.OfflineContext(rq.rctx)
+	ip, _, err := rq.s.n.Names().ResolveTTL(ctx, rq.content.String())
+	if err == nil {
+		_, err = rq.s.n.Dag().Resolve(ctx, ip.String())
+		if ip.RootCid().Type() != cid.DagProtobuf && ip.RootCid().Type() != cid.Raw {
+			_, err = rq.s.n.Block().Get(ctx, ip.RootCid())
+		}
+	}
+	if err == nil {
+		return false
+	}
+	if rq.ctx.IsHead() {
+		rq.ctx.SetStatusCode(http.StatusPreconditionFailed)
+		return true
+	}
+	rq.fail(http.StatusPreconditionFailed, fmt.Sprintf("%q %s", rq.content.String(), errNotCached))
+	return true
 }
 
 // trustless reports a request the trustless gateway answers: a raw block
@@ -206,7 +248,20 @@ func (rq *request) contentLocation() {
 // resolve walks the content path to its last node. /ipns/ names are
 // resolved through the node's namesys first.
 func (rq *request) resolve() error {
-	res, err := rq.s.n.Dag().Resolve(rq.rctx, rq.content.String())
+	ip, ttl, err := rq.s.n.Names().ResolveTTL(rq.rctx, rq.content.String())
+	if err != nil {
+		return err
+	}
+	rq.ttl = ttl
+	var res node.Resolved
+	switch ip.RootCid().Type() {
+	case cid.DagProtobuf, cid.Raw:
+		// UnixFS directories, noting every node on the way.
+		res, err = rq.s.n.Dag().Resolve(rq.rctx, ip.String())
+	default:
+		// Paths through IPLD data (dag-cbor, dag-json) follow links.
+		res, err = rq.resolveIPLD(ip)
+	}
 	if err != nil {
 		return err
 	}
@@ -220,17 +275,63 @@ func (rq *request) resolve() error {
 	return nil
 }
 
-// etag is the ETag of the resolved node in the asked format: "<cid>" for
-// the deserialized answer, "<cid>.<short format>" otherwise; none for CARs.
-func (rq *request) etag() string {
-	switch rq.format {
+// resolveIPLD resolves a path that starts at a block of another codec
+// than dag-pb or raw: each segment follows a link of the data. A path
+// that ends inside a block (not at a link) is refused, as Kubo refuses
+// it.
+func (rq *request) resolveIPLD(ip path.ImmutablePath) (node.Resolved, error) {
+	c, rest, err := rq.s.n.Dag().ResolvePath(rq.rctx, ip.String())
+	if err != nil {
+		return node.Resolved{}, err
+	}
+	if len(rest) > 0 {
+		remainder := path.SegmentsToString(rest...)
+		at := strings.TrimSuffix(ip.String(), remainder)
+		return node.Resolved{}, &statusError{code: http.StatusNotImplemented, err: fmt.Errorf(
+			"%q of %q could not be returned: reading IPLD Kinds other than Links (CBOR Tag 42) is not implemented: try reading %q instead", remainder, ip.String(), at)}
+	}
+	res := node.Resolved{Cid: c}
+	if !c.Equals(ip.RootCid()) {
+		res.Roots = []cid.Cid{ip.RootCid()}
+	}
+	if c.Type() == cid.DagProtobuf || c.Type() == cid.Raw {
+		// A link into UnixFS: the deserialized answer needs the node.
+		nd, err := rq.s.n.DAG.Get(rq.rctx, c)
+		if err != nil {
+			return node.Resolved{}, err
+		}
+		res.Node = nd
+	}
+	return res, nil
+}
+
+// statusError is an error answered with its own status code.
+type statusError struct {
+	code int
+	err  error
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+// etag is the ETag of the resolved node in the asked format.
+func (rq *request) etag() string { return etagOf(rq.res.Cid, rq.format) }
+
+// etagOf is the ETag of c answered as format: "<cid>" for UnixFS,
+// "<cid>.<short format>" for other formats and for the data codecs
+// (answered as their own type); none for CARs and records.
+func etagOf(c cid.Cid, format string) string {
+	if format == "" {
+		format = codecType[c.Type()]
+	}
+	switch format {
 	case "":
-		return `"` + rq.res.Cid.String() + `"`
+		return `"` + c.String() + `"`
 	case fmtCar, fmtIpnsRecord:
 		return ""
 	}
-	short := rq.format[strings.LastIndexAny(rq.format, "/.")+1:]
-	return `"` + rq.res.Cid.String() + "." + short + `"`
+	short := format[strings.LastIndexAny(format, "/.")+1:]
+	return `"` + c.String() + "." + short + `"`
 }
 
 // cacheControl is the Cache-Control of content: immutable for /ipfs/,
@@ -255,6 +356,7 @@ func (rq *request) notModified() bool {
 	for _, c := range []struct{ etag, cache string }{
 		{rq.etag(), rq.cacheControl()},
 		{dirEtag(rq.res.Cid), rq.listingCacheControl()},
+		{dagEtag(rq.res.Cid), ""},
 	} {
 		if c.etag != "" && etagMatch(inm, c.etag) {
 			h := &rq.ctx.Response.Header
@@ -305,10 +407,14 @@ func (rq *request) failResolve(err error) {
 }
 
 func statusOf(err error) int {
+	var se *statusError
 	switch {
+	case errors.As(err, &se):
+		return se.code
 	case errors.Is(err, &cid.ErrInvalidCid{}):
 		return http.StatusBadRequest
-	case errors.Is(err, node.ErrNoLink), isNotFound(err):
+	case errors.Is(err, node.ErrNoLink), isNotFound(err), errors.As(err, new(*resolver.ErrNoLink)),
+		errors.As(err, new(datamodel.ErrNotExists)), errors.As(err, new(schema.ErrNoSuchField)):
 		return http.StatusNotFound
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout

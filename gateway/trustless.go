@@ -5,11 +5,9 @@
 package gateway
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
+	"hash/fnv"
 	"strings"
 
 	"github.com/ipfs/go-cid"
@@ -25,11 +23,7 @@ func (rq *request) serveRaw() bool {
 	}
 	rq.headers(noTime)
 	h := &rq.ctx.Response.Header
-	name := string(rq.ctx.QueryArgs().Peek("filename"))
-	if name == "" {
-		name = rq.res.Cid.String() + ".bin"
-	}
-	setDisposition(h, "attachment", name)
+	rq.attachment(rq.res.Cid.String() + ".bin")
 	h.Set("X-Content-Type-Options", "nosniff")
 	data := blk.RawData()
 	return rq.serveContent(bytesReader(data), int64(len(data)), fmtRaw)
@@ -40,6 +34,7 @@ func (rq *request) serveRaw() bool {
 // spec reads them.
 type carParams struct {
 	scope, order, dups string
+	bytes              *entityBytes // entity-bytes; nil: the whole entity
 }
 
 var (
@@ -69,6 +64,13 @@ func (rq *request) carParams() (carParams, error) {
 			return p, errCarScope
 		}
 	}
+	if q.Has("entity-bytes") {
+		eb, err := parseEntityBytes(string(q.Peek("entity-bytes")))
+		if err != nil {
+			return p, fmt.Errorf("invalid application/vnd.ipld.car entity-bytes URL parameter: %w", err)
+		}
+		p.bytes = &eb
+	}
 	if version != "" && version != "1" {
 		return p, errors.New("unsupported application/vnd.ipld.car version: only version=1 is supported")
 	}
@@ -90,55 +92,15 @@ func (rq *request) carParams() (carParams, error) {
 	return p, nil
 }
 
-// serveCAR answers a CAR of the DAG under /ipfs/<cid> (dag-scope=all, no
-// duplicates, depth-first), streamed as the node walks it.
-func (rq *request) serveCAR() bool {
-	p, err := rq.carParams()
-	if err != nil {
-		rq.fail(http.StatusBadRequest, err.Error())
-		return false
-	}
-	segs := strings.Split(strings.Trim(rq.content.String(), "/"), "/")
-	if rq.content.Mutable() || len(segs) != 2 || p.scope != "all" || p.dups != "n" || rq.ctx.QueryArgs().Has("entity-bytes") {
-		rq.fail(http.StatusNotImplemented, "this gateway serves CARs of a whole DAG by CID (dag-scope=all, dups=n) only, for now")
-		return false
-	}
-	root := rq.res.Cid
-	h := &rq.ctx.Response.Header
-	h.Set("X-Ipfs-Roots", root.String())
-	name := string(rq.ctx.QueryArgs().Peek("filename"))
-	if name == "" {
-		name = root.String() + ".car"
-	}
-	setDisposition(h, "attachment", name)
-	if cc := rq.cacheControl(); cc != "" {
-		h.Set("Cache-Control", cc)
-	}
-	etag := carEtag(root, p)
-	h.Set("Etag", etag)
-	if etagMatch(string(rq.ctx.Request.Header.Peek("If-None-Match")), etag) {
-		rq.ctx.SetStatusCode(http.StatusNotModified)
-		return false
-	}
-	h.Set("Accept-Ranges", "none")
-	h.Set("Content-Type", fmt.Sprintf("%s; version=1; order=%s; dups=%s", fmtCar, p.order, p.dups))
-	h.Set("X-Content-Type-Options", "nosniff")
-	if rq.ctx.IsHead() {
-		return false
-	}
-	d := rq.s.n.Dag()
-	body := newPipeBody(rq.sctx, func(ctx context.Context, w io.Writer) error {
-		return d.ExportCAR(ctx, root, w, false)
-	})
-	rq.ctx.Response.SetBodyStream(body, -1)
-	rq.body = body
-	return true
-}
-
 // carEtag is a weak ETag of a CAR: its root and the options that change
 // its bytes.
-func carEtag(root cid.Cid, p carParams) string {
+func carEtag(root cid.Cid, content string, p carParams) string {
 	s := ""
+	if i := strings.Index(strings.TrimPrefix(content, "/ipfs/"), "/"); i >= 0 {
+		h := fnv.New64a()
+		h.Write([]byte(content))
+		s += fmt.Sprintf(".%x", h.Sum64())
+	}
 	if p.scope != "all" {
 		s += "." + p.scope
 	}
@@ -147,6 +109,12 @@ func carEtag(root cid.Cid, p carParams) string {
 	}
 	if p.dups == "y" {
 		s += ".dups"
+	}
+	if b := p.bytes; b != nil && (b.from != 0 || b.hasTo) {
+		s += fmt.Sprintf(".bytes-%d", b.from)
+		if b.hasTo {
+			s += fmt.Sprintf("-%d", b.to)
+		}
 	}
 	return `W/"` + root.String() + ".car" + s + `"`
 }

@@ -6,8 +6,10 @@ package gateway
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -102,6 +104,15 @@ func setDisposition(h *fasthttp.ResponseHeader, kind, name string) {
 		kind, url.PathEscape(nonASCII.ReplaceAllLiteralString(name, "_")), url.PathEscape(name)))
 }
 
+// attachment sets Content-Disposition: attachment, named by ?filename=
+// or else name.
+func (rq *request) attachment(name string) {
+	if f := string(rq.ctx.QueryArgs().Peek("filename")); f != "" {
+		name = f
+	}
+	setDisposition(&rq.ctx.Response.Header, "attachment", name)
+}
+
 // noTime: no Last-Modified.
 var noTime time.Time
 
@@ -119,10 +130,7 @@ func (rq *request) serveFile(c cid.Cid, size int64, mtime time.Time, name string
 			rq.failResolve(err)
 			return false
 		}
-		ty = "text/plain"
-		if head.Len() > 0 {
-			ty = http.DetectContentType(head.Bytes())
-		}
+		ty = sniff(head.Bytes())
 	}
 	if strings.HasPrefix(ty, "text/html;") {
 		ty = "text/html"
@@ -194,19 +202,7 @@ func (rq *request) serveContent(read readAt, size int64, ty string) bool {
 // redirected (301) unless ?go-get=1; then index.html if there is one,
 // else a listing.
 func (rq *request) serveDir(st node.UnixFSEntry) bool {
-	ctx := rq.ctx
-	orig := string(ctx.URI().PathOriginal())
-	if !strings.HasSuffix(orig, "/") && string(ctx.QueryArgs().Peek("go-get")) != "1" {
-		loc := orig + "/"
-		if q := string(ctx.URI().QueryString()); q != "" {
-			loc += "?" + url.PathEscape(q)
-		}
-		ctx.Response.Header.Set("Location", loc)
-		ctx.Response.Header.Set("Content-Type", "text/html; charset=utf-8")
-		ctx.SetStatusCode(http.StatusMovedPermanently)
-		if !ctx.IsHead() {
-			ctx.SetBodyString(`<a href="` + htmlEscape(loc) + `">Moved Permanently</a>.` + "\n\n")
-		}
+	if string(rq.ctx.QueryArgs().Peek("go-get")) != "1" && rq.redirectToSlash() {
 		return false
 	}
 	idx, err := rq.s.n.Dag().Resolve(rq.rctx, "/ipfs/"+rq.res.Cid.String()+"/index.html")
@@ -231,6 +227,27 @@ func (rq *request) serveDir(st node.UnixFSEntry) bool {
 	return rq.serveListing(st)
 }
 
+// redirectToSlash answers 301 to the path with a trailing slash (the
+// query kept) when it has none, as Go's http.Redirect answers.
+func (rq *request) redirectToSlash() bool {
+	ctx := rq.ctx
+	orig := string(ctx.URI().PathOriginal())
+	if strings.HasSuffix(orig, "/") {
+		return false
+	}
+	loc := orig + "/"
+	if q := string(ctx.URI().QueryString()); q != "" {
+		loc += "?" + url.PathEscape(q)
+	}
+	ctx.Response.Header.Set("Location", loc)
+	ctx.Response.Header.Set("Content-Type", "text/html; charset=utf-8")
+	ctx.SetStatusCode(http.StatusMovedPermanently)
+	if !ctx.IsHead() {
+		ctx.SetBodyString(`<a href="` + htmlEscape(loc) + `">Moved Permanently</a>.` + "\n\n")
+	}
+	return true
+}
+
 // listingCacheControl is the Cache-Control of a generated listing: a
 // week for /ipfs/, the name's TTL for /ipns/.
 func (rq *request) listingCacheControl() string {
@@ -241,4 +258,31 @@ func (rq *request) listingCacheControl() string {
 		return "public, max-age=604800, stale-while-revalidate=2678400"
 	}
 	return ""
+}
+
+// sniff is the type of content starting with head: Go's sniffing, and
+// JSON text (a document, or the start of one, that parses) as
+// application/json; empty content is text/plain.
+func sniff(head []byte) string {
+	if len(head) == 0 {
+		return "text/plain"
+	}
+	ty := http.DetectContentType(head)
+	if !strings.HasPrefix(ty, "text/plain") {
+		return ty
+	}
+	t := bytes.TrimSpace(head)
+	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		return ty
+	}
+	dec := json.NewDecoder(bytes.NewReader(head))
+	for {
+		_, err := dec.Token()
+		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+			return "application/json"
+		}
+		if err != nil {
+			return ty
+		}
+	}
 }

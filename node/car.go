@@ -210,9 +210,9 @@ func (d *Dag) WalkUnique(ctx context.Context, root cid.Cid, o WalkOptions, fn fu
 	return nil
 }
 
-// carHeader encodes a CARv1 header naming roots (dag-cbor
+// CARHeader encodes a CARv1 header naming roots (dag-cbor
 // {"roots": [...], "version": 1}, length-prefixed).
-func carHeader(roots []cid.Cid) ([]byte, error) {
+func CARHeader(roots []cid.Cid) ([]byte, error) {
 	nd, err := qp.BuildMap(basicnode.Prototype.Any, 2, func(ma datamodel.MapAssembler) {
 		qp.MapEntry(ma, "roots", qp.List(int64(len(roots)), func(la datamodel.ListAssembler) {
 			for _, r := range roots {
@@ -242,7 +242,7 @@ func (d *Dag) ExportCAR(ctx context.Context, root cid.Cid, w io.Writer, localOnl
 	if err := n.view(ctx, root, func([]byte) error { return nil }); err != nil {
 		return err
 	}
-	hdr, err := carHeader([]cid.Cid{root})
+	hdr, err := CARHeader([]cid.Cid{root})
 	if err != nil {
 		return err
 	}

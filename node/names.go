@@ -206,6 +206,19 @@ func (m *Names) GetRecord(ctx context.Context, k string) ([]byte, error) {
 	return s.routing.GetValue(n.nameCtx(ctx), k)
 }
 
+// Record finds the best record of name as ResolveTTL would find it (the
+// local store on a node without network, else the network too), for
+// answers that hand the signed record itself out (the gateway's
+// ?format=ipns-record).
+func (m *Names) Record(ctx context.Context, name ipns.Name) ([]byte, error) {
+	n := m.n
+	s, _, err := n.names()
+	if err != nil {
+		return nil, err
+	}
+	return s.routing.GetValue(n.nameCtx(ctx), string(name.RoutingKey()))
+}
+
 // ignoreRoutingErrKey marks a name publish whose record, once in the
 // local store, counts as published whatever the network answers: Kubo
 // 0.42's routing ignores every router's error (a node online with no DHT
@@ -511,24 +524,34 @@ func (n *Node) nameCtx(ctx context.Context) context.Context {
 // ImmutablePath parses s as ParsePath does and resolves a leading /ipns/
 // name (IPNS or DNSLink, recursively) to the /ipfs/ path it stands for.
 func (m *Names) ImmutablePath(ctx context.Context, s string) (path.ImmutablePath, error) {
+	p, _, err := m.ResolveTTL(ctx, s)
+	return p, err
+}
+
+// ResolveTTL is ImmutablePath that also says how long the answer may be
+// cached: the TTL of the IPNS record that named it (0 when unknown, and
+// for /ipfs/ paths, which never change).
+func (m *Names) ResolveTTL(ctx context.Context, s string) (path.ImmutablePath, time.Duration, error) {
 	n := m.n
 	s = FromURI(s)
 	if !strings.HasPrefix(s, "/ipns/") {
-		return ParsePath(s)
+		p, err := ParsePath(s)
+		return p, 0, err
 	}
 	p, err := parseName(s)
 	if err != nil {
-		return path.ImmutablePath{}, err
+		return path.ImmutablePath{}, 0, err
 	}
 	ns, err := n.nameResolver(false)
 	if err != nil {
-		return path.ImmutablePath{}, err
+		return path.ImmutablePath{}, 0, err
 	}
 	res, err := namesys.Resolve(n.nameCtx(ctx), ns, p)
 	if err != nil {
-		return path.ImmutablePath{}, err
+		return path.ImmutablePath{}, 0, err
 	}
-	return path.NewImmutablePath(res.Path)
+	ip, err := path.NewImmutablePath(res.Path)
+	return ip, res.TTL, err
 }
 
 // ipnsCacheSize is Ipns.ResolveCacheSize (Kubo's default 128), bounded by

@@ -1,0 +1,393 @@
+// car.go: CAR answers as the trustless gateway spec lays them out: the
+// blocks that resolve the path (HAMT shards included), then the terminal
+// element's blocks by dag-scope: block (itself), entity (a file's blocks,
+// or those of an entity-bytes range; a directory and its HAMT shards; a
+// data block alone) or all (the DAG below it), depth first, each block
+// once unless dups=y.
+
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"cairn/node"
+	"cairn/node/unixfs"
+
+	"github.com/ipfs/boxo/ipld/merkledag"
+	ft "github.com/ipfs/boxo/ipld/unixfs"
+	uio "github.com/ipfs/boxo/ipld/unixfs/io"
+	"github.com/ipfs/go-cid"
+	ipld "github.com/ipfs/go-ipld-format"
+	"github.com/multiformats/go-multihash"
+	"github.com/multiformats/go-varint"
+)
+
+// entityBytes is an entity-bytes range: from and to count from the end
+// when negative; without to, the range runs to the end.
+type entityBytes struct {
+	from, to int64
+	hasTo    bool
+}
+
+func parseEntityBytes(s string) (entityBytes, error) {
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return entityBytes{}, errors.New("invalid entity-bytes, missing ':'")
+	}
+	var eb entityBytes
+	var err error
+	if eb.from, err = strconv.ParseInt(a, 10, 64); err != nil {
+		return eb, err
+	}
+	if b != "*" {
+		if eb.to, err = strconv.ParseInt(b, 10, 64); err != nil {
+			return eb, err
+		}
+		eb.hasTo = true
+		if eb.from >= 0 && eb.to >= 0 && eb.from > eb.to {
+			return eb, errors.New("cannot have an entity-bytes range where 'from' is after 'to'")
+		}
+		if eb.from < 0 && eb.to < 0 && eb.from > eb.to {
+			return eb, errors.New("cannot have an entity-bytes range where 'from' is after 'to'")
+		}
+	}
+	return eb, nil
+}
+
+// span is the range [lo, hi) of a file of size bytes; empty when it
+// selects nothing.
+func (eb entityBytes) span(size int64) (lo, hi int64) {
+	lo, hi = eb.from, size
+	if lo < 0 {
+		lo = max(size+lo, 0)
+	}
+	if eb.hasTo {
+		hi = eb.to + 1
+		if eb.to < 0 {
+			hi = size + eb.to + 1
+		}
+		hi = min(hi, size)
+	}
+	return lo, hi
+}
+
+// serveCAR answers the CAR of the request's path.
+func (rq *request) serveCAR() bool {
+	p, err := rq.carParams()
+	if err != nil {
+		rq.fail(http.StatusBadRequest, err.Error())
+		return false
+	}
+	if rq.content.Mutable() {
+		rq.fail(http.StatusNotImplemented, "CARs of /ipns/ names are not served by this gateway yet")
+		return false
+	}
+	segs := rq.content.Segments()
+	root, err := cid.Decode(segs[1])
+	if err != nil {
+		rq.fail(http.StatusBadRequest, err.Error())
+		return false
+	}
+	h := &rq.ctx.Response.Header
+	name := root.String()
+	if last := strings.Trim(rq.content.String()[len("/ipfs/")+len(segs[1]):], "/"); last != "" {
+		name += "_" + last[strings.LastIndex(last, "/")+1:]
+	}
+	rq.attachment(name + ".car")
+	if cc := rq.cacheControl(); cc != "" {
+		h.Set("Cache-Control", cc)
+	}
+	etag := carEtag(root, rq.content.String(), p)
+	h.Set("Etag", etag)
+	if etagMatch(string(rq.ctx.Request.Header.Peek("If-None-Match")), etag) {
+		rq.ctx.SetStatusCode(http.StatusNotModified)
+		return false
+	}
+	// The path is walked before the answer starts, so that a missing
+	// entry is a 404 rather than a cut CAR.
+	w := &carWalk{n: rq.s.n, p: p, seen: node.NewCidSet()}
+	term, err := w.resolve(rq.rctx, root, segs[2:])
+	if err != nil {
+		rq.failResolve(err)
+		return false
+	}
+	h.Set("X-Ipfs-Roots", root.String())
+	h.Set("Accept-Ranges", "none")
+	h.Set("Content-Type", fmt.Sprintf("%s; version=1; order=%s; dups=%s", fmtCar, p.order, p.dups))
+	h.Set("X-Content-Type-Options", "nosniff")
+	if rq.ctx.IsHead() {
+		return false
+	}
+	body := newPipeBody(rq.sctx, func(ctx context.Context, out io.Writer) error {
+		hdr, err := node.CARHeader([]cid.Cid{root})
+		if err != nil {
+			return err
+		}
+		w.w = bufio.NewWriterSize(out, 64<<10)
+		if _, err := w.w.Write(hdr); err != nil {
+			return err
+		}
+		for _, b := range w.path {
+			if err := w.put(b.c, b.data); err != nil {
+				return err
+			}
+		}
+		w.path = nil
+		if err := w.terminal(ctx, term); err != nil {
+			return err
+		}
+		return w.w.Flush()
+	})
+	rq.ctx.Response.SetBodyStream(body, -1)
+	rq.body = body
+	return true
+}
+
+type pathBlock struct {
+	c    cid.Cid
+	data []byte
+}
+
+// carWalk writes one CAR.
+type carWalk struct {
+	n    *node.Node
+	p    carParams
+	w    *bufio.Writer
+	seen *node.CidSet
+	path []pathBlock // the blocks resolving the path, in the order read
+	pre  [varint.MaxLenUvarint63]byte
+}
+
+// recorder is a DAG service that notes every node read through it.
+type recorder struct {
+	ipld.DAGService
+	w *carWalk
+}
+
+func (r recorder) Get(ctx context.Context, c cid.Cid) (ipld.Node, error) {
+	nd, err := r.DAGService.Get(ctx, c)
+	if err == nil {
+		r.w.path = append(r.w.path, pathBlock{nd.Cid(), nd.RawData()})
+	}
+	return nd, err
+}
+
+func (r recorder) GetMany(ctx context.Context, ks []cid.Cid) <-chan *ipld.NodeOption {
+	out := make(chan *ipld.NodeOption, len(ks))
+	go func() {
+		defer close(out)
+		for _, k := range ks {
+			nd, err := r.Get(ctx, k)
+			out <- &ipld.NodeOption{Node: nd, Err: err}
+		}
+	}()
+	return out
+}
+
+// resolve walks segs from root through UnixFS directories (HAMT shards
+// included), noting the blocks read, and returns the terminal node.
+func (w *carWalk) resolve(ctx context.Context, root cid.Cid, segs []string) (ipld.Node, error) {
+	rec := recorder{DAGService: w.n.DAG, w: w}
+	nd, err := rec.Get(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	for _, seg := range segs {
+		if seg == "" {
+			continue
+		}
+		pn, ok := nd.(*merkledag.ProtoNode)
+		if !ok {
+			return nil, &statusError{code: http.StatusNotImplemented, err: fmt.Errorf("CAR paths through codec 0x%x are not served by this gateway yet", nd.Cid().Type())}
+		}
+		dir, err := uio.NewDirectoryFromNode(rec, pn)
+		if err != nil {
+			return nil, &node.NoLinkError{Name: seg, Under: nd.Cid()}
+		}
+		next, err := dir.Find(ctx, seg)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) || errors.Is(err, merkledag.ErrLinkNotFound) {
+				return nil, &node.NoLinkError{Name: seg, Under: nd.Cid()}
+			}
+			return nil, err
+		}
+		if last := w.path[len(w.path)-1]; !last.c.Equals(next.Cid()) {
+			w.path = append(w.path, pathBlock{next.Cid(), next.RawData()})
+		}
+		nd = next
+	}
+	// The terminal block is written by the scope's walk.
+	if n := len(w.path); n > 0 && w.path[n-1].c.Equals(nd.Cid()) {
+		w.path = w.path[:n-1]
+	}
+	return nd, nil
+}
+
+// put writes one block, once unless dups=y.
+func (w *carWalk) put(c cid.Cid, data []byte) error {
+	if !w.seen.Visit(c) && w.p.dups != "y" {
+		return nil
+	}
+	return w.putNew(c, data)
+}
+
+// putNew writes a block; identity CIDs are never written (their bytes
+// are the CID).
+func (w *carWalk) putNew(c cid.Cid, data []byte) error {
+	if c.Prefix().MhType == multihash.IDENTITY {
+		return nil
+	}
+	cb := c.Bytes()
+	k := varint.PutUvarint(w.pre[:], uint64(len(cb)+len(data)))
+	if _, err := w.w.Write(w.pre[:k]); err != nil {
+		return err
+	}
+	if _, err := w.w.Write(cb); err != nil {
+		return err
+	}
+	_, err := w.w.Write(data)
+	return err
+}
+
+// terminal writes the terminal element by the request's scope.
+func (w *carWalk) terminal(ctx context.Context, nd ipld.Node) error {
+	switch w.p.scope {
+	case "block":
+		return w.put(nd.Cid(), nd.RawData())
+	case "all":
+		if w.p.dups != "y" {
+			if err := w.put(nd.Cid(), nd.RawData()); err != nil {
+				return err
+			}
+			links, err := node.BlockLinks(nd.Cid(), nd.RawData())
+			if err != nil {
+				return err
+			}
+			for _, l := range links {
+				err := w.n.Dag().WalkUnique(ctx, l, node.WalkOptions{Seen: w.seen}, func(c cid.Cid, data []byte) error {
+					return w.putNew(c, data)
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return w.all(ctx, nd.Cid(), nd.RawData())
+	}
+	// entity
+	switch nd.Cid().Type() {
+	case cid.Raw:
+		return w.put(nd.Cid(), nd.RawData())
+	case cid.DagProtobuf:
+		f, err := unixfs.Decode(nd.RawData())
+		if err != nil {
+			return err
+		}
+		switch f.Type {
+		case int64(ft.TFile), int64(ft.TRaw):
+			lo, hi := int64(0), int64(f.Size())
+			if w.p.bytes != nil {
+				lo, hi = w.p.bytes.span(int64(f.Size()))
+			}
+			return w.file(ctx, nd.Cid(), nd.RawData(), 0, lo, hi)
+		case int64(ft.THAMTShard):
+			return w.shard(ctx, nd.Cid(), nd.RawData())
+		}
+	}
+	return w.put(nd.Cid(), nd.RawData())
+}
+
+// all writes the DAG below c depth first, every visit (dups=y).
+func (w *carWalk) all(ctx context.Context, c cid.Cid, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := w.put(c, data); err != nil {
+		return err
+	}
+	links, err := node.BlockLinks(c, data)
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		blk, err := w.n.Block().Get(ctx, l)
+		if err != nil {
+			return err
+		}
+		if err := w.all(ctx, l, blk.RawData()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// file writes the blocks of the file node c (content starting at base)
+// that hold bytes of [lo, hi); the node itself always.
+func (w *carWalk) file(ctx context.Context, c cid.Cid, data []byte, base, lo, hi int64) error {
+	if err := w.put(c, data); err != nil {
+		return err
+	}
+	if c.Type() != cid.DagProtobuf {
+		return nil
+	}
+	f, err := unixfs.Decode(data)
+	if err != nil {
+		return err
+	}
+	pos := base + int64(len(f.Data))
+	for i, l := range f.Links {
+		if i >= len(f.Blocksizes) {
+			break
+		}
+		sz := int64(f.Blocksizes[i])
+		if pos < hi && pos+sz > lo {
+			blk, err := w.n.Block().Get(ctx, l.Cid)
+			if err != nil {
+				return err
+			}
+			if err := w.file(ctx, l.Cid, blk.RawData(), pos, lo, hi); err != nil {
+				return err
+			}
+		}
+		pos += sz
+	}
+	return nil
+}
+
+// shard writes a HAMT directory's shard blocks (not its entries).
+func (w *carWalk) shard(ctx context.Context, c cid.Cid, data []byte) error {
+	if err := w.put(c, data); err != nil {
+		return err
+	}
+	pn, err := merkledag.DecodeProtobuf(data)
+	if err != nil {
+		return err
+	}
+	fs, err := ft.FSNodeFromBytes(pn.Data())
+	if err != nil {
+		return err
+	}
+	pad := len(fmt.Sprintf("%X", fs.Fanout()-1))
+	for _, l := range pn.Links() {
+		if len(l.Name) != pad {
+			continue // an entry, not a sub-shard
+		}
+		blk, err := w.n.Block().Get(ctx, l.Cid)
+		if err != nil {
+			return err
+		}
+		if err := w.shard(ctx, l.Cid, blk.RawData()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package gateway_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/node"
+
+	"github.com/ipfs/boxo/ipns"
+	"github.com/ipfs/boxo/path"
+	blocks "github.com/ipfs/go-block-format"
+	"github.com/ipfs/go-cid"
+	carv2 "github.com/ipld/go-car/v2"
+	mh "github.com/multiformats/go-multihash"
+)
+
+// carBlocks reads a CAR answer's blocks, in order.
+func carBlocks(t *testing.T, body []byte) []cid.Cid {
+	t.Helper()
+	br, err := carv2.NewBlockReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []cid.Cid
+	for {
+		b, err := br.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b.Cid())
+	}
+}
+
+// CARs of a path: the blocks that resolve it, then the terminal element
+// by dag-scope and entity-bytes.
+func TestGateway_CarScopes(t *testing.T) {
+	s := newSite(t, nil)
+	root, file := s.root, s.cidOf(t, "/big.bin")
+	links, err := s.n.UnixFS().Links(context.Background(), file)
+	if err != nil || len(links) < 2 {
+		t.Fatalf("big.bin links: %v %v", links, err)
+	}
+	p := "/ipfs/" + root.String() + "/big.bin?format=car"
+	for _, tc := range []struct {
+		query string
+		want  []cid.Cid
+	}{
+		{"&dag-scope=block", []cid.Cid{root, file}},
+		{"&dag-scope=entity&entity-bytes=0:0", []cid.Cid{root, file, links[0].Cid}},
+		{"&dag-scope=entity&entity-bytes=-1:*", []cid.Cid{root, file, links[len(links)-1].Cid}},
+	} {
+		resp, body := s.do(t, "GET", p+tc.query)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: got %d %s", tc.query, resp.StatusCode, body)
+		}
+		got := carBlocks(t, body)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: %d blocks %v, want %v", tc.query, len(got), got, tc.want)
+			continue
+		}
+		for i := range got {
+			if !got[i].Equals(tc.want[i]) {
+				t.Errorf("%s: block %d is %s, want %s", tc.query, i, got[i], tc.want[i])
+			}
+		}
+	}
+	// The whole entity: the file's root and every leaf, no directory
+	// entry but the path's.
+	_, body := s.do(t, "GET", p+"&dag-scope=entity")
+	if got := carBlocks(t, body); len(got) != 2+len(links) {
+		t.Errorf("entity: %d blocks, want %d", len(got), 2+len(links))
+	}
+	resp, body := s.do(t, "GET", p+"&dag-scope=everything")
+	if resp.StatusCode != 400 || string(body) != "unsupported application/vnd.ipld.car scope parameter\n" {
+		t.Errorf("bad scope: got %d %q", resp.StatusCode, body)
+	}
+}
+
+// Blocks of the data codecs are answered as stored, in their own type;
+// a browser gets a page; conversion is refused by default.
+func TestGateway_DagJSON(t *testing.T) {
+	s := newSite(t, nil)
+	data := []byte(`{"hello":"world"}`)
+	c, err := cid.Prefix{Version: 1, Codec: cid.DagJSON, MhType: mh.SHA2_256, MhLength: -1}.Sum(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, _ := blocks.NewBlockWithCid(data, c)
+	if err := s.n.Block().Put(context.Background(), false, blk); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := s.do(t, "GET", "/ipfs/"+c.String())
+	if resp.StatusCode != 200 || !bytes.Equal(body, data) {
+		t.Fatalf("got %d %q", resp.StatusCode, body)
+	}
+	wantHeaders(t, resp, map[string]string{
+		"Content-Type":        "application/vnd.ipld.dag-json",
+		"Etag":                `"` + c.String() + `.dag-json"`,
+		"Content-Disposition": `inline; filename="` + c.String() + `.json"; filename*=UTF-8''` + c.String() + ".json",
+	})
+	resp, body = s.do(t, "GET", "/ipfs/"+c.String()+"/", "Accept", "text/html")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/html" || !strings.Contains(string(body), "hello") {
+		t.Errorf("HTML: got %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	resp, body = s.do(t, "GET", "/ipfs/"+c.String()+"?format=dag-cbor")
+	if resp.StatusCode != 406 {
+		t.Errorf("conversion: got %d %q", resp.StatusCode, body)
+	}
+	resp, _ = s.do(t, "GET", "/ipfs/"+c.String()+"/nope")
+	if resp.StatusCode != 404 {
+		t.Errorf("missing field: got %d", resp.StatusCode)
+	}
+}
+
+// A tar holds the tree under an entry named by the CID.
+func TestGateway_Tar(t *testing.T) {
+	s := newSite(t, nil)
+	resp, body := s.do(t, "GET", "/ipfs/"+s.root.String()+"/sub?format=tar")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/x-tar" {
+		t.Fatalf("got %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	sub := s.cidOf(t, "/sub").String()
+	tr := tar.NewReader(bytes.NewReader(body))
+	var names []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, h.Name)
+	}
+	if strings.Join(names, ",") != sub+","+sub+"/index.html" {
+		t.Errorf("entries %v", names)
+	}
+}
+
+// /ipns/ names: content cacheable for the record's TTL, and the signed
+// record itself.
+func TestGateway_IPNS(t *testing.T) {
+	s := newSite(t, nil)
+	ttl := 42 * time.Hour
+	name, err := s.n.Names().Publish(context.Background(), path.FromCid(s.root), node.PublishOptions{Lifetime: 48 * time.Hour, TTL: &ttl, AllowOffline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body := s.do(t, "GET", "/ipns/"+name.String()+"/a.txt")
+	if resp.StatusCode != 200 || string(body) != "hello\n" || resp.Header.Get("Cache-Control") != "public, max-age=151200" {
+		t.Fatalf("got %d %q, Cache-Control %q", resp.StatusCode, body, resp.Header.Get("Cache-Control"))
+	}
+	resp, body = s.do(t, "GET", "/ipns/"+name.String()+"?format=ipns-record")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/vnd.ipfs.ipns-record" {
+		t.Fatalf("record: got %d %q", resp.StatusCode, body)
+	}
+	rec, err := ipns.UnmarshalRecord(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ipns.ValidateWithName(rec, name); err != nil {
+		t.Errorf("record: %v", err)
+	}
+}
+
+// Cache-Control: only-if-cached answers 412 for content not stored.
+func TestGateway_OnlyIfCached(t *testing.T) {
+	s := newSite(t, nil)
+	missing := "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
+	resp, _ := s.do(t, "HEAD", "/ipfs/"+missing, "Cache-Control", "only-if-cached")
+	if resp.StatusCode != 412 {
+		t.Errorf("missing: got %d", resp.StatusCode)
+	}
+	resp, _ = s.do(t, "GET", "/ipfs/"+s.root.String()+"/a.txt", "Cache-Control", "only-if-cached")
+	if resp.StatusCode != 200 {
+		t.Errorf("stored: got %d", resp.StatusCode)
+	}
+}
