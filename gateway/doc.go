@@ -38,6 +38,8 @@
 //
 //   - server.go: the server, its bounds, the headers every answer has,
 //     the routes.
+//   - hostname.go: the Host: known gateway hosts (PublicGateways and the
+//     implicit localhost subdomain gateway), subdomains, DNSLink hosts.
 //   - request.go: one request: path, format, resolution, ETags, 304,
 //     error status codes.
 //   - unixfs.go: files, symlinks, directories, byte ranges of content.

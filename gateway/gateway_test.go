@@ -94,6 +94,10 @@ func (s *site) do(t *testing.T, method, path string, hdr ...string) (*http.Respo
 		t.Fatal(err)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := noRedirect.Do(req)

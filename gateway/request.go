@@ -54,7 +54,9 @@ type request struct {
 	// byte (Gateway.RetrievalTimeout). Both are offline under NoFetch.
 	sctx, rctx context.Context
 
-	content path.Path // as requested
+	path    string    // the content path the URL stands for (its Host considered)
+	host    hostRoute // what the Host made of the request
+	content path.Path // path, parsed
 	format  string    // media type asked for; "" for the deserialized default
 	params  map[string]string
 	ttl     time.Duration // of an /ipns/ name; 0: unknown
@@ -71,7 +73,7 @@ type streamer interface{ setDone(func()) }
 // (rq.body) and ends the request itself.
 func (rq *request) serve() bool {
 	ctx := rq.ctx
-	p, err := path.NewPath(string(ctx.Path()))
+	p, err := path.NewPath(rq.path)
 	if err != nil {
 		rq.fail(http.StatusBadRequest, err.Error())
 		return false
@@ -83,7 +85,11 @@ func (rq *request) serve() bool {
 		return false
 	}
 	ctx.Response.Header.Set("Ipfs-Uri", ipfsURI(p))
-	if !rq.s.cfg.DeserializedResponses.WithDefault(true) && !rq.trustless() {
+	deserialized := rq.s.cfg.DeserializedResponses.WithDefault(true)
+	if rq.host.gw != nil {
+		deserialized = rq.host.gw.deserialized
+	}
+	if !deserialized && !rq.trustless() {
 		rq.fail(http.StatusNotAcceptable, "only trustless requests are accepted on this gateway: https://specs.ipfs.tech/http-gateways/trustless-gateway/")
 		return false
 	}

@@ -62,6 +62,7 @@ type Server struct {
 	n       *node.Node
 	cfg     config.Gateway
 	headers [][2]string // Gateway.HTTPHeaders with Kubo's CORS defaults
+	hosts   *hostGateways
 	offline bool
 	maxDur  time.Duration
 	// retrieval bounds the work before an answer's first byte (resolving
@@ -115,6 +116,7 @@ func New(n *node.Node, o Options) (*Server, error) {
 	}
 	s.slots = make(chan struct{}, slots)
 	s.headers = corsHeaders(cfg.HTTPHeaders)
+	s.hosts = newHostGateways(cfg)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.guard = connlimit.New(connlimit.Limits{Capacity: o.Concurrency, FirstByte: o.HeaderTimeout, IsLocal: o.IsLocal, WriteIdle: o.WriteTimeout})
 	s.srv = &fasthttp.Server{
@@ -219,7 +221,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	for _, h := range s.headers {
 		ctx.Response.Header.Add(h[0], h[1])
 	}
-	p := string(ctx.Path())
+	hr := s.route(ctx, string(ctx.Path()))
+	if hr.path == "" {
+		return // answered from the Host alone
+	}
+	p := hr.path
 	switch {
 	case strings.HasPrefix(p, "/ipfs/"), strings.HasPrefix(p, "/ipns/"):
 	case p == "/version":
@@ -258,7 +264,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	rctx, cancelResolve := context.WithTimeout(sctx, s.retrieval)
 	done := func() { cancelResolve(); cancel(); <-s.slots }
-	rq := &request{s: s, ctx: ctx, rctx: rctx, sctx: sctx}
+	rq := &request{s: s, ctx: ctx, rctx: rctx, sctx: sctx, path: p, host: hr}
 	if !rq.serve() {
 		done()
 		return
