@@ -6,9 +6,14 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
 
 	"cairn/node"
 
@@ -88,38 +93,70 @@ func (b *fileBody) Close() error {
 	return nil
 }
 
-// pipeBody is an answer of unknown length (a CAR, a listing): write runs
-// in its own goroutine into a pipe that fasthttp reads as a chunked body.
-type pipeBody struct {
-	pr   *io.PipeReader
-	stop context.CancelFunc
-	done func()
-}
-
-func newPipeBody(ctx context.Context, write func(ctx context.Context, w io.Writer) error) *pipeBody {
-	ctx, stop := context.WithCancel(ctx)
-	pr, pw := io.Pipe()
-	go func() {
-		err := write(ctx, pw)
-		if err != nil {
-			log.Debugf("gateway: streaming: %v", err)
+// streamChunked answers with a chunked body that write writes after the
+// handler returns, on the connection itself (fasthttp's hijack): each
+// write of write is one chunk, so a CAR's 64 KiB writes go out as 64 KiB
+// chunks instead of through a pipe read 4 KiB at a time. The connection
+// closes after the answer. An error ends the body without its last chunk,
+// so the client sees a cut answer, never a short one that looks whole.
+func (rq *request) streamChunked(write func(ctx context.Context, w io.Writer) error) bool {
+	ctx := rq.ctx
+	h := &ctx.Response.Header
+	h.SetContentLength(-1) // Transfer-Encoding: chunked
+	h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	if name := rq.s.srv.Name; name != "" {
+		h.Set("Server", name)
+	}
+	h.SetConnectionClose()
+	head := append([]byte(nil), h.Header()...)
+	sctx := rq.sctx
+	body := &hijacked{}
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(func(c net.Conn) {
+		defer body.finish()
+		bw := bufio.NewWriterSize(c, 64<<10)
+		if _, err := bw.Write(head); err != nil {
+			return
 		}
-		pw.CloseWithError(err)
-	}()
-	return &pipeBody{pr: pr, stop: stop}
+		if err := write(sctx, chunkWriter{bw}); err != nil {
+			log.Debugf("gateway: streaming: %v", err)
+			_ = bw.Flush()
+			return
+		}
+		if _, err := bw.WriteString("0\r\n\r\n"); err == nil {
+			_ = bw.Flush()
+		}
+	})
+	rq.body = body
+	return true
 }
 
-func (b *pipeBody) setDone(f func()) { b.done = f }
+// hijacked ends its request when the hijacked connection is done.
+type hijacked struct{ done func() }
 
-func (b *pipeBody) Read(p []byte) (int, error) { return b.pr.Read(p) }
+func (b *hijacked) setDone(f func()) { b.done = f }
 
-// Close stops the writer and ends the request.
-func (b *pipeBody) Close() error {
-	b.stop()
-	_ = b.pr.Close()
+func (b *hijacked) finish() {
 	if b.done != nil {
 		b.done()
-		b.done = nil
 	}
-	return nil
+}
+
+// chunkWriter frames each write as one HTTP/1.1 chunk.
+type chunkWriter struct{ w *bufio.Writer }
+
+func (c chunkWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if _, err := c.w.WriteString(strconv.FormatInt(int64(len(p)), 16) + "\r\n"); err != nil {
+		return 0, err
+	}
+	if _, err := c.w.Write(p); err != nil {
+		return 0, err
+	}
+	if _, err := c.w.WriteString("\r\n"); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

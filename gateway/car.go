@@ -126,7 +126,7 @@ func (rq *request) serveCAR() bool {
 	if rq.ctx.IsHead() {
 		return false
 	}
-	body := newPipeBody(rq.sctx, func(ctx context.Context, out io.Writer) error {
+	return rq.streamChunked(func(ctx context.Context, out io.Writer) error {
 		hdr, err := node.CARHeader([]cid.Cid{root})
 		if err != nil {
 			return err
@@ -146,9 +146,6 @@ func (rq *request) serveCAR() bool {
 		}
 		return w.w.Flush()
 	})
-	rq.ctx.Response.SetBodyStream(body, -1)
-	rq.body = body
-	return true
 }
 
 type pathBlock struct {

@@ -32,7 +32,9 @@
 // A file's bytes are written by the node's UnixFS reader straight into
 // the connection's write buffer from fasthttp's own goroutine (body.go):
 // no pipe, no copy of the file in memory. Answers of unknown length (a
-// CAR, a listing) go through a pipe as a chunked body.
+// CAR, a tar, a listing) are written on the connection itself after the
+// handler returns (fasthttp's hijack), one HTTP chunk per write, and the
+// connection closes after them.
 //
 // # Files
 //

@@ -77,16 +77,13 @@ func (rq *request) serveListing(st node.UnixFSEntry) bool {
 	urlPath := string(ctx.Path())
 	content := rq.content.String()
 	page := listingPage{urlPath: urlPath, content: content, cid: rq.res.Cid, size: st.Size}
-	body := newPipeBody(rq.sctx, func(c context.Context, w io.Writer) error {
+	return rq.streamChunked(func(c context.Context, w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 32<<10)
 		if err := writeListing(c, bw, dir, page); err != nil {
 			return err
 		}
 		return bw.Flush()
 	})
-	ctx.Response.SetBodyStream(body, -1)
-	rq.body = body
-	return true
 }
 
 // listingPage is what the page shows besides the entries.

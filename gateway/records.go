@@ -90,16 +90,13 @@ func (rq *request) serveTar() bool {
 		return false
 	}
 	u, nd := rq.s.n.UnixFS(), rq.res.Node
-	body := newPipeBody(rq.sctx, func(ctx context.Context, w io.Writer) error {
+	return rq.streamChunked(func(ctx context.Context, w io.Writer) error {
 		tw := tar.NewWriter(w)
 		if err := u.WriteTar(ctx, tw, nd, c.String(), tar.FormatPAX); err != nil {
 			return err
 		}
 		return tw.Close()
 	})
-	rq.ctx.Response.SetBodyStream(body, -1)
-	rq.body = body
-	return true
 }
 
 // errNotCached is the answer to Cache-Control: only-if-cached for
