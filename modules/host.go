@@ -44,6 +44,9 @@ type Options struct {
 	// node.DefaultMemoryMiB). The Lua cap is derived from it unless
 	// Modules.Lua.MaxMemory is set.
 	MemoryMiB int
+	// GatewayPort is the HTTP gateway's port ("" when none listens); the
+	// status page links to it.
+	GatewayPort string
 }
 
 // LuaMemoryFor is the default Modules.Lua.MaxMemory of a memory budget:
@@ -136,7 +139,7 @@ func str(v, d string) string {
 
 // settings turns the config into module settings and server options.
 func settings(cfg, def config.ModulesConfig, o Options) (*modapi.Settings, httpapp.Options, error) {
-	st := &modapi.Settings{Repo: o.Repo, Version: o.Version, FilesPath: cfg.Files.Path,
+	st := &modapi.Settings{Repo: o.Repo, Version: o.Version, GatewayPort: o.GatewayPort, FilesPath: cfg.Files.Path,
 		DirListing: cfg.Files.DirListing, IndexFiles: cfg.Files.IndexFiles, Options: cfg.Options}
 	st.ModulesDir = str(cfg.Dir, filepath.Join(o.Repo, "modules"))
 	if st.FilesPath != "" && !filepath.IsAbs(st.FilesPath) {

@@ -492,7 +492,8 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 		}
 	}
 	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config().Modules, modules.Options{Repo: dir, Version: node.Version,
-		Log: slogbridge.Logger("modules"), API: rpc.NewAuth(n.Config().API.Authorizations), MemoryMiB: n.Config().Budget.MemoryMiB})
+		Log: slogbridge.Logger("modules"), API: rpc.NewAuth(n.Config().API.Authorizations), MemoryMiB: n.Config().Budget.MemoryMiB,
+		GatewayPort: gw.port()})
 	if err != nil {
 		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)
 	}
@@ -708,6 +709,18 @@ func (g *daemonGateway) serve(stdout io.Writer) {
 			}
 		}(manet.NetListener(l))
 	}
+}
+
+// port is the first gateway listener's port ("" without one).
+func (g *daemonGateway) port() string {
+	if len(g.ls) == 0 {
+		return ""
+	}
+	_, port, err := net.SplitHostPort(g.ls[0].Addr().String())
+	if err != nil {
+		return ""
+	}
+	return port
 }
 
 // close stops the gateway (once).

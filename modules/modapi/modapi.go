@@ -98,6 +98,9 @@ type Settings struct {
 	Repo       string // repo directory
 	ModulesDir string // where mod_<name>.lua files are looked up
 	Version    string // cairn version, for footers
+	// GatewayPort is the port of the node's HTTP gateway ("" when none
+	// listens), for links to it on the host a page was opened with.
+	GatewayPort string
 	// Files is the http_files app's folder or /ipfs/ path.
 	FilesPath  string
 	DirListing bool

@@ -5,6 +5,7 @@ package status
 import (
 	"fmt"
 	"html"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +26,7 @@ type pageData struct {
 	Chart      string // HTML
 	Added      *added
 	IPFSBase   string            // base path of the http_ipfs app, "" if not mounted
+	Gateway    string            // the HTTP gateway's /ipfs/ URL on the page's host, "" if none
 	Apps       []httpapp.AppInfo // the other modules' apps, linked
 	Base       string
 	Version    string
@@ -47,6 +49,9 @@ func (m *Module) render(ev *httpapp.Event, res *added) any {
 		d.MemPct = min(100, float64(d.Memory.Used)*100/float64(d.Memory.Budget))
 	}
 	d.Chart = chart(m.ctx.Node.Bandwidth(), time.Now())
+	if port := m.ctx.Settings.GatewayPort; port != "" {
+		d.Gateway = "http://" + net.JoinHostPort(hostOnly(ev.Request.Headers["host"]), port) + "/ipfs/"
+	}
 	if m.ctx.AppsFunc != nil {
 		for _, a := range m.ctx.AppsFunc() {
 			if a.Module == "http_ipfs" {
@@ -90,6 +95,9 @@ func (d pageData) html() string {
 		`<div class="stat"><b id="peers">`, n(d.Peers), `</b><span id="peers-word">`, word(int64(d.Peers), "peer", "peers"), "</span></div>\n",
 		`<div class="stat"><b id="pins">`, n(d.Repo.Pins), "</b>", word(int64(d.Repo.Pins), "pin", "pins"), "</div>\n",
 		`<div class="stat"><b>`, strconv.FormatInt(d.Repo.NumBlocks, 10), "</b>", word(d.Repo.NumBlocks, "block", "blocks"), "</div>\n</div>")
+	if d.Gateway != "" {
+		w(`<p id="gateway">HTTP gateway: <a href="`, escURL(d.Gateway, true), `">`, esc(d.Gateway), "</a></p>\n")
+	}
 	if !d.Networking {
 		w(`<p class="note">This node is offline (daemon --offline, or running without a daemon): peers and bandwidth stay at 0.</p>`)
 	}
@@ -286,3 +294,11 @@ button{font-size:1em;padding:6px 14px}
 footer{color:#888;font-size:.8em;text-align:center;padding:10px}
 </style></head><body>
 `
+
+// hostOnly is the host name of a Host header (without its port).
+func hostOnly(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return h
+	}
+	return strings.Trim(host, "[]")
+}

@@ -154,3 +154,31 @@ func TestStatus_Page_WearAndMemoryBudget(t *testing.T) {
 		t.Errorf("used %s %s + headroom %s %s = %.1f MiB, want the 256 MiB budget", m[1], m[2], m[3], m[4], sum)
 	}
 }
+
+// Ensure the page links to the HTTP gateway on the host it was opened
+// with, and says nothing of one when none listens.
+func TestStatus_Page_GatewayLink(t *testing.T) {
+	for _, port := range []string{"8080", ""} {
+		n := testutil.MustOpenNode(t)
+		cfg := config.DefaultModules()
+		cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
+		h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler), GatewayPort: port})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Get(h.Listeners()[0].URL() + "/status/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		h.Close()
+		link := `<p id="gateway">HTTP gateway: <a href="http://127.0.0.1:8080/ipfs/">http://127.0.0.1:8080/ipfs/</a></p>`
+		if got := strings.Contains(string(b), link); got != (port != "") {
+			t.Errorf("port %q: link shown %v:\n%s", port, got, b)
+		}
+		if port == "" && strings.Contains(string(b), `id="gateway"`) {
+			t.Errorf("no gateway, yet a link")
+		}
+	}
+}
