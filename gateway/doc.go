@@ -51,6 +51,7 @@
 //   - car.go: CARs by path, dag-scope, entity-bytes, order and dups.
 //   - codec.go: dag-json, dag-cbor, json and cbor blocks.
 //   - records.go: IPNS records and tar streams.
+//   - redirects.go: _redirects files of subdomain and DNSLink sites.
 //   - body.go: bodies that stream after the handler returns.
 //   - errors.go: error pages.
 package gateway

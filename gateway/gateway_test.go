@@ -42,7 +42,7 @@ func newSite(t *testing.T, kv map[string]any) *site {
 		testutil.SetConfig(t, n, kv)
 	}
 	s := addTree(t, n)
-	s.url = serve(t, n, gateway.Options{Offline: true})
+	s.url = serve(t, n, gatewayOptionsOffline)
 	return s
 }
 
@@ -83,6 +83,8 @@ func serve(t *testing.T, n *node.Node, o gateway.Options) string {
 	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 	return "http://" + l.Addr().String()
 }
+
+var gatewayOptionsOffline = gateway.Options{Offline: true}
 
 // noRedirect is a client that shows redirects instead of following them.
 var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -131,6 +131,9 @@ type hostRoute struct {
 	// marks a host served from its DNSLink.
 	gw      *publicGateway
 	dnslink bool
+	// origin marks a host that is an origin of its own (a subdomain or
+	// a DNSLink host), where a _redirects file applies.
+	origin bool
 }
 
 // route answers the request itself (redirect, 404) and returns "" as
@@ -154,7 +157,7 @@ func (s *Server) route(ctx *fasthttp.RequestCtx, p string) hostRoute {
 			return hostRoute{path: p, gw: gw}
 		}
 		if !gw.noDNSLink && s.hasDNSLink(host) {
-			return hostRoute{path: "/ipns/" + stripPort(host) + p, gw: gw, dnslink: true}
+			return hostRoute{path: "/ipns/" + stripPort(host) + p, gw: gw, dnslink: true, origin: true}
 		}
 		plainError(ctx, http.StatusNotFound, "404 page not found")
 		return hostRoute{}
@@ -185,10 +188,10 @@ func (s *Server) route(ctx *fasthttp.RequestCtx, p string) hostRoute {
 				prefix = "/ipns/" + fqdn
 			}
 		}
-		return hostRoute{path: prefix + p, gw: gw}
+		return hostRoute{path: prefix + p, gw: gw, origin: true}
 	}
 	if !s.cfg.NoDNSLink && s.hasDNSLink(host) {
-		return hostRoute{path: "/ipns/" + stripPort(host) + p, dnslink: true}
+		return hostRoute{path: "/ipns/" + stripPort(host) + p, dnslink: true, origin: true}
 	}
 	return hostRoute{path: p}
 }

@@ -61,7 +61,8 @@ type request struct {
 	params  map[string]string
 	ttl     time.Duration // of an /ipns/ name; 0: unknown
 
-	res node.Resolved
+	res  node.Resolved
+	root cid.Cid // the root CID of the resolved path (of an /ipns/ name's target)
 	// body is set when the answer streams after the handler returns.
 	body streamer
 }
@@ -107,6 +108,11 @@ func (rq *request) serve() bool {
 		return false
 	}
 	if err := rq.resolve(); err != nil {
+		if rq.format == "" && rq.host.origin && rq.root.Defined() && statusOf(err) == http.StatusNotFound {
+			if done, streams := rq.redirects(); done {
+				return streams
+			}
+		}
 		rq.failResolve(err)
 		return false
 	}
@@ -259,6 +265,7 @@ func (rq *request) resolve() error {
 		return err
 	}
 	rq.ttl = ttl
+	rq.root = ip.RootCid()
 	var res node.Resolved
 	switch ip.RootCid().Type() {
 	case cid.DagProtobuf, cid.Raw:
