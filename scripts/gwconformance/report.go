@@ -28,6 +28,9 @@ const (
 // its answer must be), and the levels below are that case's checks.
 type Report struct {
 	Tests map[string]outcome
+	// Panics are the panics the suite's test binary printed ("TestX:
+	// message"); each ends its run, so the tests after it did not run then.
+	Panics []string
 	// children counts the subtests seen under each test.
 	children map[string]int
 }
@@ -43,7 +46,7 @@ func ParseReport(r io.Reader) (*Report, error) {
 		if len(line) == 0 {
 			continue
 		}
-		var ev struct{ Action, Test string }
+		var ev struct{ Action, Test, Output string }
 		if err := json.Unmarshal(line, &ev); err != nil {
 			return nil, fmt.Errorf("report line %.80q: %w", line, err)
 		}
@@ -51,6 +54,10 @@ func ParseReport(r io.Reader) (*Report, error) {
 			continue
 		}
 		switch ev.Action {
+		case "output":
+			if msg, ok := strings.CutPrefix(ev.Output, "panic: "); ok {
+				rep.Panics = append(rep.Panics, ev.Test+": "+strings.TrimSpace(msg))
+			}
 		case "run", "pass", "fail", "skip":
 			if _, seen := rep.Tests[ev.Test]; !seen {
 				rep.Tests[ev.Test] = ""
@@ -153,6 +160,31 @@ func (r *Report) Regressions(base *Report) []string {
 	for _, c := range base.Cases() {
 		if base.Tests[c] == passed && r.Tests[c] != passed && r.Tests[c] != skipped {
 			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Missing are the cases base ran that r has no outcome for (r's run
+// ended before them), sorted.
+func (r *Report) Missing(base *Report) []string {
+	var out []string
+	for _, c := range base.Cases() {
+		if _, ok := r.Tests[c]; !ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// MissingTop are the level-one tests base ran that r has no outcome for,
+// sorted.
+func (r *Report) MissingTop(base *Report) []string {
+	var out []string
+	for name := range base.Tests {
+		if _, ok := r.Tests[name]; !ok && r.depth(name) == 1 && base.depth(name) == 1 {
+			out = append(out, name)
 		}
 	}
 	slices.Sort(out)

@@ -122,3 +122,28 @@ func TestDifferenceList_Committed(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestParseReport_KeepsPanic(t *testing.T) {
+	rep, err := ParseReport(strings.NewReader(`{"Action":"run","Test":"TestA"}
+{"Action":"run","Test":"TestA/case"}
+{"Action":"output","Test":"TestA","Output":"panic: invalid character 'r' looking for beginning of value\n"}
+{"Action":"fail","Test":"TestA"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"TestA: invalid character 'r' looking for beginning of value"}; !slices.Equal(rep.Panics, want) {
+		t.Errorf("Panics = %q, want %q", rep.Panics, want)
+	}
+	base, _ := ParseReport(strings.NewReader(`{"Action":"pass","Test":"TestA"}
+{"Action":"pass","Test":"TestA/case"}
+{"Action":"pass","Test":"TestA/later"}
+{"Action":"pass","Test":"TestB"}
+`))
+	if m := rep.Missing(base); !slices.Equal(m, []string{"TestA/later"}) {
+		t.Errorf("Missing = %q, want [TestA/later]", m)
+	}
+	if m := rep.MissingTop(base); !slices.Equal(m, []string{"TestB"}) {
+		t.Errorf("MissingTop = %q, want [TestB]", m)
+	}
+}
