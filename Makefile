@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-race test-slow fuzz conformance prosody-modules interop test-fleet bench bench-slowloris bench-names bench-p2p bench-pubsub soak attack fmt lint clean \
+.PHONY: build run test test-race test-slow fuzz conformance gateway-conformance prosody-modules interop test-fleet bench bench-slowloris bench-names bench-p2p bench-pubsub soak attack fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board bench-scale bench-provide vm-bench board-check
 
 build:
@@ -80,6 +80,18 @@ prosody-modules:
 		(cd "$$d" && apt-get download "prosody-modules=$(PROSODY_MODULES_DEB)" && dpkg -x prosody-modules_*_all.deb x); \
 	fi; \
 	CAIRN_PROSODY_MODULES="$$d/x/usr/lib/prosody/modules" $(GO) test -count=1 -v -run '^TestLua_ProsodyModules_Census$$' ./modules/lua
+
+# The official gateway suite, gateway-conformance v0.13.1 (installed once
+# into ~/.cache/cairn-gwconformance by scripts/gateway-conformance-install.sh;
+# GATEWAY_CONFORMANCE_SRC where the module proxy refuses it), against Kubo
+# v0.43.1 and cairn, each offline with the suite's fixtures, in a network
+# namespace of its own. Fails when a case passes on Kubo and fails on cairn
+# unless tests/gateway-conformance/differences.txt lists it (docs/gateway.md).
+gateway-conformance: build
+	GO=$(GO) KUBO_ARM64=0 scripts/bench-kubo.sh
+	GO=$(GO) scripts/gateway-conformance-install.sh
+	$(GO) build -o bin/gwconformance ./scripts/gwconformance
+	bin/gwconformance -bin $(BIN) $(GWC_ARGS)
 
 # cairn and a real Kubo v0.43.1 (scripts/bench-kubo.sh, cached) online on
 # loopback in a network namespace of their own: same CIDs and CARs, bitswap

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond Go: Debian's chromium, for the
-# status app's headless-browser test (modules/status). Safe to run twice.
-# Without chromium that one test is skipped with a printed reason.
+# headless-browser tests of the status app (modules/status) and of the
+# gateway (tests/gateway_browser_test.go). Safe to run twice. Without
+# chromium those tests are skipped with a printed reason.
 set -euo pipefail
 if command -v chromium >/dev/null 2>&1; then
 	echo "chromium already installed: $(command -v chromium)"

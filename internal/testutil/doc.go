@@ -11,6 +11,9 @@
 //   - ipnspub.go: IpnsPublisher, a delegated IPNS publisher on 127.0.0.1 that
 //     records and checks what it is sent.
 //   - logs.go: CaptureLog, the lines go-log writes during a test.
+//   - chromium.go: FindChromium and LaunchChromium, a headless Chromium
+//     and a minimal DevTools client (CDP) on its page; ArtifactDir, where
+//     the screenshots are kept.
 //   - jsondoc.go: JSONRoundTrip, a document as it reads back from its JSON
 //     text.
 package testutil

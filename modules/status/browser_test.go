@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,82 +20,8 @@ import (
 	"cairn/node"
 	"cairn/node/config"
 
-	"github.com/gorilla/websocket"
 	bfiles "github.com/ipfs/boxo/files"
 )
-
-// findChromium returns Debian's chromium (or $CAIRN_CHROMIUM).
-func findChromium() string {
-	if p := os.Getenv("CAIRN_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless_shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-// cdp is a minimal Chrome DevTools Protocol client over one page target.
-type cdp struct {
-	t      *testing.T
-	ws     *websocket.Conn
-	id     int
-	events []map[string]any
-}
-
-func (c *cdp) call(method string, params map[string]any) map[string]any {
-	c.t.Helper()
-	c.id++
-	if params == nil {
-		params = map[string]any{}
-	}
-	if err := c.ws.WriteJSON(map[string]any{"id": c.id, "method": method, "params": params}); err != nil {
-		c.t.Fatalf("cdp %s: %v", method, err)
-	}
-	for {
-		var msg map[string]any
-		if err := c.ws.ReadJSON(&msg); err != nil {
-			c.t.Fatalf("cdp %s: %v", method, err)
-		}
-		if id, ok := msg["id"].(float64); ok && int(id) == c.id {
-			if e, ok := msg["error"]; ok {
-				c.t.Fatalf("cdp %s: %v", method, e)
-			}
-			r, _ := msg["result"].(map[string]any)
-			return r
-		}
-		c.events = append(c.events, msg)
-	}
-}
-
-// waitEvent waits for an event, including ones already received.
-func (c *cdp) waitEvent(method string) {
-	c.t.Helper()
-	for i, e := range c.events {
-		if e["method"] == method {
-			c.events = append(c.events[:i:i], c.events[i+1:]...)
-			return
-		}
-	}
-	for {
-		var msg map[string]any
-		if err := c.ws.ReadJSON(&msg); err != nil {
-			c.t.Fatalf("waiting for %s: %v", method, err)
-		}
-		if msg["method"] == method {
-			return
-		}
-	}
-}
-
-func (c *cdp) eval(expr string) any {
-	c.t.Helper()
-	r := c.call("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
-	res, _ := r["result"].(map[string]any)
-	return res["value"]
-}
 
 func TestStatus_Browser_UploadShowsCID(t *testing.T) { browserUpload(t, false) }
 
@@ -107,7 +31,7 @@ func TestStatus_Browser_UploadShowsCID(t *testing.T) { browserUpload(t, false) }
 func TestStatus_Browser_UploadWithLogin(t *testing.T) { browserUpload(t, true) }
 
 func browserUpload(t *testing.T, login bool) {
-	bin := findChromium()
+	bin := testutil.FindChromium()
 	if bin == "" {
 		t.Skip("chromium not found (install it with scripts/install-test-deps.sh, or set CAIRN_CHROMIUM)")
 	}
@@ -138,43 +62,43 @@ func browserUpload(t *testing.T, login bool) {
 	}
 	want := onlyHash(t, n, content)
 
-	c := launchChromium(t, bin)
-	c.call("Page.enable", nil)
-	c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 820, "height": 900, "deviceScaleFactor": 1, "mobile": false})
+	c := testutil.LaunchChromium(t, bin)
+	c.Call("Page.enable", nil)
+	c.Call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 820, "height": 900, "deviceScaleFactor": 1, "mobile": false})
 	start := time.Now()
-	c.call("Page.navigate", map[string]any{"url": pageURL})
-	c.waitEvent("Page.loadEventFired")
+	c.Call("Page.navigate", map[string]any{"url": pageURL})
+	c.WaitEvent("Page.loadEventFired")
 	t.Logf("status page loaded in %v", time.Since(start).Round(time.Millisecond))
-	if title := c.eval("document.title"); title != "cairn status" {
+	if title := c.Eval("document.title"); title != "cairn status" {
 		t.Fatalf("title: %v", title)
 	}
-	if peers := c.eval("document.getElementById('peers').textContent"); peers != "0" {
+	if peers := c.Eval("document.getElementById('peers').textContent"); peers != "0" {
 		t.Errorf("peers: %v", peers)
 	}
-	if svg := c.eval("document.querySelectorAll('svg.chart polyline').length"); svg != float64(2) {
+	if svg := c.Eval("document.querySelectorAll('svg.chart polyline').length"); svg != float64(2) {
 		t.Errorf("chart lines: %v", svg)
 	}
 
-	doc := c.call("DOM.getDocument", nil)
+	doc := c.Call("DOM.getDocument", nil)
 	root := doc["root"].(map[string]any)["nodeId"]
-	input := c.call("DOM.querySelector", map[string]any{"nodeId": root, "selector": "#file"})
-	c.call("DOM.setFileInputFiles", map[string]any{"nodeId": input["nodeId"], "files": []string{upload}})
+	input := c.Call("DOM.querySelector", map[string]any{"nodeId": root, "selector": "#file"})
+	c.Call("DOM.setFileInputFiles", map[string]any{"nodeId": input["nodeId"], "files": []string{upload}})
 	start = time.Now()
-	c.eval("document.getElementById('add').click()")
-	c.waitEvent("Page.loadEventFired")
+	c.Eval("document.getElementById('add').click()")
+	c.WaitEvent("Page.loadEventFired")
 	t.Logf("upload answered in %v", time.Since(start).Round(time.Millisecond))
 
-	if loc := c.eval("location.pathname + location.search"); !strings.HasPrefix(fmt.Sprint(loc), "/status/?added="+want) {
+	if loc := c.Eval("location.pathname + location.search"); !strings.HasPrefix(fmt.Sprint(loc), "/status/?added="+want) {
 		t.Errorf("after the upload the browser is at %v, want the result page of the redirect after POST", loc)
 	}
-	got := c.eval("(document.getElementById('cid') || {}).textContent")
+	got := c.Eval("(document.getElementById('cid') || {}).textContent")
 	if got != want {
-		t.Fatalf("CID on the page: %v, want %s (page: %v)", got, want, c.eval("document.body.innerText"))
+		t.Fatalf("CID on the page: %v, want %s (page: %v)", got, want, c.Eval("document.body.innerText"))
 	}
-	if pins := c.eval("document.getElementById('pins').textContent"); pins != "1" {
+	if pins := c.Eval("document.getElementById('pins').textContent"); pins != "1" {
 		t.Errorf("pins after the upload: %v", pins)
 	}
-	shot := c.call("Page.captureScreenshot", map[string]any{"format": "png"})
+	shot := c.Call("Page.captureScreenshot", map[string]any{"format": "png"})
 	png, err := base64.StdEncoding.DecodeString(shot["data"].(string))
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) || len(png) < 10000 {
 		t.Fatalf("screenshot: %d bytes, %v", len(png), err)
@@ -205,60 +129,6 @@ func browserUpload(t *testing.T, login bool) {
 	}
 }
 
-// launchChromium starts a headless Chromium with a fresh profile and
-// returns a DevTools client on its page; both end with the test.
-func launchChromium(t *testing.T, bin string) *cdp {
-	t.Helper()
-	profile := t.TempDir()
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-		"--user-data-dir="+profile, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "about:blank")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-
-	var port string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if b, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort")); err == nil {
-			if line, _, _ := strings.Cut(string(b), "\n"); line != "" {
-				port = line
-				break
-			}
-		}
-	}
-	if port == "" {
-		t.Fatalf("chromium did not open its DevTools port; stderr:\n%s", stderr.String())
-	}
-	resp, err := http.Get("http://127.0.0.1:" + port + "/json/list")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var targets []struct{ Type, WebSocketDebuggerURL string }
-	json.NewDecoder(resp.Body).Decode(&targets)
-	resp.Body.Close()
-	wsURL := ""
-	for _, tg := range targets {
-		if tg.Type == "page" {
-			wsURL = tg.WebSocketDebuggerURL
-		}
-	}
-	if wsURL == "" {
-		t.Fatalf("no page target in %+v", targets)
-	}
-	ws, _, err := websocket.DefaultDialer.Dial(wsURL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	ws.SetReadDeadline(time.Now().Add(60 * time.Second))
-	c := &cdp{t: t, ws: ws}
-
-	return c
-}
-
 // busyView reports a networked node with three peers and a busy hour,
 // so that the chart has long labels.
 type busyView struct{ modapi.NodeView }
@@ -275,26 +145,11 @@ func (busyView) Bandwidth() []modapi.BandwidthSample {
 	return out
 }
 
-// artifactDir is where the browser tests keep their screenshots:
-// $CAIRN_TEST_OUTPUT, or test-output/ at the top of the checkout.
-func artifactDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("CAIRN_TEST_OUTPUT")
-	if dir == "" {
-		dir, _ = filepath.Abs(filepath.Join("..", "..", "test-output"))
-	}
-	dir = filepath.Join(dir, "status")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // Ensure the page works on a phone (390x844: nothing wider than the
 // screen) and on a desktop (1280x900), with every chart label inside the
 // chart's box; screenshots of both are kept in artifactDir.
 func TestStatus_Browser_PhoneLayoutAndChart(t *testing.T) {
-	bin := findChromium()
+	bin := testutil.FindChromium()
 	if bin == "" {
 		t.Skip("chromium not found (install it with scripts/install-test-deps.sh, or set CAIRN_CHROMIUM)")
 	}
@@ -316,9 +171,9 @@ func TestStatus_Browser_PhoneLayoutAndChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	c := launchChromium(t, bin)
-	c.call("Page.enable", nil)
-	dir := artifactDir(t)
+	c := testutil.LaunchChromium(t, bin)
+	c.Call("Page.enable", nil)
+	dir := testutil.ArtifactDir(t, "status")
 	// Each label's box against the chart's box, in CSS pixels.
 	const labelsOutside = `(() => {
 		const box = document.querySelector('svg.chart').getBoundingClientRect();
@@ -331,31 +186,31 @@ func TestStatus_Browser_PhoneLayoutAndChart(t *testing.T) {
 		w, h   int
 		mobile bool
 	}{{390, 844, true}, {1280, 900, false}} {
-		c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": vp.w, "height": vp.h, "deviceScaleFactor": 1, "mobile": vp.mobile})
-		c.call("Page.navigate", map[string]any{"url": h.Listeners()[0].URL() + "/status/"})
-		c.waitEvent("Page.loadEventFired")
-		if out := c.eval(labelsOutside); fmt.Sprint(out) != "[]" {
+		c.Call("Emulation.setDeviceMetricsOverride", map[string]any{"width": vp.w, "height": vp.h, "deviceScaleFactor": 1, "mobile": vp.mobile})
+		c.Call("Page.navigate", map[string]any{"url": h.Listeners()[0].URL() + "/status/"})
+		c.WaitEvent("Page.loadEventFired")
+		if out := c.Eval(labelsOutside); fmt.Sprint(out) != "[]" {
 			t.Errorf("%dx%d: chart labels cut at the box: %v", vp.w, vp.h, out)
 		}
-		if labels := fmt.Sprint(c.eval(`[...document.querySelectorAll('svg.chart text')].map(e => e.textContent).join('|')`)); !strings.Contains(labels, "48.8 KiB/s") {
+		if labels := fmt.Sprint(c.Eval(`[...document.querySelectorAll('svg.chart text')].map(e => e.textContent).join('|')`)); !strings.Contains(labels, "48.8 KiB/s") {
 			t.Errorf("%dx%d: peak label missing: %s", vp.w, vp.h, labels)
 		}
-		if wide := c.eval(`document.documentElement.scrollWidth`); wide.(float64) > float64(vp.w) {
+		if wide := c.Eval(`document.documentElement.scrollWidth`); wide.(float64) > float64(vp.w) {
 			t.Errorf("%dx%d: the page is %v px wide: it overflows the screen", vp.w, vp.h, wide)
 		}
-		if over := c.eval(`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5).map(e => e.tagName + '#' + e.id).slice(0, 5)`); fmt.Sprint(over) != "[]" {
+		if over := c.Eval(`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5).map(e => e.tagName + '#' + e.id).slice(0, 5)`); fmt.Sprint(over) != "[]" {
 			t.Errorf("%dx%d: elements past the right edge: %v", vp.w, vp.h, over)
 		}
-		if peers := c.eval(`document.getElementById('peers-word').textContent`); peers != "peers" {
+		if peers := c.Eval(`document.getElementById('peers-word').textContent`); peers != "peers" {
 			t.Errorf("3 peers worded %v", peers)
 		}
-		if mem := fmt.Sprint(c.eval(`document.getElementById('memory').textContent`)); !strings.Contains(mem, "of the 512.0 MiB memory budget") {
+		if mem := fmt.Sprint(c.Eval(`document.getElementById('memory').textContent`)); !strings.Contains(mem, "of the 512.0 MiB memory budget") {
 			t.Errorf("%dx%d: memory line %q", vp.w, vp.h, mem)
 		}
-		if w := fmt.Sprint(c.eval(`document.getElementById('written').textContent`)); !strings.HasPrefix(w, "4.") || !strings.HasSuffix(w, " MiB") {
+		if w := fmt.Sprint(c.Eval(`document.getElementById('written').textContent`)); !strings.HasPrefix(w, "4.") || !strings.HasSuffix(w, " MiB") {
 			t.Errorf("%dx%d: written since start %q after adding 4 MiB", vp.w, vp.h, w)
 		}
-		shot := c.call("Page.captureScreenshot", map[string]any{"format": "png"})
+		shot := c.Call("Page.captureScreenshot", map[string]any{"format": "png"})
 		png, err := base64.StdEncoding.DecodeString(shot["data"].(string))
 		if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 			t.Fatalf("screenshot: %v", err)
@@ -387,7 +242,7 @@ func onlyHash(t *testing.T, n *node.Node, b []byte) string {
 // at the screen's width, nothing wider) with screenshots kept in
 // artifactDir.
 func TestStatus_Browser_ErrorPages(t *testing.T) {
-	bin := findChromium()
+	bin := testutil.FindChromium()
 	if bin == "" {
 		t.Skip("chromium not found (install it with scripts/install-test-deps.sh, or set CAIRN_CHROMIUM)")
 	}
@@ -417,27 +272,27 @@ module:provides("http", { route = { ["GET /"] = function() return "wiki index" e
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	c := launchChromium(t, bin)
-	c.call("Page.enable", nil)
-	c.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true})
-	out := artifactDir(t)
+	c := testutil.LaunchChromium(t, bin)
+	c.Call("Page.enable", nil)
+	c.Call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true})
+	out := testutil.ArtifactDir(t, "status")
 	for _, p := range []struct{ path, file, h1 string }{
 		{"/nothing/here", "error-404-390x844.png", "404 Not Found"},
 		{"/wiki/missing", "error-custom-390x844.png", "Not in the wiki"},
 		{"/", "root-390x844.png", "cairn is running!"},
 	} {
-		c.call("Page.navigate", map[string]any{"url": h.Listeners()[0].URL() + p.path})
-		c.waitEvent("Page.loadEventFired")
-		if got := c.eval(`document.querySelector('h1').textContent`); got != p.h1 {
+		c.Call("Page.navigate", map[string]any{"url": h.Listeners()[0].URL() + p.path})
+		c.WaitEvent("Page.loadEventFired")
+		if got := c.Eval(`document.querySelector('h1').textContent`); got != p.h1 {
 			t.Errorf("%s: h1 %q, want %q", p.path, got, p.h1)
 		}
-		if w := c.eval(`window.innerWidth`); w.(float64) != 390 {
+		if w := c.Eval(`window.innerWidth`); w.(float64) != 390 {
 			t.Errorf("%s: laid out %v px wide on a 390 px phone (no viewport meta?)", p.path, w)
 		}
-		if wide := c.eval(`document.documentElement.scrollWidth`); wide.(float64) > 390 {
+		if wide := c.Eval(`document.documentElement.scrollWidth`); wide.(float64) > 390 {
 			t.Errorf("%s: the page is %v px wide: it overflows the screen", p.path, wide)
 		}
-		shot := c.call("Page.captureScreenshot", map[string]any{"format": "png"})
+		shot := c.Call("Page.captureScreenshot", map[string]any{"format": "png"})
 		png, err := base64.StdEncoding.DecodeString(shot["data"].(string))
 		if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 			t.Fatalf("screenshot: %v", err)

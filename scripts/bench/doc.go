@@ -4,7 +4,11 @@
 // --profile=test; Kubo: its test profile). Per run and daemon it measures
 // the idle RssAnon after start, add of a random file with only-hash and
 // stored (pinned), cat, dag/export and get archive+gzip of it, the peak
-// RssAnon over those (sampled every 50 ms), disk bytes written per byte
+// RssAnon over those (sampled every 50 ms), the HTTP gateway's GET of the
+// file, a range in its middle (time to first byte), the file as a CAR and
+// the listing of a 10,000-entry directory with their peak RssAnon
+// (benchutil.RunGateway; a daemon without a gateway is noted, not failed),
+// disk bytes written per byte
 // added, and POST /api/v0/version with 16 connections (wrk); for cairn
 // also the flash wear of unpin + GC and of a re-add into the freed pages.
 // The disk's fdatasync write rate is measured in the same runs, buffered

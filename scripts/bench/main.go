@@ -23,17 +23,17 @@ func main() {
 	runs := flag.Int("runs", 3, "runs of every figure (the table shows medians)")
 	wrkSecs := flag.Int("wrk", 3, "seconds of wrk per run")
 	cairnEnv := flag.String("cairn-env", "", "extra environment of the cairn daemon, e.g. GOMAXPROCS=1 (comma-separated)")
-	only := flag.String("only", "", "run only these phases (comma-separated: onlyhash, add, read, rps, flash; read and flash imply add), e.g. while tuning")
+	only := flag.String("only", "", "run only these phases (comma-separated: onlyhash, add, read, gateway, rps, flash; read, gateway and flash imply add), e.g. while tuning")
 	flag.Parse()
 	if *only != "" {
 		phases = map[string]bool{}
 		for _, p := range strings.Split(*only, ",") {
 			switch p {
 			case "onlyhash", "add", "rps":
-			case "read", "flash":
+			case "read", "gateway", "flash":
 				phases["add"] = true
 			default:
-				fmt.Fprintf(os.Stderr, "bench: -only: unknown phase %q (onlyhash, add, read, rps, flash)\n", p)
+				fmt.Fprintf(os.Stderr, "bench: -only: unknown phase %q (onlyhash, add, read, gateway, rps, flash)\n", p)
 				os.Exit(2)
 			}
 			phases[p] = true
@@ -61,6 +61,7 @@ type measured struct {
 	idle, onlyHash, add, cat, export, get, peak, rps, addWrite float64
 	// cairn only: flash wear of GC and of reusing the freed pages.
 	gcMs, gcWrite, readdWrite, growth float64
+	gw                                benchutil.GatewayRun
 }
 
 func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
@@ -94,6 +95,7 @@ func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
 		{Name: "cairn: re-add after GC, bytes per byte", Unit: "B/B"},
 		{Name: "cairn: blocks.db growth on that re-add", Unit: "MiB", Note: "0: freed pages reused"},
 	}
+	gwFigs := benchutil.GatewayLines(mib)
 	sync := &benchutil.Figure{Name: "disk fdatasync write rate (dd conv=fdatasync)", Unit: "MiB/s"}
 	direct := &benchutil.Figure{Name: "disk write rate, O_DIRECT (no page cache)", Unit: "MiB/s"}
 	for r := 0; r < runs; r++ {
@@ -112,15 +114,22 @@ func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
 		for _, impl := range []string{"cairn", "kubo"} {
 			repo := filepath.Join(work, fmt.Sprintf("%s-%d", impl, r))
 			var d *daemon.Daemon
+			var gw string
 			if impl == "cairn" {
-				d, err = daemon.StartCairn(bin, repo, daemon.Options{Offline: true, Env: extraEnv})
+				o := daemon.Options{Offline: true, Env: extraEnv}
+				if gw, err = benchutil.GatewayConfig(&o); err == nil {
+					d, err = daemon.StartCairn(bin, repo, o)
+				}
 			} else {
-				d, err = daemon.StartKubo(kubo, repo, daemon.Options{Offline: true})
+				o := daemon.Options{Offline: true}
+				if gw, err = benchutil.GatewayConfig(&o); err == nil {
+					d, err = daemon.StartKubo(kubo, repo, o)
+				}
 			}
 			if err != nil {
 				return err
 			}
-			m, err := measure(d, input, size, wrkSecs, work)
+			m, err := measure(d, gw, input, size, wrkSecs, work)
 			d.Stop()
 			os.RemoveAll(repo)
 			if err != nil {
@@ -135,9 +144,11 @@ func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
 					figs[i].Kubo = append(figs[i].Kubo, v)
 				}
 			}
+			m.gw.AddTo(gwFigs, impl)
 			fmt.Fprintf(os.Stderr, "run %d %s: %+v\n", r+1, impl, m)
 		}
 	}
+	figs = append(figs, gwFigs...)
 	figs = append(figs, sync)
 	// A stored add does all an only-hash add does and stores the blocks
 	// besides, so the only-hash add is the most any storage could reach.
@@ -180,7 +191,7 @@ func binarySize(cairn, kubo string) *benchutil.Figure {
 }
 
 // measure runs every phase against one daemon.
-func measure(d *daemon.Daemon, input string, size int64, wrkSecs int, work string) (measured, error) {
+func measure(d *daemon.Daemon, gw, input string, size int64, wrkSecs int, work string) (measured, error) {
 	var m measured
 	time.Sleep(500 * time.Millisecond)
 	pid := d.Pid()
@@ -219,6 +230,12 @@ func measure(d *daemon.Daemon, input string, size int64, wrkSecs int, work strin
 		return m, err
 	}
 	m.peak = float64(s.Done()[0]) / 1024
+	if want("gateway") {
+		var err error
+		if m.gw, err = benchutil.RunGateway(d, gw, root, size); err != nil {
+			return m, err
+		}
+	}
 	if want("rps") {
 		rps, err := benchutil.Wrk(d.URL, "/api/v0/version", 16, time.Duration(wrkSecs)*time.Second, work)
 		if err != nil {

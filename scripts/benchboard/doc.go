@@ -7,7 +7,8 @@
 // adds a large random file (pinned) through the RPC and cats it back,
 // checking its SHA-256, sampling RssAnon every 50 ms, and counts the
 // daemon's major page faults (/proc/PID/stat) and the cgroup's pgmajfault
-// (memory.stat) during the cat. It prints cairn and Kubo medians with
+// (memory.stat) during the cat, then times the HTTP gateway on that file
+// and on a 10,000-entry directory (benchutil.RunGateway). It prints cairn and Kubo medians with
 // their ranges, the ratio and its goal (the Goal of each figure in
 // main.go). -pins N adds N
 // `block put --pin` and a `pin ls`. Root only (cgroups, unshare).

@@ -40,6 +40,7 @@ func main() {
 type measured struct {
 	add, cat, peak, idle, catFaults, cgFaults, cgPeak float64
 	notes                                             []string
+	gw                                                benchutil.GatewayRun
 }
 
 func run(bin, kubo, kuboProfile, board string, size int64, runs, pins int, only, dir string) error {
@@ -83,12 +84,14 @@ func run(bin, kubo, kuboProfile, board string, size int64, runs, pins int, only,
 		{Name: "cgroup pgmajfault during cat", Unit: ""},
 		{Name: "cgroup peak memory (page cache included)", Unit: "MiB"},
 	}
+	gwFigs := benchutil.GatewayLines(mib)
 	for r := 0; r < runs; r++ {
 		for _, impl := range impls {
 			m, err := measure(impl, bin, kubo, kuboProfile, board, work, input, size, sum, budget, r, pins)
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", impl, r+1, err)
 			}
+			m.gw.AddTo(gwFigs, impl)
 			fmt.Fprintf(os.Stderr, "run %d %s: %+v\n", r+1, impl, *m)
 			for i, v := range []float64{m.cat, m.add, m.peak, m.idle, m.catFaults, m.cgFaults, m.cgPeak} {
 				if impl == "cairn" {
@@ -99,6 +102,7 @@ func run(bin, kubo, kuboProfile, board string, size int64, runs, pins int, only,
 			}
 		}
 	}
+	figs = append(figs, gwFigs...)
 	benchutil.PrintTable(os.Stdout, fmt.Sprintf("memory cgroup of %d MiB (the %s budget): cairn --board=%s, Kubo %s --profile=test,%s; %d MiB random file, medians of %d runs (load average %s)",
 		budget, board, board, daemon.KuboVersion, kuboProfile, mib, runs, benchutil.LoadAvg()), figs)
 	return nil
@@ -113,10 +117,17 @@ func measure(impl, bin, kubo, kuboProfile, board, work, input string, size int64
 	repo := filepath.Join(work, fmt.Sprintf("%s-%d", impl, r))
 	defer os.RemoveAll(repo)
 	var d *daemon.Daemon
+	o := daemon.Options{Offline: true, CgroupProcs: cg.ProcsFile()}
+	gw, err := benchutil.GatewayConfig(&o)
+	if err != nil {
+		return nil, err
+	}
 	if impl == "cairn" {
-		d, err = daemon.StartCairn(bin, repo, daemon.Options{Offline: true, Board: board, CgroupProcs: cg.ProcsFile()})
+		o.Board = board
+		d, err = daemon.StartCairn(bin, repo, o)
 	} else {
-		d, err = daemon.StartKubo(kubo, repo, daemon.Options{Offline: true, Profiles: kuboProfile, CgroupProcs: cg.ProcsFile()})
+		o.Profiles = kuboProfile
+		d, err = daemon.StartKubo(kubo, repo, o)
 	}
 	if err != nil {
 		return nil, err
@@ -148,6 +159,9 @@ func measure(impl, bin, kubo, kuboProfile, board, work, input string, size int64
 	m.catFaults = float64(benchutil.MajorFaults(pid) - f0)
 	m.cgFaults = float64(cg.Stat()["pgmajfault"] - cg0["pgmajfault"])
 	m.peak = float64(s.Done()[0]) / 1024
+	if m.gw, err = benchutil.RunGateway(d, gw, root, size); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
 	if pins > 0 {
 		t0 := time.Now()
 		if err := putPinned(d.URL, pins); err != nil {

@@ -93,13 +93,22 @@ func WriteRandom(path string, size int64) ([32]byte, error) {
 // multipart add with the given query ("pin=true"), never holding it in
 // memory, and returns the last hash of the events.
 func Add(url, query, name string, write func(io.Writer) error) (string, error) {
+	return addParts(url, query, func(mw *multipart.Writer) error {
+		w, err := mw.CreateFormFile("file", name)
+		if err != nil {
+			return err
+		}
+		return write(w)
+	})
+}
+
+// addParts streams the parts that parts writes as one multipart add and
+// returns the last hash of the events.
+func addParts(url, query string, parts func(*multipart.Writer) error) (string, error) {
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() {
-		w, err := mw.CreateFormFile("file", name)
-		if err == nil {
-			err = write(w)
-		}
+		err := parts(mw)
 		if err == nil {
 			err = mw.Close()
 		}

@@ -7,6 +7,8 @@
 //   - benchutil.go: memory sampling from /proc, major faults, random files,
 //     add and cat through the RPC, a board's budget, disk usage of a repo,
 //     the load average.
+//   - gateway.go: the HTTP gateway's figures (a file, a range's first byte,
+//     a CAR, a large directory's listing) and their lines of a table.
 //   - cgroup.go: a memory cgroup of a board's budget for a daemon under test
 //     (cgroup v2 or v1).
 //   - table.go: figures measured several times, printed as medians with their
