@@ -14,7 +14,9 @@
 # go.mod must name the module); the build then fetches only the suite's
 # dependencies from the proxy. The test package is compiled once here, so
 # that the run (scripts/gwconformance, inside a network namespace) only
-# links it. Run it with GO=golock where builds share a lock.
+# links it. Run it with GO=golock where builds share a lock. Exit status 3:
+# the proxy did not serve the module and no GATEWAY_CONFORMANCE_SRC was
+# given (.ci/run reports that as blocked).
 set -eu
 GO=${GO:-go}
 V=${GWC_VERSION:-v0.13.1}
@@ -33,7 +35,7 @@ if [ ! -f "$DIR/src/go.mod" ]; then
 			echo "gateway-conformance-install.sh: the Go module proxy did not serve $MOD@$V" >&2
 			(cd "$tmp" && $GO mod download -json "$MOD@$V" | sed -n 's/^[[:space:]]*"Error": //p') >&2 || true
 			echo "set GATEWAY_CONFORMANCE_SRC to a copy of the $V release's tree to build from it" >&2
-			exit 1
+			exit 3
 		fi
 		src=$GATEWAY_CONFORMANCE_SRC
 		if ! grep -q "^module $MOD\$" "$src/go.mod" 2>/dev/null; then
