@@ -52,6 +52,8 @@
 //   - codec.go: dag-json, dag-cbor, json and cbor blocks.
 //   - records.go: IPNS records and tar streams.
 //   - redirects.go: _redirects files of subdomain and DNSLink sites.
+//   - canonical.go: redirects to canonical content paths (?uri= of the
+//     ipfs:// protocol handler, /ipns/<peer ID> to its base36 CIDv1).
 //   - body.go: bodies that stream after the handler returns.
 //   - errors.go: error pages.
 package gateway

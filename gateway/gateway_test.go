@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -446,5 +447,35 @@ func TestGateway_Online(t *testing.T) {
 	resp, body = s.do(t, "GET", "/ipfs/"+s.root.String()+"/a.txt")
 	if resp.StatusCode != 404 {
 		t.Errorf("NoFetch: got %d %q", resp.StatusCode, body)
+	}
+}
+
+// Ensure the canonical redirects: a browser's ipfs:// and ipns:// protocol
+// handler (?uri=) gets a permanent redirect to the content path, a bad
+// one a 400; an IPNS key written as a peer ID (ed25519 or an RSA key's
+// base58 multihash) a 302 to its CIDv1 in base36, the rest of the path
+// kept, and a DNSLink name or a CID no redirect.
+func TestGateway_CanonicalRedirects(t *testing.T) {
+	s := newSite(t, nil)
+	for _, tc := range []struct {
+		path string
+		code int
+		loc  string
+	}{
+		{"/ipfs/?uri=" + url.QueryEscape("ipfs://bafkqaaa/wiki/a.html"), 301, "/ipfs/bafkqaaa/wiki/a.html"},
+		{"/ipns/?uri=" + url.QueryEscape("ipns://en.wikipedia-on-ipfs.org"), 301, "/ipns/en.wikipedia-on-ipfs.org"},
+		{"/ipfs/?uri=" + url.QueryEscape("https://example.com/"), 400, ""},
+		{"/ipns/12D3KooWRBy97UB99e3J6hiPesre1MZeuNQvfan4gBziswrRJsNK/root2/", 302, "/ipns/k51qzi5uqu5dlvj2baxnqndepeb86cbk3ng7n3i46uzyxzyqj2xjonzllnv0v8/root2/"},
+		{"/ipns/QmcJM7PRfkSbcM5cf1QugM5R37TLRKyJGgBEhXjLTB8uA2/root2/", 302, "/ipns/k2k4r8ol4m8kkcqz509c1rcjwunebj02gcnm5excpx842u736nja8ger/root2/"},
+	} {
+		resp, _ := s.do(t, "GET", tc.path)
+		if resp.StatusCode != tc.code || resp.Header.Get("Location") != tc.loc {
+			t.Errorf("%s: %d %q, want %d %q", tc.path, resp.StatusCode, resp.Header.Get("Location"), tc.code, tc.loc)
+		}
+	}
+	for _, p := range []string{"/ipns/k51qzi5uqu5dlvj2baxnqndepeb86cbk3ng7n3i46uzyxzyqj2xjonzllnv0v8/", "/ipns/example.org/"} {
+		if resp, _ := s.do(t, "GET", p); resp.StatusCode == 302 || resp.StatusCode == 301 {
+			t.Errorf("%s: redirected to %q", p, resp.Header.Get("Location"))
+		}
 	}
 }

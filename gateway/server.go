@@ -221,12 +221,17 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	for _, h := range s.headers {
 		ctx.Response.Header.Add(h[0], h[1])
 	}
+	if protocolHandler(ctx, string(ctx.Path())) {
+		return
+	}
 	hr := s.route(ctx, string(ctx.Path()))
 	if hr.path == "" {
 		return // answered from the Host alone
 	}
 	p := hr.path
 	switch {
+	case strings.HasPrefix(p, "/ipns/") && p == string(ctx.Path()) && canonicalIPNS(ctx, p):
+		return
 	case strings.HasPrefix(p, "/ipfs/"), strings.HasPrefix(p, "/ipns/"):
 	case p == "/version":
 		fmt.Fprintf(ctx, "Commit: %s\nClient Version: %s\n", node.Commit, node.AgentVersion())
