@@ -50,6 +50,8 @@ type request struct {
 	// giveBack asks for the index file's free pages to be given back
 	// (giveback.go), alone, between commits; gaveBack is the result.
 	giveBack bool
+	// punch, with giveBack, asks for PunchRemoved (reclaim.go) instead.
+	punch    bool
 	gaveBack int64
 	batch    *Batch // async requests only
 	// after, when set, is the batch whose writes submitted so far this

@@ -1,0 +1,18 @@
+// Package faults checks what the store does when its disk fails: a file
+// system that fills up, goes read-only, returns I/O errors, or flips a
+// bit in a stored block. Each test makes its own small file system on a
+// loop device (or a FUSE shim over one that injects faults), opens a node
+// and its RPC server on 127.0.0.1 on it, and tears both down, also when
+// it fails.
+//
+// The tests carry the build tag "faults" and run with `make faults`
+// (root, loop devices, mkfs.ext4; docs/security.md, "Disk"); plain
+// `go test ./...` does not build them.
+//
+// # Files
+//
+//   - fs_test.go: the loop-mounted ext4 file system, filling it up and
+//     remounting it read-only.
+//   - rpc_test.go: the RPC calls the tests make (add, cat, verify, gc).
+//   - disk_test.go: disk full during an add, a commit and a GC.
+package faults
