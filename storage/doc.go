@@ -266,5 +266,8 @@
 //     files (elsewhere: a write per slice and fsync).
 //   - check.go: Check, which walks the invariants above; BlockFile.
 //   - hashcheck.go: the check of every block read (CRC-32C or hash).
+//   - fault.go, fault_linux.go, fault_other.go: Fault, what keeps the
+//     store from writing (a read-only file system, the last commit's
+//     error).
 //   - errors.go: the sentinel errors.
 package storage

@@ -34,7 +34,7 @@ func wantNoSpace(t *testing.T, what, got string) {
 // keeps every block acknowledged before and leaves the store whole, and
 // that adds work again once space is freed.
 func TestDiskFull_Add(t *testing.T) {
-	fs, d, c, kept := withFile(t, 2 << 20)
+	fs, d, c, kept := withFile(t, 2<<20)
 	_, e := d.add(random(64 << 20))
 	wantNoSpace(t, "add of 64 MiB", e)
 	d.wantUp()
@@ -46,9 +46,11 @@ func TestDiskFull_Add(t *testing.T) {
 	wantNoSpace(t, "add of 300 KiB", e)
 	d.wantUp()
 	d.wantCat(c, kept)
+	d.wantFault(true)
 	free()
 	again := random(3 << 20)
 	d.wantCat(d.mustAdd(again), again)
+	d.wantFault(false)
 	d.wantCat(c, kept)
 	d.wantVerified()
 }
@@ -57,7 +59,7 @@ func TestDiskFull_Add(t *testing.T) {
 // a block put) answer "no space left on device" on a full disk, change
 // nothing, and work once space is freed.
 func TestDiskFull_Commit(t *testing.T) {
-	fs, d, c, kept := withFile(t, 1 << 20)
+	fs, d, c, kept := withFile(t, 1<<20)
 	looseCid := d.addUnpinned(random(100 << 10))
 	free := fs.fill(t)
 	for _, w := range []struct {
@@ -100,7 +102,7 @@ func TestDiskFull_Commit(t *testing.T) {
 // Ensure a GC on a full disk answers (done or an error), removes nothing
 // pinned and leaves the store whole; a GC once space is freed works.
 func TestDiskFull_GC(t *testing.T) {
-	fs, d, c, kept := withFile(t, 2 << 20)
+	fs, d, c, kept := withFile(t, 2<<20)
 	for i := 0; i < 8; i++ {
 		d.addUnpinned(random(1 << 20))
 	}

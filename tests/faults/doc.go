@@ -12,7 +12,8 @@
 // # Files
 //
 //   - fs_test.go: the loop-mounted ext4 file system, filling it up and
-//     remounting it read-only.
+//     turning it read-only as the kernel does after an error.
 //   - rpc_test.go: the RPC calls the tests make (add, cat, verify, gc).
 //   - disk_test.go: disk full during an add, a commit and a GC.
+//   - readonly_test.go: the file system turns read-only under the node.
 package faults

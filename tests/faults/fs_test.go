@@ -60,7 +60,7 @@ func mountLoop(t testing.TB, mib int) *loopFS {
 	if err := os.Mkdir(fs.Dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	run(t, "mount", "-t", "ext4", fs.dev, fs.Dir)
+	run(t, "mount", "-t", "ext4", "-o", "errors=remount-ro", fs.dev, fs.Dir)
 	// Registered after the node's cleanups would be too late: t.Cleanup
 	// runs last-in first-out, so the node (opened later) closes first.
 	t.Cleanup(func() {
@@ -106,12 +106,15 @@ func (fs *loopFS) fill(t testing.TB) (free func()) {
 	}
 }
 
-// remount remounts the file system read-only (ro) or writable.
-func (fs *loopFS) remount(t testing.TB, ro bool) {
+// goReadOnly makes the file system read-only as the kernel does when it
+// meets an error on a card (ext4's errors=remount-ro): writes fail with
+// EROFS from then on, until it is unmounted. A plain "mount -o
+// remount,ro" is refused while the store holds its files open for
+// writing.
+func (fs *loopFS) goReadOnly(t testing.TB) {
 	t.Helper()
-	opt := "remount,rw"
-	if ro {
-		opt = "remount,ro"
+	p := "/sys/fs/ext4/" + filepath.Base(fs.dev) + "/trigger_fs_error"
+	if err := os.WriteFile(p, []byte("tests/faults: read-only\n"), 0); err != nil {
+		t.Fatalf("making the file system read-only: %v", err)
 	}
-	run(t, "mount", "-o", opt, fs.Dir)
 }

@@ -179,6 +179,24 @@ func (d *daemon) wantVerified() {
 	}
 }
 
+// wantFault checks the store fault gauge of the metrics.
+func (d *daemon) wantFault(on bool) {
+	d.t.Helper()
+	want := "cairn_store_fault 0"
+	if on {
+		want = "cairn_store_fault 1"
+	}
+	resp, err := http.Get(d.URL + "/debug/metrics/prometheus")
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), want+"\n") {
+		d.t.Fatalf("metrics lack %q", want)
+	}
+}
+
 func random(n int) []byte {
 	b := make([]byte, n)
 	rand.Read(b)
