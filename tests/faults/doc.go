@@ -15,5 +15,7 @@
 //     turning it read-only as the kernel does after an error.
 //   - rpc_test.go: the RPC calls the tests make (add, cat, verify, gc).
 //   - disk_test.go: disk full during an add, a commit and a GC.
-//   - readonly_test.go: the file system turns read-only under the node.
+//   - readonly_test.go: the file system turns read-only under the node;
+//     startModules, the status app and the http_ipfs gateway.
+//   - bitflip_test.go: a bit flips in a stored block; no reader serves it.
 package faults

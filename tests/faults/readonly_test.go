@@ -31,12 +31,13 @@ func get(t *testing.T, url string) string {
 	return string(b)
 }
 
-// startStatus starts the module host (the status app) over d's node and
-// returns its URL.
-func startStatus(t *testing.T, d *daemon) string {
+// startModules starts the module host with the status app and the
+// http_ipfs gateway over d's node and returns its URL.
+func startModules(t *testing.T, d *daemon) string {
 	t.Helper()
 	cfg := config.DefaultModules()
-	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{0}
+	cfg.Enabled = []string{"http_status", "http_ipfs"}
+	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
 	h, err := modules.Start(context.Background(), modules.ViewOf(d.Node), cfg,
 		modules.Options{Repo: d.Node.Repo, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -52,7 +53,7 @@ func startStatus(t *testing.T, d *daemon) string {
 // TestDiskFull_Add sees the fault clear.)
 func TestReadOnly_WritesFailReadsGoOn(t *testing.T) {
 	fs, d, c, kept := withFile(t, 2<<20)
-	status := startStatus(t, d)
+	status := startModules(t, d)
 	d.wantFault(false)
 	fs.goReadOnly(t)
 	for _, w := range []struct {
