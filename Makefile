@@ -102,9 +102,10 @@ interop: build
 	cd tests/interop && ../../bin/interop.test -test.count=1 -test.v -test.timeout 20m $(INTEROP_ARGS)
 
 # The storage faults (tests/faults, build tag faults): disk full during an
-# add, a commit and a GC, on small ext4 file systems on loop devices that
-# each test makes and removes. Needs root, losetup and mkfs.ext4
-# (docs/security.md, "Disk").
+# add, a commit and a GC, a file system turning read-only, a flipped bit in
+# a stored block, on small ext4 file systems on loop devices that each test
+# makes and removes; I/O errors on read through a FUSE shim. Needs root,
+# losetup, mkfs.ext4 and /dev/fuse (docs/security.md, "Disk").
 faults:
 	$(GO) test -c -tags faults -o bin/faults.test ./tests/faults
 	cd tests/faults && ../../bin/faults.test -test.count=1 -test.v -test.timeout 10m $(FAULTS_ARGS)

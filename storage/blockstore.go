@@ -151,7 +151,7 @@ func (s *Store) readErr(c cid.Cid, err error) error {
 	if errors.Is(err, errGone) {
 		return ipld.ErrNotFound{Cid: c}
 	}
-	return fmt.Errorf("storage: reading block %s: %w", c, err)
+	return fmt.Errorf("%w %s: %w", ErrReadBlock, c, err)
 }
 
 func blockMutation(blk blocks.Block) (mutation, bool, error) {

@@ -18,4 +18,8 @@
 //   - readonly_test.go: the file system turns read-only under the node;
 //     startModules, the status app and the http_ipfs gateway.
 //   - bitflip_test.go: a bit flips in a stored block; no reader serves it.
+//   - fuse_test.go: a FUSE passthrough (go-fuse, test code only) that
+//     fails reads of chosen byte ranges with EIO.
+//   - ioerr_test.go: reads of a stored block fail with EIO; cat, GC and
+//     bitswap answer and go on.
 package faults

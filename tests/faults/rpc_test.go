@@ -7,6 +7,7 @@ package faults
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -44,6 +45,26 @@ func startDaemon(t testing.TB, dir string) *daemon {
 	}
 	t.Cleanup(func() { n.Close() })
 	return &daemon{Server: testutil.StartServer(t, n), t: t}
+}
+
+// startOnline is startDaemon with the network layer started: the test
+// profile's loopback-only swarm, no bootstrap, no mDNS, no routing.
+func startOnline(t testing.TB, dir string) *daemon {
+	t.Helper()
+	d := startDaemon(t, dir)
+	if err := d.Node.StartNet(context.Background(), node.NetOptions{UserAgent: "cairn-faults", Routing: "none"}); err != nil {
+		t.Fatalf("start net: %v", err)
+	}
+	cfg := d.Node.Config()
+	if len(cfg.Bootstrap) != 0 || cfg.Discovery.MDNS.Enabled {
+		t.Fatal("test node config reaches beyond loopback")
+	}
+	for _, a := range d.Node.Net.Host.Addrs() {
+		if s := a.String(); !strings.HasPrefix(s, "/ip4/127.0.0.1/") && !strings.HasPrefix(s, "/ip6/::1/") {
+			t.Fatalf("test node listens on %s, not loopback", s)
+		}
+	}
+	return d
 }
 
 // answer is an RPC answer: its status, body and stream error trailer.
