@@ -152,6 +152,7 @@ lint: fmt
 	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
 	$(GO) vet -tags interop ./tests/interop
 	$(GO) vet -tags fleet ./tests/fleet
+	$(GO) vet -tags faults ./tests/faults
 	scripts/tracked-files-check.sh
 
 clean:
