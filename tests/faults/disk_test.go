@@ -46,7 +46,6 @@ func TestDiskFull_Add(t *testing.T) {
 	wantNoSpace(t, "add of 300 KiB", e)
 	d.wantUp()
 	d.wantCat(c, kept)
-	d.wantFault(true)
 	free()
 	again := random(3 << 20)
 	d.wantCat(d.mustAdd(again), again)
@@ -88,10 +87,12 @@ func TestDiskFull_Commit(t *testing.T) {
 		d.wantUp()
 	}
 	d.wantCat(c, kept)
+	d.wantFault(true)
 	free()
 	if a := d.call("pin/add", []string{looseCid}, nil, nil); a.errText() != "" {
 		t.Fatalf("pin/add after space was freed: %s", a.errText())
 	}
+	d.wantFault(false)
 	if a := d.call("files/mkdir", []string{"/again"}, nil, nil); a.errText() != "" {
 		t.Fatalf("files/mkdir after space was freed: %s", a.errText())
 	}
