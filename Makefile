@@ -11,7 +11,7 @@ CAIRN_PATH ?= $(HOME)/.cairn
 # Profiles applied when `make run` initialises a repo (e.g. test).
 INIT_PROFILE ?=
 
-.PHONY: build run test test-race test-slow fuzz conformance gateway-conformance prosody-modules interop test-fleet bench bench-slowloris bench-names bench-p2p bench-pubsub soak attack fmt lint clean \
+.PHONY: build run test test-race test-slow fuzz conformance gateway-conformance prosody-modules interop faults test-fleet bench bench-slowloris bench-names bench-p2p bench-pubsub soak attack fmt lint clean \
 	cross smoke-arm deb deps deps-check systemd-verify install-test bench-board bench-scale bench-provide vm-bench board-check
 
 build:
@@ -101,6 +101,15 @@ interop: build
 	$(GO) test -c -tags interop -o bin/interop.test ./tests/interop
 	cd tests/interop && ../../bin/interop.test -test.count=1 -test.v -test.timeout 20m $(INTEROP_ARGS)
 
+# The storage faults (tests/faults, build tag faults): disk full during an
+# add, a commit and a GC, a file system turning read-only, a flipped bit in
+# a stored block, on small ext4 file systems on loop devices that each test
+# makes and removes; I/O errors on read through a FUSE shim. Needs root,
+# losetup, mkfs.ext4 and /dev/fuse (docs/security.md, "Disk").
+faults:
+	$(GO) test -c -tags faults -o bin/faults.test ./tests/faults
+	cd tests/faults && ../../bin/faults.test -test.count=1 -test.v -test.timeout 10m $(FAULTS_ARGS)
+
 # Side by side with Kubo v0.43.1 (installed once under ~/.cache/cairn-bench
 # by scripts/bench-kubo.sh); both offline on loopback in a network
 # namespace of their own (root). Medians of 3 runs; see scripts/bench.
@@ -143,6 +152,7 @@ lint: fmt
 	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
 	$(GO) vet -tags interop ./tests/interop
 	$(GO) vet -tags fleet ./tests/fleet
+	$(GO) vet -tags faults ./tests/faults
 	scripts/tracked-files-check.sh
 
 clean:

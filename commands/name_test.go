@@ -17,7 +17,6 @@ import (
 
 	"github.com/ipfs/boxo/files"
 	"github.com/ipfs/boxo/ipns"
-	"github.com/ipfs/boxo/namesys"
 	"github.com/ipfs/boxo/path"
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -224,7 +223,7 @@ func TestName_RepublishAfterRestart(t *testing.T) {
 	if done, failed := n.Names().Republish(context.Background()); done != 1 || failed != 0 {
 		t.Fatalf("republish: %d done, %d failed", done, failed)
 	}
-	rec := localRecord(t, n)
+	rec := testutil.LocalRecord(t, n)
 	eol, _ := rec.Validity()
 	if time.Until(eol) < 71*time.Hour {
 		t.Errorf("republished record valid until %v", eol)
@@ -255,7 +254,7 @@ func TestName_Publish_TTLAtMostLifetime(t *testing.T) {
 		// shorter validity would be older than the last one.
 		root := blkAdd(t, n, "r", files.NewBytesFile(fmt.Appendf(nil, "r%d", i)), nil)
 		publish(t, n, root, tc.opts)
-		if ttl, err := localRecord(t, n).TTL(); err != nil || ttl != tc.want {
+		if ttl, err := testutil.LocalRecord(t, n).TTL(); err != nil || ttl != tc.want {
 			t.Errorf("publish %v: record TTL %v, %v; want %v", tc.opts, ttl, err, tc.want)
 		}
 	}
@@ -274,19 +273,6 @@ func TestName_RecordLifetimeBelowRepublishPeriod_Refused(t *testing.T) {
 	if n.Online() {
 		t.Fatal("the node went online")
 	}
-}
-
-func localRecord(t *testing.T, n *node.Node) *ipns.Record {
-	t.Helper()
-	raw, err := n.Store.Datastore().Get(context.Background(), namesys.IpnsDsKey(ipns.NameFromPeer(n.PeerID)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := ipns.UnmarshalRecord(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec
 }
 
 // Online: a name published on A (DHT client on the WAN, LAN DHT on
@@ -360,7 +346,7 @@ func TestName_PublishWithoutPeers_KeptForRepublish(t *testing.T) {
 	if ie.Value != "/ipfs/"+root {
 		t.Errorf("publish without peers: %+v", ie)
 	}
-	if v, _ := localRecord(t, n).Value(); v.String() != "/ipfs/"+root {
+	if v, _ := testutil.LocalRecord(t, n).Value(); v.String() != "/ipfs/"+root {
 		t.Errorf("kept record: %s", v)
 	}
 	if done, failed := n.Names().Republish(context.Background()); done != 0 || failed != 1 {

@@ -21,6 +21,7 @@ import (
 	"cairn/internal/slogbridge"
 	"cairn/internal/testutil"
 	"cairn/modules"
+	"cairn/node"
 	"cairn/node/config"
 	"cairn/rpc"
 
@@ -330,5 +331,27 @@ func TestHost_Start_WritingAppsTakeRPCSecrets(t *testing.T) {
 	}
 	if says != 1 {
 		t.Errorf("the start-up log names API.Authorizations %d times, want once: %v", says, lines)
+	}
+}
+
+// Ensure the self-signed certificate generated with a clock years behind
+// (a board without a real-time clock at first start) is still valid once
+// the clock is set, and one generated with the clock right is valid now.
+func TestSelfSigned_ClockBehind_ValidOnceSet(t *testing.T) {
+	for _, at := range []time.Time{time.Date(1970, 1, 1, 0, 0, 10, 0, time.UTC), time.Now()} {
+		certPEM, _, err := modules.SelfSigned(at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blk, _ := pem.Decode(certPEM)
+		cert, err := x509.ParseCertificate(blk.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, when := range []time.Time{at, time.Now(), node.ClockFloor.AddDate(5, 0, 0)} {
+			if when.Before(cert.NotBefore) || when.After(cert.NotAfter) {
+				t.Fatalf("certificate made at %s: valid %s to %s, not at %s", at, cert.NotBefore, cert.NotAfter, when)
+			}
+		}
 	}
 }

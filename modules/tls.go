@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"cairn/node"
 	"cairn/node/config"
 )
 
@@ -54,7 +55,7 @@ func EnsureCert(repo string, cfg config.ModulesConfig) (bool, error) {
 	if !errors.Is(cerr, fs.ErrNotExist) || !errors.Is(kerr, fs.ErrNotExist) {
 		return false, fmt.Errorf("https certificate: %s or %s is missing or unreadable", certFile, keyFile)
 	}
-	certPEM, keyPEM, err := selfSigned()
+	certPEM, keyPEM, err := selfSigned(time.Now())
 	if err != nil {
 		return false, err
 	}
@@ -72,7 +73,12 @@ func EnsureCert(repo string, cfg config.ModulesConfig) (bool, error) {
 	return true, nil
 }
 
-func selfSigned() (certPEM, keyPEM []byte, err error) {
+// selfSigned generates a self-signed certificate and its key (PEM). Its
+// validity spans now and node.ClockFloor, ten years past the later:
+// a board without a real-time clock may generate it at first start with
+// a time years behind, and the certificate must not have expired once
+// NTP sets the clock.
+func selfSigned(now time.Time) (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
@@ -85,12 +91,15 @@ func selfSigned() (certPEM, keyPEM []byte, err error) {
 	if h, err := os.Hostname(); err == nil && h != "" && h != "localhost" {
 		names = append(names, h, h+".local")
 	}
-	now := time.Now()
+	from, to := now, node.ClockFloor
+	if now.After(to) {
+		from, to = to, now
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: "cairn modules", Organization: []string{"cairn"}},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.AddDate(10, 0, 0),
+		NotBefore:             from.Add(-time.Hour),
+		NotAfter:              to.AddDate(10, 0, 0),
 		KeyUsage:              x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,

@@ -160,7 +160,8 @@ func (v *View) Repo(ctx context.Context) (modapi.RepoStat, error) {
 	// store file's allocated size; the figures are the metrics' (Vitals).
 	vt := v.n.Vitals()
 	rs := modapi.RepoStat{UsedBytes: int64(vt.StorageUsed), BlockBytes: int64(st.BlockBytes), NumBlocks: int64(st.NumBlocks),
-		StorageMax: int64(vt.StorageMax), WrittenBytes: int64(vt.Written), LifetimeWrittenBytes: int64(vt.WrittenTotal)}
+		StorageMax: int64(vt.StorageMax), WrittenBytes: int64(vt.Written), LifetimeWrittenBytes: int64(vt.WrittenTotal),
+		Fault: vt.StoreFault}
 	rs.Pins, err = v.n.Pins().Count(ctx)
 	return rs, err
 }

@@ -29,11 +29,21 @@ func missing(err error, c cid.Cid) bool {
 	return errors.As(err, &nf) && nf.Cid.Defined() && bytes.Equal(nf.Cid.Hash(), c.Hash())
 }
 
+// logReadErr logs a failed read of a stored block (an I/O error, a
+// damaged block: the error names it), which every reader (cat, bitswap,
+// GC) also answers; a missing block is no fault.
+func logReadErr(err error) error {
+	if errors.Is(err, storage.ErrBlockDamaged) || errors.Is(err, storage.ErrReadBlock) {
+		log.Errorf("%v", err)
+	}
+	return err
+}
+
 // View is storage's View, falling back to a filestore reference.
 func (b *Blockstore) View(ctx context.Context, c cid.Cid, fn func([]byte) error) error {
 	err := b.Blockstore.View(ctx, c, fn)
 	if err == nil || !missing(err, c) {
-		return err
+		return logReadErr(err)
 	}
 	data, ok, ferr := b.n.filestoreGet(ctx, c)
 	if !ok {
@@ -49,7 +59,7 @@ func (b *Blockstore) View(ctx context.Context, c cid.Cid, fn func([]byte) error)
 func (b *Blockstore) Get(ctx context.Context, c cid.Cid) (blocks.Block, error) {
 	blk, err := b.Blockstore.Get(ctx, c)
 	if err == nil || !missing(err, c) {
-		return blk, err
+		return blk, logReadErr(err)
 	}
 	data, ok, ferr := b.n.filestoreGet(ctx, c)
 	if !ok {

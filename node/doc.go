@@ -63,9 +63,11 @@
 //   - block.go: single blocks through the one read path (Block.Get, Size,
 //     Remove); verify.go: whole DAGs and blocks checked (Dag.Verify,
 //     Block.Verify).
-//   - blockstore.go: storage's blocks with the filestore as fallback;
-//     fetch.go: the read path on an online node (bitswap, prefetch, and
-//     Kubo's offline error for requests marked offline).
+//   - blockstore.go: storage's blocks with the filestore as fallback,
+//     and the log of a failed or damaged block read; fetch.go: the read
+//     path on an online node (bitswap, prefetch, a damaged block fetched
+//     again from peers, and Kubo's offline error for requests marked
+//     offline).
 //
 // Pins, GC and storage (Pins, RemotePins and Storage facets):
 //
@@ -87,6 +89,8 @@
 //   - names.go: IPNS publishing and resolving through boxo's namesys;
 //     dns.go: DNSLink; republish.go: the republisher; ipnsps.go: IPNS
 //     over pubsub; delegated.go: HTTP delegated publishing.
+//   - clock.go: the node's clock (a seam for tests) and ClockFloor, below
+//     which no IPNS record is signed (a board booted without the time).
 //   - keys.go: the keystore (one 0400 file per key, Kubo's layout).
 //
 // The network (Network facet):

@@ -9,3 +9,6 @@ func SetDelegatedTimeout(d time.Duration) (restore func()) {
 	delegatedTimeout = d
 	return func() { delegatedTimeout = old }
 }
+
+// SetClock makes n read the time from now (a clock seam for tests).
+func SetClock(n *Node, now func() time.Time) { n.clock = now }

@@ -101,7 +101,6 @@ func (n *Node) view(ctx context.Context, c cid.Cid, fn func([]byte) error) error
 	err := n.Blocks.View(ctx, c, fn)
 	on := n.online
 	if errors.Is(err, storage.ErrBlockDamaged) {
-		log.Errorf("%v", err)
 		if on == nil || isOffline(ctx) {
 			return err
 		}

@@ -43,6 +43,7 @@ var (
 	mGoLimit        = desc("cairn_memory_go_limit_bytes", "The Go runtime's soft memory limit (GOMEMLIMIT).")
 	mMemoryUsed     = desc("cairn_memory_used_bytes", "Memory the Go runtime holds from the system and has not returned.")
 	mMemoryHeadroom = desc("cairn_memory_headroom_bytes", "Budget less memory used (negative: over budget; absent without a budget).")
+	mStoreFault     = desc("cairn_store_fault", "1 while the store cannot write: its file system is read-only, or its last write failed (disk full, I/O error) and none succeeded since; the status page says why.")
 )
 
 // Collector returns the node's metrics as a Prometheus collector.
@@ -56,7 +57,7 @@ type nodeCollector struct{ n *Node }
 // Describe implements prometheus.Collector.
 func (nodeCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{mStorageUsed, mStorageMax, mStorageBlocks, mWritten, mWrittenLife,
-		mGCRuns, mGCFreed, mQueue, mBudget, mGoLimit, mMemoryUsed, mMemoryHeadroom} {
+		mGCRuns, mGCFreed, mQueue, mBudget, mGoLimit, mMemoryUsed, mMemoryHeadroom, mStoreFault} {
 		ch <- d
 	}
 }
@@ -74,6 +75,7 @@ type Vitals struct {
 	MemoryBudget uint64 // Budget.MemoryMiB in bytes; 0: no budget
 	GoMemLimit   int64  // GOMEMLIMIT
 	MemoryUsed   uint64 // what the Go runtime holds from the system
+	StoreFault   string // why the store cannot write, "" when it can (storage.Store.Fault)
 }
 
 // Headroom is the budget less the memory used (negative: over budget);
@@ -95,6 +97,7 @@ func (n *Node) Vitals() Vitals {
 		MemoryBudget: uint64(max(n.Config().Budget.MemoryMiB, 0)) << 20,
 		GoMemLimit:   debug.SetMemoryLimit(-1),
 		MemoryUsed:   goMemoryUsed(),
+		StoreFault:   n.Store.Fault(),
 	}
 }
 
@@ -119,6 +122,11 @@ func (c nodeCollector) Collect(ch chan<- prometheus.Metric) {
 	if h, ok := v.Headroom(); ok {
 		gauge(mMemoryHeadroom, float64(h))
 	}
+	fault := 0.0
+	if v.StoreFault != "" {
+		fault = 1
+	}
+	gauge(mStoreFault, fault)
 }
 
 // goMemoryUsed is what the runtime has mapped less what it returned to the

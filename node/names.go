@@ -346,11 +346,15 @@ func (m *Names) Publish(ctx context.Context, p path.Path, o PublishOptions) (ipn
 	if err != nil {
 		return ipns.Name{}, err
 	}
+	now, err := n.clockSet()
+	if err != nil {
+		return ipns.Name{}, err
+	}
 	s, ns, err := n.names()
 	if err != nil {
 		return ipns.Name{}, err
 	}
-	eol := time.Now().Add(o.Lifetime)
+	eol := now.Add(o.Lifetime)
 	popts := []namesys.PublishOption{namesys.PublishWithEOL(eol),
 		namesys.PublishWithIPNSOption(ipns.WithV1Compatibility(o.V1Compat))}
 	if o.TTL != nil {

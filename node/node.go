@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"cairn/node/config"
 	"cairn/node/p2p"
@@ -23,6 +24,9 @@ import (
 // concurrent use; Close stops what New started and waits for it.
 type Node struct {
 	Repo string
+	// clock, when set (tests), is the node's time instead of time.Now
+	// (clock.go).
+	clock func() time.Time
 	// cfg is the config file and the config in effect, read through
 	// Config; every change of either goes through it.
 	cfg *config.Store

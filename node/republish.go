@@ -151,7 +151,12 @@ func (n *Node) republishOne(ctx context.Context, s *nameSys, ns namesys.NameSyst
 	if err != nil {
 		return err
 	}
-	eol := time.Now().Add(lifetime)
+	now, err := n.clockSet()
+	if err != nil {
+		log.Warnf("republishing %s: %v", id, err)
+		return err
+	}
+	eol := now.Add(lifetime)
 	if prev, err := rec.Validity(); err == nil && prev.After(eol) {
 		eol = prev
 	}

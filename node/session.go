@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"syscall"
 
 	"cairn/node/config"
 	"cairn/storage"
@@ -198,7 +199,7 @@ func (s *WriteSession) Put(ctx context.Context, blks ...blocks.Block) error {
 // session also stored, after a failed write ("nothing partial"). They were
 // absent before the session, so no earlier pin needs them.
 func (s *WriteSession) Rollback(ctx context.Context) error {
-	_ = s.batch.Sync()
+	failed := s.batch.Sync()
 	s.mu.Lock()
 	var keys []string
 	if s.nkept > 0 {
@@ -232,7 +233,19 @@ func (s *WriteSession) Rollback(ctx context.Context) error {
 			del = append(del, cid.NewCidV1(cid.Raw, []byte(k)))
 		}
 	}
-	return s.n.deleteBlocks(ctx, del)
+	if err := s.n.deleteBlocks(ctx, del); err != nil {
+		return err
+	}
+	if errors.Is(failed, syscall.ENOSPC) {
+		// The disk is full: Reclaim could not copy live blocks out to
+		// give the removed ones' space back, holes can.
+		if freed, err := s.n.Store.PunchRemoved(); err != nil {
+			log.Errorf("disk full: giving back the space of the removed blocks: %v", err)
+		} else {
+			log.Warnf("disk full: %d bytes of the removed blocks given back", freed)
+		}
+	}
+	return nil
 }
 
 // Put stores blocks in one write session, durably, and pins each

@@ -151,7 +151,7 @@ func (s *Store) readErr(c cid.Cid, err error) error {
 	if errors.Is(err, errGone) {
 		return ipld.ErrNotFound{Cid: c}
 	}
-	return fmt.Errorf("storage: reading block %s: %w", c, err)
+	return fmt.Errorf("%w %s: %w", ErrReadBlock, c, err)
 }
 
 func blockMutation(blk blocks.Block) (mutation, bool, error) {
@@ -274,11 +274,27 @@ func (b *Blockstore) AllKeysChan(ctx context.Context) (<-chan cid.Cid, error) {
 
 // ForEachKey calls fn for every stored multihash, in key order, outside of
 // any transaction (keys are read in chunks of 1024). Blocks stored while
-// it runs may or may not be seen.
+// it runs may or may not be seen. When the disk refuses the commit that
+// indexes the blocks acknowledged last (full, read-only), those come
+// after the others.
 func (b *Blockstore) ForEachKey(ctx context.Context, fn func(mh.Multihash) error) error {
+	var unindexed [][]byte
 	if err := b.s.flush(); err != nil {
+		unindexed = b.s.w.mem.keys()
+	}
+	if err := b.forEachIndexed(ctx, fn); err != nil {
 		return err
 	}
+	for _, k := range unindexed {
+		if err := fn(mh.Multihash(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forEachIndexed is ForEachKey over the index alone.
+func (b *Blockstore) forEachIndexed(ctx context.Context, fn func(mh.Multihash) error) error {
 	var after []byte
 	for {
 		var chunk [][]byte

@@ -120,7 +120,9 @@
 //   - every index key decodes as a multihash that is not the identity hash,
 //     and the stored bytes hash to it (Check verifies hashes only when
 //     asked to, since that reads every block);
-//   - bytes of a segment before its committed end never change; past the
+//   - bytes of a segment before its committed end never change, but for
+//     the data of a removed block's record, which PunchRemoved (reclaim.go)
+//     may turn into a hole (zeros; its header and key stay); past the
 //     active segment's end sit only records of acknowledged blocks not yet
 //     indexed (lag.go), of acknowledged datastore writes not yet in "data"
 //     (dslog.go) and, after a crash, a cut write, which Open cuts;
@@ -248,7 +250,8 @@
 //     transactions.
 //   - blockstore.go: the boxo blockstore.Blockstore view of the blocks.
 //   - datastore.go: the go-datastore view of the "data" bucket.
-//   - reclaim.go: Reclaim, giving removed blocks' space back.
+//   - reclaim.go: Reclaim, giving removed blocks' space back, and
+//     PunchRemoved, which does it in place on a full disk.
 //   - giveback.go: giving the index file's free pages back as holes.
 //   - runs.go: the index as sorted runs: lookups, the open run, merges,
 //     the filters, and the in-place upgrade of a schema-2 index.
@@ -263,5 +266,8 @@
 //     files (elsewhere: a write per slice and fsync).
 //   - check.go: Check, which walks the invariants above; BlockFile.
 //   - hashcheck.go: the check of every block read (CRC-32C or hash).
+//   - fault.go, fault_linux.go, fault_other.go: Fault, what keeps the
+//     store from writing (a read-only file system, the last commit's
+//     error).
 //   - errors.go: the sentinel errors.
 package storage

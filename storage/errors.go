@@ -30,6 +30,10 @@ var (
 	// such bytes are never handed out.
 	ErrBlockDamaged = errors.New("storage: stored block is damaged")
 
+	// ErrReadBlock wraps the error of a block read the file system
+	// refused (an I/O error on the card); the message names the block.
+	ErrReadBlock = errors.New("storage: reading block")
+
 	// ErrCorrupt wraps problems found when opening a damaged file.
 	ErrCorrupt = errors.New("storage: store file is damaged")
 )

@@ -86,6 +86,12 @@ func (w *writer) giveBack() (int64, error) {
 
 // serveGiveBack answers a GiveBackIndex request on the writer goroutine.
 func (w *writer) serveGiveBack(r *request) {
+	if r.punch {
+		var err error
+		r.gaveBack, err = w.punchRemoved()
+		r.done <- err
+		return
+	}
 	err := w.compactRuns()
 	if err == nil {
 		r.gaveBack, err = w.giveBack()

@@ -46,6 +46,17 @@ func (mi *memIndex) get(key []byte) (loc, bool) {
 	return l, ok
 }
 
+// keys lists the entries' keys (copies).
+func (mi *memIndex) keys() [][]byte {
+	mi.mu.RLock()
+	defer mi.mu.RUnlock()
+	ks := make([][]byte, 0, len(mi.m))
+	for k := range mi.m {
+		ks = append(ks, []byte(k))
+	}
+	return ks
+}
+
 // counts returns what the entries add to the index as seen by read
 // transaction txID (nothing once a commit that txID sees indexed them).
 func (mi *memIndex) counts(txID int) (n, bytes, recBytes uint64) {

@@ -227,3 +227,77 @@ func (s *Store) reclaimSegment(ctx context.Context, id uint32, si segInfo) (int6
 	}
 	return moved, errors.Join(append([]error{err}, damaged...)...)
 }
+
+// PunchRemoved gives back, without writing a byte, the space of removed
+// blocks in the active segment: holes over the data of each record no
+// index entry points to (its header and key stay, so the records still
+// read in order), and the file cut back to the end of its last
+// acknowledged record (the bytes of a write that failed). It is what
+// still frees space on a full disk, where Reclaim cannot copy live blocks
+// out: after a failed add's blocks were removed again. It returns the
+// bytes the file takes less on disk (0 where holes are not supported).
+func (s *Store) PunchRemoved() (int64, error) {
+	if s.w == nil {
+		return 0, errors.New("storage: store is read-only")
+	}
+	r := &request{giveBack: true, punch: true, done: make(chan error, 1)}
+	if err := s.w.submit(context.Background(), r); err != nil {
+		return 0, err
+	}
+	err := <-r.done
+	return r.gaveBack, err
+}
+
+// punchRemoved is PunchRemoved on the writer goroutine (no write runs).
+func (w *writer) punchRemoved() (int64, error) {
+	a := w.app
+	f, id, end := a.f, a.id, a.end
+	before, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if before.Size() > end {
+		if err := f.Truncate(end); err != nil {
+			return 0, err
+		}
+	}
+	var dead [][2]int64 // [data offset, end) of removed records
+	err = w.db.View(func(tx *bolt.Tx) error {
+		idx, err := loadIndex(tx)
+		if err != nil {
+			return err
+		}
+		return scanRecords(f, segHeader, end, func(key, data []byte, off int64) error {
+			if len(key) >= 2 && key[0] == 0 && key[1] == 0 {
+				return nil // a datastore record (dslog.go)
+			}
+			here := loc{seg: id, off: uint32(off), n: uint32(len(data))}
+			if l, ok := w.mem.get(key); ok && l.samePlace(here) {
+				return nil
+			}
+			if l, ok := decodeLoc(idx.get(key)); ok && l.samePlace(here) {
+				return nil
+			}
+			dead = append(dead, [2]int64{off, off + int64(len(data))})
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	const page = 4096
+	for _, d := range dead {
+		from, to := (d[0]+page-1)/page*page, d[1]/page*page
+		if to <= from {
+			continue
+		}
+		if ok, err := punchHole(f, from, to-from); err != nil || !ok {
+			return 0, err
+		}
+	}
+	after, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return max(0, allocatedBytes(before)-allocatedBytes(after)), nil
+}

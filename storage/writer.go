@@ -50,6 +50,8 @@ type request struct {
 	// giveBack asks for the index file's free pages to be given back
 	// (giveback.go), alone, between commits; gaveBack is the result.
 	giveBack bool
+	// punch, with giveBack, asks for PunchRemoved (reclaim.go) instead.
+	punch    bool
 	gaveBack int64
 	batch    *Batch // async requests only
 	// after, when set, is the batch whose writes submitted so far this
@@ -61,6 +63,9 @@ type request struct {
 }
 
 type writer struct {
+	// fault is the error of the last commit, nil once one succeeds
+	// (fault.go).
+	fault atomic.Pointer[string]
 	// blockBytes mirrors "blocks.size" after each commit, for cheap reads.
 	blockBytes atomic.Uint64
 	// usedBytes is the bytes of the file's pages in use after the last
@@ -247,8 +252,10 @@ func (w *writer) loop() {
 		case len(group) == 0: // all answered
 		case w.lagEligible(group):
 			err = w.commitLagged(group)
+			w.noteCommit(group, err)
 		default:
 			err = w.commit(group)
+			w.noteCommit(group, err)
 		}
 		for _, r := range group {
 			if r.done != nil {

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -8,7 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	"cairn/node"
+
 	"github.com/ipfs/boxo/ipns"
+	"github.com/ipfs/boxo/namesys"
 )
 
 // IpnsPut is one request an IpnsPublisher received, as parsed and checked
@@ -133,4 +137,18 @@ func (p *IpnsPublisher) CheckPut(t testing.TB, i int, name ipns.Name, want strin
 		t.Errorf("request %d: sequence %d (%v), want %d", i, s, err, seq)
 	}
 	return put.Raw
+}
+
+// LocalRecord is the IPNS record of n's own key in its store.
+func LocalRecord(t testing.TB, n *node.Node) *ipns.Record {
+	t.Helper()
+	raw, err := n.Store.Datastore().Get(context.Background(), namesys.IpnsDsKey(ipns.NameFromPeer(n.PeerID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := ipns.UnmarshalRecord(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }

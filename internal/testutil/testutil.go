@@ -117,8 +117,10 @@ func OverwriteBlock(t testing.TB, st *storage.Store, key, data []byte) {
 }
 
 // FlipBit flips one bit in the middle of the stored bytes of the block
-// with multihash key, behind the store's back (a bit flipped on the card).
-func FlipBit(t testing.TB, st *storage.Store, key []byte) {
+// with multihash key, behind the store's back (a bit flipped on the card),
+// and returns the damaged bytes around it (up to 256 each side), which no
+// reader may ever serve.
+func FlipBit(t testing.TB, st *storage.Store, key []byte) []byte {
 	t.Helper()
 	file, off, n, err := st.BlockFile(key)
 	if err != nil {
@@ -129,15 +131,16 @@ func FlipBit(t testing.TB, st *storage.Store, key []byte) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	one := make([]byte, 1)
-	at := off + int64(n/2)
-	if _, err := f.ReadAt(one, at); err != nil {
+	data := make([]byte, n)
+	if _, err := f.ReadAt(data, off); err != nil {
 		t.Fatal(err)
 	}
-	one[0] ^= 0x04
-	if _, err := f.WriteAt(one, at); err != nil {
+	mid := n / 2
+	data[mid] ^= 0x04
+	if _, err := f.WriteAt(data[mid:mid+1], off+int64(mid)); err != nil {
 		t.Fatal(err)
 	}
+	return data[max(0, mid-256):min(n, mid+257)]
 }
 
 // MustOnlineNode opens a node on a fresh test repo and starts its network

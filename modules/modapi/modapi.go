@@ -64,6 +64,9 @@ type RepoStat struct {
 	// WrittenBytes is what the store wrote to its file since the daemon
 	// started, LifetimeWrittenBytes over the file's life (flash wear).
 	WrittenBytes, LifetimeWrittenBytes int64
+	// Fault says why the store cannot write (a read-only file system, a
+	// full disk), "" when it can.
+	Fault string
 }
 
 // MemoryStat is the memory budget (Budget.MemoryMiB) and the memory the

@@ -119,6 +119,9 @@ func (d pageData) html() string {
 	if d.RepoErr != "" {
 		w("<p>", esc(d.RepoErr), "</p>")
 	}
+	if d.Repo.Fault != "" {
+		w("\n", `<p class="failed" id="store-fault">Writes fail: `, esc(d.Repo.Fault), ". Reads go on.</p>")
+	}
 	w("\n", `<p id="repo-use">`, esc(short(float64(d.Repo.UsedBytes))), " used")
 	pct := fmt.Sprintf("%.1f", d.UsedPct)
 	if d.Repo.StorageMax != 0 {

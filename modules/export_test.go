@@ -1,0 +1,4 @@
+package modules
+
+// SelfSigned is selfSigned, for tests.
+var SelfSigned = selfSigned

@@ -1,0 +1,57 @@
+package node_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/internal/testutil"
+	"cairn/node"
+)
+
+// Ensure that with a clock years behind (a board without a real-time
+// clock, before NTP answers) name publish refuses with a clear error and
+// the republisher signs nothing, and that once the clock jumps forward
+// both work, the record valid for its lifetime from the real time.
+func TestNames_ClockBehind_NoRecordUntilSet(t *testing.T) {
+	n := testutil.MustOpenNode(t)
+	ctx := context.Background()
+	real := time.Now()
+	behind := time.Date(2019, 3, 1, 0, 0, 0, 0, time.UTC)
+	var now time.Time
+	node.SetClock(n, func() time.Time { return now })
+	o := node.PublishOptions{Lifetime: 48 * time.Hour, AllowOffline: true}
+	p := mustPath(t, "/ipfs/bafkqaaa")
+
+	now = real
+	if _, err := n.Names().Publish(ctx, p, o); err != nil {
+		t.Fatalf("publish with the clock right: %v", err)
+	}
+	now = behind
+	_, err := n.Names().Publish(ctx, mustPath(t, "/ipfs/bafkqaalb"), o)
+	if !errors.Is(err, node.ErrClockBehind) || !strings.Contains(err.Error(), "2019-03-01") {
+		t.Fatalf("publish with the clock behind: %v, want ErrClockBehind naming the time", err)
+	}
+	done, failed := n.Names().Republish(ctx)
+	if done != 0 || failed != 1 {
+		t.Fatalf("republish with the clock behind: %d done, %d failed; want 0, 1", done, failed)
+	}
+	rec := testutil.LocalRecord(t, n)
+	if v, _ := rec.Validity(); v.Before(real.Add(47 * time.Hour)) {
+		t.Fatalf("the record's validity went back to %s", v)
+	}
+
+	now = real.Add(time.Hour) // NTP answered
+	if done, failed := n.Names().Republish(ctx); done != 1 || failed != 0 {
+		t.Fatalf("republish once the clock is set: %d done, %d failed", done, failed)
+	}
+	if _, err := n.Names().Publish(ctx, mustPath(t, "/ipfs/bafkqaalb"), o); err != nil {
+		t.Fatalf("publish once the clock is set: %v", err)
+	}
+	v, _ := testutil.LocalRecord(t, n).Validity()
+	if want := real.Add(49 * time.Hour); v.Before(want.Add(-time.Minute)) || v.After(want.Add(time.Minute)) {
+		t.Fatalf("record valid until %s, want about %s", v, want)
+	}
+}
