@@ -380,7 +380,10 @@ func TestLua_Builtins_WithinCaps(t *testing.T) {
 		if r.code != 500 {
 			t.Errorf("%s: got %d %.100q, want the 500 page", path, r.code, r.body)
 		}
-		if took > 2*time.Second {
+		// The cap stopped it: a runaway the cap missed runs on until
+		// the client gives up. The margin is for the race detector on a
+		// loaded machine (2.06 s was seen there), not a speed bound.
+		if took > 10*time.Second {
 			t.Errorf("%s: took %v with a 1s cap", path, took)
 		}
 		if grown > 4*32 {
