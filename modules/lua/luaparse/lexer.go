@@ -273,7 +273,7 @@ func (sc *Scanner) scanEscape(ch int, buf *bytes.Buffer) error {
 		sc.Newline('\r')
 	case 'z':
 		// Lua 5.2: skip the white space that follows, line breaks too.
-		for whitespace2&(1<<uint(sc.Peek())) != 0 || sc.Peek() == '\f' || sc.Peek() == '\v' {
+		for int64(whitespace2)&(int64(1)<<uint(sc.Peek())) != 0 || sc.Peek() == '\f' || sc.Peek() == '\v' {
 			sc.Next()
 		}
 	case 'x':
