@@ -222,6 +222,9 @@ func LoadDifferences(path string) ([]*Difference, error) {
 		if !ok || name == "" || reason == "" {
 			return nil, fmt.Errorf("%s:%d: want \"case | reason\", got %q", path, i+1, l)
 		}
+		if !strings.HasPrefix(reason, "on purpose: ") && !strings.HasPrefix(reason, "not built yet: ") {
+			return nil, fmt.Errorf("%s:%d: the reason must start with \"on purpose: \" or \"not built yet: \", got %q", path, i+1, reason)
+		}
 		out = append(out, &Difference{Case: name, Reason: reason})
 	}
 	return out, nil

@@ -95,7 +95,7 @@ func TestRegressions_JudgedByDifferenceList(t *testing.T) {
 		t.Fatalf("Regressions = %q, want %q (a case cairn lacks counts)", regs, want)
 	}
 	path := filepath.Join(t.TempDir(), "differences.txt")
-	os.WriteFile(path, []byte("# comment\n\nTestA/one | cairn answers 404 on purpose\nTestB/gone | no longer differs\n"), 0o644)
+	os.WriteFile(path, []byte("# comment\n\nTestA/one | on purpose: cairn answers 404\nTestB/gone | not built yet: no longer differs\n"), 0o644)
 	diffs, err := LoadDifferences(path)
 	if err != nil {
 		t.Fatal(err)
@@ -111,9 +111,11 @@ func TestRegressions_JudgedByDifferenceList(t *testing.T) {
 
 func TestLoadDifferences_NeedsReason(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "differences.txt")
-	os.WriteFile(path, []byte("TestA/one\n"), 0o644)
-	if _, err := LoadDifferences(path); err == nil {
-		t.Error("an entry without a reason was accepted")
+	for _, l := range []string{"TestA/one\n", "TestA/one | cairn answers 404\n"} {
+		os.WriteFile(path, []byte(l), 0o644)
+		if _, err := LoadDifferences(path); err == nil {
+			t.Errorf("%q: an entry without a reason of a known kind was accepted", l)
+		}
 	}
 }
 
