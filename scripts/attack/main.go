@@ -517,9 +517,13 @@ func (t *target) runAttack(a attack, idle figures, dur, settle, floor time.Durat
 			return r
 		}
 		r.after = t.snapshot()
+		// Memory: the Go heap keeps an attack's garbage until its next
+		// cycle, which an idle daemon may not run for minutes, so "back"
+		// is within an eighth of the budget of idle (32 MiB at 256 MiB):
+		// what a board notices is growth that stays, attack after attack.
 		r.backIdle = r.after.peers <= idle.peers &&
 			r.after.goroutines <= idle.goroutines+idle.goroutines/10+25 &&
-			r.after.rss <= max(idle.rss+idle.rss/4, idle.rss+16<<10)
+			r.after.rss <= idle.rss+(t.budget<<10)/8
 		if r.backIdle || time.Now().After(deadline) {
 			break
 		}
