@@ -17,7 +17,8 @@
 // and their Accept types are the trustless answers; tar, dag-json,
 // dag-cbor, json and cbor the other formats. Every answer carries Kubo's CORS
 // headers and Gateway.HTTPHeaders. Anything but /ipfs/, /ipns/, /version
-// and the root redirect is 404: the gateway never serves the RPC.
+// and the root redirect is 404 (and /routing/v1/, the routing API, while
+// Gateway.ExposeRoutingAPI is true): the gateway never serves the RPC.
 //
 // # Bounds
 //
@@ -54,6 +55,8 @@
 //   - redirects.go: _redirects files of subdomain and DNSLink sites.
 //   - canonical.go: redirects to canonical content paths (?uri= of the
 //     ipfs:// protocol handler, /ipns/<peer ID> to its base36 CIDv1).
+//   - routing.go: the Delegated Routing V1 API under /routing/v1/
+//     (Gateway.ExposeRoutingAPI): providers, peers, IPNS records.
 //   - body.go: bodies that stream after the handler returns.
 //   - errors.go: error pages.
 package gateway

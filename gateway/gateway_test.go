@@ -92,7 +92,17 @@ var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request
 
 func (s *site) do(t *testing.T, method, path string, hdr ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, s.url+path, nil)
+	return s.send(t, method, path, nil, hdr...)
+}
+
+// send is do with a request body.
+func (s *site) send(t *testing.T, method, path string, body []byte, hdr ...string) (*http.Response, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.url+path, rd)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
 // server.go: the gateway's HTTP server on fasthttp: lifecycle, the
 // per-address connection guard, the cap on requests in flight, the
-// headers every answer carries, and the routes (/ipfs/, /ipns/, /version,
-// the root redirect; everything else is 404, /api/v0/ included).
+// headers every answer carries, and the routes (/ipfs/, /ipns/,
+// /routing/v1/, /version, the root redirect; everything else is 404,
+// /api/v0/ included).
 
 package gateway
 
@@ -77,6 +78,9 @@ type Server struct {
 
 	mu        sync.Mutex
 	listeners []net.Listener
+
+	// routingAPI serves /routing/v1/ (Gateway.ExposeRoutingAPI).
+	routingAPI bool
 }
 
 // New prepares a gateway for n's config (its Gateway section).
@@ -99,6 +103,7 @@ func New(n *node.Node, o Options) (*Server, error) {
 	if s.maxDur <= 0 {
 		return nil, fmt.Errorf("config Gateway.MaxRequestDuration %s: want a positive duration", s.maxDur)
 	}
+	s.routingAPI = cfg.ExposeRoutingAPI.WithDefault(true)
 	s.retrieval = cfg.RetrievalTimeout.WithDefault(DefaultRetrievalTimeout)
 	if s.retrieval <= 0 {
 		s.retrieval = s.maxDur
@@ -233,6 +238,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	case strings.HasPrefix(p, "/ipns/") && p == string(ctx.Path()) && canonicalIPNS(ctx, p):
 		return
 	case strings.HasPrefix(p, "/ipfs/"), strings.HasPrefix(p, "/ipns/"):
+	case s.routingAPI && strings.HasPrefix(p, routingPrefix):
+		s.serveRouting(ctx, p)
+		return
 	case p == "/version":
 		fmt.Fprintf(ctx, "Commit: %s\nClient Version: %s\n", node.Commit, node.AgentVersion())
 		ctx.SetContentType("text/plain; charset=utf-8")
@@ -256,11 +264,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		plainError(ctx, http.StatusMethodNotAllowed, "Method "+string(ctx.Method())+" not allowed: read only access")
 		return
 	}
-	select {
-	case s.slots <- struct{}{}:
-	default:
-		ctx.Response.Header.Set("Retry-After", "60")
-		plainError(ctx, http.StatusTooManyRequests, "Too Many Requests")
+	if !s.takeSlot(ctx) {
 		return
 	}
 	sctx, cancel := context.WithTimeout(s.ctx, s.maxDur)
@@ -276,6 +280,19 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	// The answer's body is being streamed: its reader ends the request.
 	rq.body.setDone(done)
+}
+
+// takeSlot takes one of the request slots, or answers 429 when none is
+// free; the caller gives it back (<-s.slots) when its request ends.
+func (s *Server) takeSlot(ctx *fasthttp.RequestCtx) bool {
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	default:
+		ctx.Response.Header.Set("Retry-After", "60")
+		plainError(ctx, http.StatusTooManyRequests, "Too Many Requests")
+		return false
+	}
 }
 
 func addAllow(ctx *fasthttp.RequestCtx) {

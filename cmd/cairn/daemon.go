@@ -709,6 +709,11 @@ func (g *daemonGateway) serve(stdout io.Writer) {
 			}
 		}(manet.NetListener(l))
 	}
+	if g.srv != nil && g.srv.RoutingAPI() {
+		for _, l := range g.ls {
+			fmt.Fprintf(stdout, "Routing V1 API exposed at http://%s/routing/v1\n", l.Addr())
+		}
+	}
 }
 
 // port is the first gateway listener's port ("" without one).

@@ -9,7 +9,8 @@ import (
 )
 
 // The daemon serves the gateway on Addresses.Gateway, says so after the
-// RPC's line as Kubo does, and the gateway never answers the RPC.
+// RPC's line as Kubo does (and that the routing API is on it), and the
+// gateway never answers the RPC.
 func TestDaemon_Gateway(t *testing.T) {
 	repo := initRepo(t)
 	_, api, out := startDaemonFlags(t, repo, []string{"--offline"})
@@ -22,6 +23,9 @@ func TestDaemon_Gateway(t *testing.T) {
 		t.Errorf("the gateway line comes before the RPC's:\n%s", text)
 	}
 	gw := "http://127.0.0.1:" + m[1]
+	if want := "Gateway server listening on /ip4/127.0.0.1/tcp/" + m[1] + "\nRouting V1 API exposed at " + gw + "/routing/v1\n"; !strings.Contains(text, want) {
+		t.Errorf("no routing API line after the gateway's (Gateway.ExposeRoutingAPI is true by default); want %q in:\n%s", want, text)
+	}
 	get := func(url string) (int, string) {
 		t.Helper()
 		resp, err := http.Get(url)
