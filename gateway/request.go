@@ -332,7 +332,8 @@ func (rq *request) etag() string { return etagOf(rq.res.Cid, rq.format) }
 
 // etagOf is the ETag of c answered as format: "<cid>" for UnixFS,
 // "<cid>.<short format>" for other formats and for the data codecs
-// (answered as their own type); none for CARs and records.
+// (answered as their own type), weak (W/) for a tar, whose bytes may
+// differ between two answers of one tree; none for CARs and records.
 func etagOf(c cid.Cid, format string) string {
 	if format == "" {
 		format = codecType[c.Type()]
@@ -344,7 +345,11 @@ func etagOf(c cid.Cid, format string) string {
 		return ""
 	}
 	short := format[strings.LastIndexAny(format, "/.")+1:]
-	return `"` + c.String() + "." + short + `"`
+	e := `"` + c.String() + "." + short + `"`
+	if format == fmtTar {
+		e = "W/" + e
+	}
+	return e
 }
 
 // cacheControl is the Cache-Control of content: immutable for /ipfs/,
