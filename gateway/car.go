@@ -1,5 +1,6 @@
 // car.go: CAR answers as the trustless gateway spec lays them out: the
-// blocks that resolve the path (HAMT shards included), then the terminal
+// blocks that resolve the path (HAMT shards and data blocks whose fields
+// the path follows to a link included), then the terminal
 // element's blocks by dag-scope: block (itself), entity (a file's blocks,
 // or those of an entity-bytes range; a directory and its HAMT shards; a
 // data block alone) or all (the DAG below it), depth first, each block
@@ -26,6 +27,8 @@ import (
 	uio "github.com/ipfs/boxo/ipld/unixfs/io"
 	"github.com/ipfs/go-cid"
 	ipld "github.com/ipfs/go-ipld-format"
+	"github.com/ipld/go-ipld-prime/datamodel"
+	cidlink "github.com/ipld/go-ipld-prime/linking/cid"
 	"github.com/multiformats/go-multihash"
 	"github.com/multiformats/go-varint"
 )
@@ -190,31 +193,42 @@ func (r recorder) GetMany(ctx context.Context, ks []cid.Cid) <-chan *ipld.NodeOp
 }
 
 // resolve walks segs from root through UnixFS directories (HAMT shards
-// included), noting the blocks read, and returns the terminal node.
+// included) and through the data of other codecs (dag-cbor, dag-json),
+// whose segments name fields until one reaches a link; it notes the
+// blocks read and returns the terminal node.
 func (w *carWalk) resolve(ctx context.Context, root cid.Cid, segs []string) (ipld.Node, error) {
 	rec := recorder{DAGService: w.n.DAG, w: w}
 	nd, err := rec.Get(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	for _, seg := range segs {
+	for i := 0; i < len(segs); i++ {
+		seg := segs[i]
 		if seg == "" {
 			continue
 		}
-		pn, ok := nd.(*merkledag.ProtoNode)
-		if !ok {
-			return nil, &statusError{code: http.StatusNotImplemented, err: fmt.Errorf("CAR paths through codec 0x%x are not served by this gateway yet", nd.Cid().Type())}
-		}
-		dir, err := uio.NewDirectoryFromNode(rec, pn)
-		if err != nil {
-			return nil, &node.NoLinkError{Name: seg, Under: nd.Cid()}
-		}
-		next, err := dir.Find(ctx, seg)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) || errors.Is(err, merkledag.ErrLinkNotFound) {
+		var next ipld.Node
+		if pn, ok := nd.(*merkledag.ProtoNode); ok {
+			dir, err := uio.NewDirectoryFromNode(rec, pn)
+			if err != nil {
 				return nil, &node.NoLinkError{Name: seg, Under: nd.Cid()}
 			}
-			return nil, err
+			next, err = dir.Find(ctx, seg)
+			if err != nil {
+				if errors.Is(err, os.ErrNotExist) || errors.Is(err, merkledag.ErrLinkNotFound) {
+					return nil, &node.NoLinkError{Name: seg, Under: nd.Cid()}
+				}
+				return nil, err
+			}
+		} else {
+			l, used, err := dataLink(nd, segs[i:])
+			if err != nil {
+				return nil, err
+			}
+			i += used - 1
+			if next, err = rec.Get(ctx, l); err != nil {
+				return nil, err
+			}
 		}
 		if last := w.path[len(w.path)-1]; !last.c.Equals(next.Cid()) {
 			w.path = append(w.path, pathBlock{next.Cid(), next.RawData()})
@@ -226,6 +240,36 @@ func (w *carWalk) resolve(ctx context.Context, root cid.Cid, segs []string) (ipl
 		w.path = w.path[:n-1]
 	}
 	return nd, nil
+}
+
+// dataLink follows segs through the fields of a data block (dag-cbor,
+// dag-json) up to the first link, and returns it with the number of
+// segments used. A path that ends inside the block, or names a field it
+// lacks, is an error (501 and 404, as the path gateway answers them).
+func dataLink(nd ipld.Node, segs []string) (cid.Cid, int, error) {
+	dm, err := node.DecodeBlock(nd.Cid(), nd.RawData())
+	if err != nil {
+		return cid.Undef, 0, &statusError{code: http.StatusNotImplemented, err: fmt.Errorf("CAR paths through codec 0x%x are not served by this gateway: %w", nd.Cid().Type(), err)}
+	}
+	for i, seg := range segs {
+		dm, err = dm.LookupBySegment(datamodel.ParsePathSegment(seg))
+		if err != nil {
+			return cid.Undef, 0, &node.NoLinkError{Name: seg, Under: nd.Cid()}
+		}
+		if dm.Kind() == datamodel.Kind_Link {
+			l, err := dm.AsLink()
+			if err != nil {
+				return cid.Undef, 0, err
+			}
+			cl, ok := l.(cidlink.Link)
+			if !ok {
+				return cid.Undef, 0, fmt.Errorf("link %s of %s is not a CID", l, nd.Cid())
+			}
+			return cl.Cid, i + 1, nil
+		}
+	}
+	return cid.Undef, 0, &statusError{code: http.StatusNotImplemented, err: fmt.Errorf(
+		"%q ends inside block %s: reading IPLD Kinds other than Links (CBOR Tag 42) is not implemented", strings.Join(segs, "/"), nd.Cid())}
 }
 
 // put writes one block, once unless dups=y.

@@ -39,6 +39,20 @@ func carBlocks(t *testing.T, body []byte) []cid.Cid {
 	}
 }
 
+// putBlock stores data as a block of codec and returns its CID.
+func (s *site) putBlock(t *testing.T, codec uint64, data []byte) cid.Cid {
+	t.Helper()
+	c, err := cid.Prefix{Version: 1, Codec: codec, MhType: mh.SHA2_256, MhLength: -1}.Sum(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, _ := blocks.NewBlockWithCid(data, c)
+	if err := s.n.Block().Put(context.Background(), false, blk); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // CARs of a path: the blocks that resolve it, then the terminal element
 // by dag-scope and entity-bytes.
 func TestGateway_CarScopes(t *testing.T) {
@@ -84,19 +98,45 @@ func TestGateway_CarScopes(t *testing.T) {
 	}
 }
 
+// The CAR of a path that starts in a data block carries that block (whose
+// fields the path follows to a link), then the UnixFS path below it.
+func TestGateway_CarThroughData(t *testing.T) {
+	s := newSite(t, nil)
+	doc := s.putBlock(t, cid.DagJSON, []byte(`{"files":{"dir":{"/":"`+s.root.String()+`"}}}`))
+	resp, body := s.do(t, "GET", "/ipfs/"+doc.String()+"/files/dir/a.txt?format=car")
+	if resp.StatusCode != 200 {
+		t.Fatalf("got %d %s", resp.StatusCode, body)
+	}
+	got, want := carBlocks(t, body), []cid.Cid{doc, s.root, s.cidOf(t, "/a.txt")}
+	if len(got) != len(want) {
+		t.Fatalf("blocks %v, want %v", got, want)
+	}
+	for i := range got {
+		if !got[i].Equals(want[i]) {
+			t.Errorf("block %d is %s, want %s", i, got[i], want[i])
+		}
+	}
+	for _, tc := range []struct {
+		path string
+		code int
+	}{
+		{"/files/nope/a.txt", 404},
+		{"/files/dir/nope", 404},
+		{"/files", 501},
+	} {
+		resp, body := s.do(t, "GET", "/ipfs/"+doc.String()+tc.path+"?format=car")
+		if resp.StatusCode != tc.code {
+			t.Errorf("%s: got %d %s, want %d", tc.path, resp.StatusCode, body, tc.code)
+		}
+	}
+}
+
 // Blocks of the data codecs are answered as stored, in their own type;
 // a browser gets a page; conversion is refused by default.
 func TestGateway_DagJSON(t *testing.T) {
 	s := newSite(t, nil)
 	data := []byte(`{"hello":"world"}`)
-	c, err := cid.Prefix{Version: 1, Codec: cid.DagJSON, MhType: mh.SHA2_256, MhLength: -1}.Sum(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blk, _ := blocks.NewBlockWithCid(data, c)
-	if err := s.n.Block().Put(context.Background(), false, blk); err != nil {
-		t.Fatal(err)
-	}
+	c := s.putBlock(t, cid.DagJSON, data)
 	resp, body := s.do(t, "GET", "/ipfs/"+c.String())
 	if resp.StatusCode != 200 || !bytes.Equal(body, data) {
 		t.Fatalf("got %d %q", resp.StatusCode, body)
