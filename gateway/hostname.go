@@ -134,6 +134,9 @@ type hostRoute struct {
 	// origin marks a host that is an origin of its own (a subdomain or
 	// a DNSLink host), where a _redirects file applies.
 	origin bool
+	// parent is the host of a subdomain's gateway (localhost:8080 of
+	// <cid>.ipfs.localhost:8080), where a listing's /ipfs/ links lead.
+	parent string
 }
 
 // route answers the request itself (redirect, 404) and returns "" as
@@ -188,7 +191,7 @@ func (s *Server) route(ctx *fasthttp.RequestCtx, p string) hostRoute {
 				prefix = "/ipns/" + fqdn
 			}
 		}
-		return hostRoute{path: prefix + p, gw: gw, origin: true}
+		return hostRoute{path: prefix + p, gw: gw, origin: true, parent: gwHost}
 	}
 	if !s.cfg.NoDNSLink && s.hasDNSLink(host) {
 		return hostRoute{path: "/ipns/" + stripPort(host) + p, dnslink: true, origin: true}

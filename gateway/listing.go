@@ -27,7 +27,7 @@ import (
 
 // listingVersion changes whenever the page's markup does, so that the
 // listing's ETag changes with it.
-const listingVersion = "cairn-listing-1"
+const listingVersion = "cairn-listing-2"
 
 var listingHash = func() string {
 	h := fnv.New64a()
@@ -77,6 +77,12 @@ func (rq *request) serveListing(st node.UnixFSEntry) bool {
 	urlPath := string(ctx.Path())
 	content := rq.content.String()
 	page := listingPage{urlPath: urlPath, content: content, cid: rq.res.Cid, size: st.Size}
+	switch {
+	case rq.host.dnslink:
+		page.dnslinkHost = string(ctx.Host())
+	case rq.host.parent != "":
+		page.gatewayURL = "//" + rq.host.parent
+	}
 	return rq.streamChunked(func(c context.Context, w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 32<<10)
 		if err := writeListing(c, bw, dir, page); err != nil {
@@ -92,6 +98,45 @@ type listingPage struct {
 	content string // the content path
 	cid     cid.Cid
 	size    uint64
+	// gatewayURL prefixes the /ipfs/ paths the page links to: "" on a
+	// path gateway, "//<parent host>" on a subdomain.
+	gatewayURL string
+	// dnslinkHost is the host of a DNSLink site, whose root is the
+	// content root; its CIDs link to cid.ipfs.tech (it has no /ipfs/).
+	dnslinkHost string
+}
+
+// hashLink opens the link of an entry's CID: its /ipfs/ path with the
+// entry's name as ?filename= (path-escaped, then query-escaped, as Kubo
+// writes it), or its page on cid.ipfs.tech for a DNSLink site.
+func (p listingPage) hashLink(c cid.Cid, name string) string {
+	if p.dnslinkHost != "" {
+		return `<a class="ipfs-hash" translate="no" href="https://cid.ipfs.tech/#` + c.String() + `" target="_blank" rel="noreferrer noopener">`
+	}
+	href := p.gatewayURL + "/ipfs/" + c.String() + "?filename=" + url.QueryEscape(url.PathEscape(name))
+	return `<a class="ipfs-hash" translate="no" href="` + htmlEscape(href) + `">`
+}
+
+// breadcrumbs links each segment of the content path after the
+// namespace to its own page: under gatewayURL, or below the DNSLink
+// host's root.
+func (p listingPage) breadcrumbs() string {
+	segs := strings.Split(strings.Trim(p.content, "/"), "/")
+	var b strings.Builder
+	b.WriteString("/" + htmlEscape(segs[0]))
+	href := p.gatewayURL + "/" + url.PathEscape(segs[0])
+	for i, s := range segs[1:] {
+		switch {
+		case p.dnslinkHost != "" && i == 0:
+			href = "//" + p.dnslinkHost + "/"
+		case p.dnslinkHost != "" && i == 1:
+			href += url.PathEscape(s)
+		default:
+			href += "/" + url.PathEscape(s)
+		}
+		fmt.Fprintf(&b, `/<a href="%s">%s</a>`, htmlEscape(href), htmlEscape(s))
+	}
+	return b.String()
 }
 
 func writeListing(ctx context.Context, w io.Writer, dir uio.Directory, p listingPage) error {
@@ -120,7 +165,7 @@ a{color:#06c;text-decoration:none}
 <div class="size">%s</div>
 </header>
 <table>
-`, title, breadcrumbs(p.content), p.cid, humanize.Bytes(p.size))
+`, title, p.breadcrumbs(), p.cid, humanize.Bytes(p.size))
 	segs := strings.Split(strings.Trim(p.content, "/"), "/")
 	if len(segs) > 2 {
 		back := p.urlPath
@@ -133,9 +178,8 @@ a{color:#06c;text-decoration:none}
 	}
 	err := dir.ForEachLink(ctx, func(l *ipld.Link) error {
 		href := escapePath(pathpkg.Join(p.urlPath, l.Name))
-		hash := l.Cid.String()
-		fmt.Fprintf(bw, "<tr><td>%s</td><td><a href=\"%s\">%s</a></td><td><a class=\"ipfs-hash\" translate=\"no\" href=\"/ipfs/%s?filename=%s\">%s</a></td><td class=\"size\">%s</td></tr>\n",
-			kindOf(l.Cid), htmlEscape(href), htmlEscape(l.Name), hash, url.QueryEscape(l.Name), shortHash(hash), humanize.Bytes(l.Size))
+		fmt.Fprintf(bw, "<tr><td>%s</td><td><a href=\"%s\">%s</a></td><td>%s%s</a></td><td class=\"size\">%s</td></tr>\n",
+			kindOf(l.Cid), htmlEscape(href), htmlEscape(l.Name), p.hashLink(l.Cid, l.Name), shortHash(l.Cid.String()), humanize.Bytes(l.Size))
 		return bw.err
 	})
 	if err != nil {
@@ -160,22 +204,6 @@ func shortHash(h string) string {
 		return h
 	}
 	return h[:4] + "\u2026" + h[len(h)-4:]
-}
-
-// breadcrumbs links each segment of the content path to its own page.
-func breadcrumbs(content string) string {
-	segs := strings.Split(strings.Trim(content, "/"), "/")
-	var b strings.Builder
-	href := ""
-	for i, s := range segs {
-		href += "/" + url.PathEscape(s)
-		if i == 0 {
-			b.WriteString("/" + htmlEscape(s))
-			continue
-		}
-		fmt.Fprintf(&b, `/<a href="%s">%s</a>`, htmlEscape(href), htmlEscape(s))
-	}
-	return b.String()
 }
 
 // errWriter keeps the first write error and drops later writes.
