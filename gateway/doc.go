@@ -19,6 +19,7 @@
 // headers and Gateway.HTTPHeaders. Anything but /ipfs/, /ipns/, /version
 // and the root redirect is 404 (and /routing/v1/, the routing API, while
 // Gateway.ExposeRoutingAPI is true): the gateway never serves the RPC.
+// CONNECT opens a tunnel to the gateway itself only (connect.go).
 //
 // # Bounds
 //
@@ -41,6 +42,7 @@
 //
 //   - server.go: the server, its bounds, the headers every answer has,
 //     the routes.
+//   - connect.go: CONNECT tunnels to the gateway itself.
 //   - hostname.go: the Host: known gateway hosts (PublicGateways and the
 //     implicit localhost subdomain gateway), subdomains, DNSLink hosts.
 //   - request.go: one request: path, format, resolution, ETags, 304,

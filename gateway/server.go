@@ -223,6 +223,10 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			ctx.SetStatusCode(http.StatusInternalServerError)
 		}
 	}()
+	if ctx.IsConnect() {
+		s.connect(ctx)
+		return
+	}
 	for _, h := range s.headers {
 		ctx.Response.Header.Add(h[0], h[1])
 	}
