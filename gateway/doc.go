@@ -3,7 +3,9 @@
 // read path (the store, then peers unless offline or Gateway.NoFetch).
 //
 // Start from [New] and [Server.Serve]; request.go follows one request
-// from its path to its answer.
+// from its path to its answer. [Server.ServePath] answers one content
+// path inside another fasthttp server (the http_ipfs module app), so
+// that the node has one implementation of /ipfs/ over HTTP.
 //
 // # Behaviour
 //

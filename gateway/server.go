@@ -216,20 +216,12 @@ func corsHeaders(conf map[string][]string) [][2]string {
 // handle answers one request. A panic becomes a 500, never a dropped
 // connection with a half-written answer the client cannot tell apart.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
-	defer func() {
-		if r := recover(); r != nil {
-			log.Errorf("gateway: panic serving %s: %v\n%s", ctx.Path(), r, debug.Stack())
-			ctx.Response.Reset()
-			ctx.SetStatusCode(http.StatusInternalServerError)
-		}
-	}()
+	defer recoverPanic(ctx)
 	if ctx.IsConnect() {
 		s.connect(ctx)
 		return
 	}
-	for _, h := range s.headers {
-		ctx.Response.Header.Add(h[0], h[1])
-	}
+	s.addHeaders(ctx)
 	if protocolHandler(ctx, string(ctx.Path())) {
 		return
 	}
@@ -258,6 +250,45 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		plainError(ctx, http.StatusNotFound, "404 page not found")
 		return
 	}
+	s.serveContent(ctx, hr)
+}
+
+// ServePath answers ctx for the content path p (/ipfs/<cid>[/path] or
+// /ipns/<name>[/path]) as the path gateway does, whatever the request's
+// Host and URL path: the entry of the gateway mounted inside another
+// server (the http_ipfs module app). Methods, the cap on requests in
+// flight, formats, Range, ETags and errors are the gateway's own; links
+// of listings and redirects are made from the request's own URL path.
+func (s *Server) ServePath(ctx *fasthttp.RequestCtx, p string) {
+	defer recoverPanic(ctx)
+	s.addHeaders(ctx)
+	if !strings.HasPrefix(p, "/ipfs/") && !strings.HasPrefix(p, "/ipns/") {
+		plainError(ctx, http.StatusNotFound, "404 page not found")
+		return
+	}
+	s.serveContent(ctx, hostRoute{path: p})
+}
+
+// recoverPanic turns a handler's panic into a 500.
+func recoverPanic(ctx *fasthttp.RequestCtx) {
+	if r := recover(); r != nil {
+		log.Errorf("gateway: panic serving %s: %v\n%s", ctx.Path(), r, debug.Stack())
+		ctx.Response.Reset()
+		ctx.SetStatusCode(http.StatusInternalServerError)
+	}
+}
+
+// addHeaders adds the headers every answer carries (CORS and
+// Gateway.HTTPHeaders).
+func (s *Server) addHeaders(ctx *fasthttp.RequestCtx) {
+	for _, h := range s.headers {
+		ctx.Response.Header.Add(h[0], h[1])
+	}
+}
+
+// serveContent answers a request for the content path hr.path: the
+// method, a slot among the requests in flight, then the request itself.
+func (s *Server) serveContent(ctx *fasthttp.RequestCtx, hr hostRoute) {
 	switch string(ctx.Method()) {
 	case http.MethodGet, http.MethodHead:
 	case http.MethodOptions:
@@ -277,7 +308,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	rctx, cancelResolve := context.WithTimeout(sctx, s.retrieval)
 	done := func() { cancelResolve(); cancel(); <-s.slots }
-	rq := &request{s: s, ctx: ctx, rctx: rctx, sctx: sctx, path: p, host: hr}
+	rq := &request{s: s, ctx: ctx, rctx: rctx, sctx: sctx, path: hr.path, host: hr}
 	if !rq.serve() {
 		done()
 		return

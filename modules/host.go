@@ -28,6 +28,8 @@ import (
 	// Built-in modules register themselves.
 	_ "cairn/modules/files"
 	_ "cairn/modules/status"
+
+	"github.com/valyala/fasthttp"
 )
 
 // Options are the host's non-config inputs.
@@ -47,6 +49,10 @@ type Options struct {
 	// GatewayPort is the HTTP gateway's port ("" when none listens); the
 	// status page links to it.
 	GatewayPort string
+	// Gateway answers a content path as the node's HTTP gateway does
+	// (gateway.Server.ServePath); the http_ipfs app serves through it and
+	// does not load without it.
+	Gateway func(c *fasthttp.RequestCtx, contentPath string)
 }
 
 // LuaMemoryFor is the default Modules.Lua.MaxMemory of a memory budget:
@@ -139,7 +145,7 @@ func str(v, d string) string {
 
 // settings turns the config into module settings and server options.
 func settings(cfg, def config.ModulesConfig, o Options) (*modapi.Settings, httpapp.Options, error) {
-	st := &modapi.Settings{Repo: o.Repo, Version: o.Version, GatewayPort: o.GatewayPort, FilesPath: cfg.Files.Path,
+	st := &modapi.Settings{Repo: o.Repo, Version: o.Version, GatewayPort: o.GatewayPort, Gateway: o.Gateway, FilesPath: cfg.Files.Path,
 		DirListing: cfg.Files.DirListing, IndexFiles: cfg.Files.IndexFiles, Options: cfg.Options}
 	st.ModulesDir = str(cfg.Dir, filepath.Join(o.Repo, "modules"))
 	if st.FilesPath != "" && !filepath.IsAbs(st.FilesPath) {

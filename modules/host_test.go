@@ -265,7 +265,7 @@ func TestHost_Start_WritingAppsTakeRPCSecrets(t *testing.T) {
 	}
 	t.Cleanup(func() { logging.SetLogLevel("modules", "error") })
 	stop := testutil.CaptureLog(t)
-	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, API: api, Log: slogbridge.Logger("modules")})
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, API: api, Log: slogbridge.Logger("modules"), Gateway: testutil.Gateway(t, n)})
 	if err != nil {
 		t.Fatal(err)
 	}

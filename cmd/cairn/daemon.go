@@ -493,7 +493,7 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 	}
 	mh, err := modules.Start(ctx, modules.ViewOf(n), n.Config().Modules, modules.Options{Repo: dir, Version: node.Version,
 		Log: slogbridge.Logger("modules"), API: rpc.NewAuth(n.Config().API.Authorizations), MemoryMiB: n.Config().Budget.MemoryMiB,
-		GatewayPort: gw.port()})
+		GatewayPort: gw.port(), Gateway: gw.srv.ServePath})
 	if err != nil {
 		fmt.Fprintf(stderr, "WARNING: modules not started: %v\n", err)
 	}
@@ -679,10 +679,9 @@ func startGateway(n *node.Node, offline bool, concurrency int) (*daemonGateway, 
 	if err != nil {
 		return nil, err
 	}
+	// The server exists without listeners too: the http_ipfs module app
+	// serves through it.
 	g := &daemonGateway{}
-	if len(addrs) == 0 {
-		return g, nil
-	}
 	g.srv, err = gateway.New(n, gateway.Options{Concurrency: concurrency, Offline: offline, ServerHeader: "cairn/" + node.Version})
 	if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@
 //   - p2p.go: two online nodes with a p2p tunnel to a TCP echo server.
 //   - ipnspub.go: IpnsPublisher, a delegated IPNS publisher on 127.0.0.1 that
 //     records and checks what it is sent; LocalRecord, a node's own record.
+//   - gateway.go: Gateway, a node's HTTP gateway for the module host
+//     (the http_ipfs app serves through it).
 //   - logs.go: CaptureLog, the lines go-log writes during a test.
 //   - chromium.go: FindChromium and LaunchChromium, a headless Chromium
 //     and a minimal DevTools client (CDP) on its page; ArtifactDir, where

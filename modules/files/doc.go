@@ -1,7 +1,8 @@
 // Package files serves static files to http apps (as Prosody's
 // net.http.files does) and provides the built-in modules
-// http_files (a folder or /ipfs/ path at /files), http_ipfs (a read-only
-// LAN gateway at /ipfs/<cid>/...) and http_dir_listing (directory pages).
+// http_files (a folder or /ipfs/ path at /files), http_ipfs (the node's
+// HTTP gateway at /ipfs/<cid>/..., answered by the gateway package's
+// handler that the host is given) and http_dir_listing (directory pages).
 //
 // Start from [Serve]. A path option that starts with /ipfs is served from
 // the node's own storage through modapi.NodeView; anything else is a

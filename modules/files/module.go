@@ -7,6 +7,8 @@ import (
 
 	"cairn/modules/httpapp"
 	"cairn/modules/modapi"
+
+	"github.com/valyala/fasthttp"
 )
 
 func init() {
@@ -33,16 +35,28 @@ func (filesModule) Load(ctx *modapi.Context) error {
 	return err
 }
 
-// ipfsModule is a read-only gateway over the node's storage at
-// /ipfs/<cid>/... (app "ipfs").
+// ipfsModule mounts the node's HTTP gateway at /ipfs/<cid>/... (app
+// "ipfs"): its requests are answered by the gateway package's handler
+// (Settings.Gateway), the one implementation of /ipfs/ over HTTP, so the
+// module ports serve what the gateway port serves, under their own host
+// checks and logins.
 type ipfsModule struct{}
 
 // Load implements modapi.Module.
 func (ipfsModule) Load(ctx *modapi.Context) error {
-	if err := ctx.Depends("http_dir_listing"); err != nil {
-		return err
+	gw := ctx.Settings.Gateway
+	if gw == nil {
+		return errors.New("http_ipfs: the node's HTTP gateway was not given to the module host")
 	}
-	h := Serve(Options{Path: "/ipfs", DirectoryIndex: true, IndexFiles: ctx.Settings.IndexFiles, Node: ctx.Node, Events: ctx.HTTPEvents})
-	_, err := ctx.Provide(&httpapp.App{Routes: map[string]any{"GET /*": h}})
+	h := func(ev *httpapp.Event) any {
+		return httpapp.Raw(func(c *fasthttp.RequestCtx) {
+			// The module ports' origin is the status page's too: content
+			// runs in an opaque origin, and is never sniffed by browsers.
+			c.Response.Header.Set("Content-Security-Policy", sandboxCSP)
+			c.Response.Header.Set("X-Content-Type-Options", "nosniff")
+			gw(c, "/ipfs/"+ev.Arg)
+		})
+	}
+	_, err := ctx.Provide(&httpapp.App{Routes: map[string]any{"GET /*": httpapp.Handler(h)}})
 	return err
 }

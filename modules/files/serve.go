@@ -232,7 +232,7 @@ func serveFile(ev *httpapp.Event, src source, rel string, inf info, mimeMap map[
 			r = readCloser{br, r}
 		}
 		ev.Response.Headers["x_content_type_options"] = "nosniff"
-		ev.Response.Headers["content_security_policy"] = "sandbox allow-scripts allow-forms allow-popups allow-modals"
+		ev.Response.Headers["content_security_policy"] = sandboxCSP
 	}
 	if ty != "" {
 		ev.Response.Headers["content_type"] = ty
@@ -241,3 +241,8 @@ func serveFile(ev *httpapp.Event, src source, rel string, inf info, mimeMap map[
 	ev.Response.SendStream(r, int(inf.size))
 	return true
 }
+
+// sandboxCSP puts content from the node's storage in an opaque origin, so
+// that an uploaded page's scripts cannot act as the other apps of the
+// module ports (the status page's upload).
+const sandboxCSP = "sandbox allow-scripts allow-forms allow-popups allow-modals"

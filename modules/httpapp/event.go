@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/valyala/fasthttp"
 )
 
 // Handler answers a request. Its return value, as in Prosody:
@@ -21,10 +23,19 @@ import (
 //   - *Reply: its fields are copied onto the response and sent, without
 //     an error page even for a status >= 400;
 //   - *Error: its status (500 when 0) with the error page and its text;
-//   - error: a handler failure: 500 page, Connection: close, logged.
+//   - error: a handler failure: 500 page, Connection: close, logged;
+//   - Raw: the function answers on the connection's fasthttp context
+//     itself (Response is not used).
 //
 // A panic is caught and treated like an error.
 type Handler func(ev *Event) any
+
+// Raw is a handler's answer that writes the whole response itself, on
+// the request's fasthttp context: a server of its own mounted as an app
+// (the node's HTTP gateway in http_ipfs). The host checks, logins and
+// route matching have run; X-Request-Id is set; CORS and error pages are
+// the function's own.
+type Raw func(c *fasthttp.RequestCtx)
 
 // App is one published web application (Prosody's "http" provider item).
 type App struct {

@@ -810,6 +810,10 @@ func (s *Server) finish(c *fasthttp.RequestCtx, ev *Event, res any) {
 		s.log.Error("http: handler failed", "id", ev.Request.ID, "app", ev.App, "path", ev.Request.Path, "err", v)
 		s.writeFailure(c, ev.Request.ID, v.Error())
 		return
+	case Raw:
+		c.Response.Header.Set("X-Request-Id", ev.Request.ID)
+		v(c)
+		return
 	default:
 		s.log.Error("http: handler returned an unsupported value", "id", ev.Request.ID, "app", ev.App, "type", fmt.Sprintf("%T", res))
 		s.writeFailure(c, ev.Request.ID, fmt.Sprintf("handler returned an unsupported value (%T)", res))

@@ -12,6 +12,8 @@ import (
 
 	"cairn/modules/events"
 	"cairn/modules/httpapp"
+
+	"github.com/valyala/fasthttp"
 )
 
 // NodeView is the narrow view of the IPFS node that modules get. Paths
@@ -104,6 +106,10 @@ type Settings struct {
 	// GatewayPort is the port of the node's HTTP gateway ("" when none
 	// listens), for links to it on the host a page was opened with.
 	GatewayPort string
+	// Gateway answers a request for a content path (/ipfs/..., /ipns/...)
+	// as the node's HTTP gateway does (gateway.Server.ServePath; nil when
+	// the host was given none): http_ipfs serves through it.
+	Gateway func(c *fasthttp.RequestCtx, contentPath string)
 	// Files is the http_files app's folder or /ipfs/ path.
 	FilesPath  string
 	DirListing bool

@@ -44,7 +44,7 @@ func browserUpload(t *testing.T, login bool) {
 		cfg.Authorizations = map[string]*config.RPCAuthScope{"me": {AuthSecret: "basic:me:pw", AllowedPaths: []string{"/"}}}
 		getAuth = "Basic bWU6cHc="
 	}
-	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Version: "test", Log: slog.New(slog.DiscardHandler)})
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Version: "test", Log: slog.New(slog.DiscardHandler), Gateway: testutil.Gateway(t, n)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func startStatusWith(t *testing.T, edit func(*config.ModulesConfig)) string {
 	cfg := config.DefaultModules()
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{0}
 	edit(&cfg)
-	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler)})
+	h, err := modules.Start(context.Background(), modules.ViewOf(n), cfg, modules.Options{Repo: n.Repo, Log: slog.New(slog.DiscardHandler), Gateway: testutil.Gateway(t, n)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/internal/testutil"
 	"cairn/modules"
 	"cairn/node/config"
 )
@@ -32,14 +33,14 @@ func get(t *testing.T, url string) string {
 }
 
 // startModules starts the module host with the status app and the
-// http_ipfs gateway over d's node and returns its URL.
+// http_ipfs app (the node's gateway) over d's node and returns its URL.
 func startModules(t *testing.T, d *daemon) string {
 	t.Helper()
 	cfg := config.DefaultModules()
 	cfg.Enabled = []string{"http_status", "http_ipfs"}
 	cfg.HTTP.Ports, cfg.HTTPS.Ports = []int{0}, []int{}
 	h, err := modules.Start(context.Background(), modules.ViewOf(d.Node), cfg,
-		modules.Options{Repo: d.Node.Repo, Log: slog.New(slog.DiscardHandler)})
+		modules.Options{Repo: d.Node.Repo, Log: slog.New(slog.DiscardHandler), Gateway: testutil.Gateway(t, d.Node)})
 	if err != nil {
 		t.Fatal(err)
 	}
