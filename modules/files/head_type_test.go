@@ -65,7 +65,7 @@ func TestServe_ExactFile_TypeAndMimeMap(t *testing.T) {
 	}
 }
 
-// Status page item: http_ipfs types nameless content by sniffing, with
+// serve() of the node's /ipfs/ types nameless content by sniffing, with
 // nosniff, and HEAD of a big block-backed file answers.
 func TestServe_IPFS_SniffAndHead(t *testing.T) {
 	n := testutil.MustOpenNode(t)
