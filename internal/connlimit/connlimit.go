@@ -18,9 +18,11 @@
 package connlimit
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -196,6 +198,8 @@ type Conn struct {
 	local bool
 	once  sync.Once
 	idle  atomic.Int64 // > 0: every Read waits at most this long (ReadIdle)
+	// stalled: a write waited WriteIdle for a peer that did not read.
+	stalled atomic.Bool
 }
 
 // Read reads, with the idle deadline renewed first when ReadIdle set one.
@@ -208,14 +212,23 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// Write writes, with the write deadline renewed first under WriteIdle.
+// Write writes, with the write deadline renewed first under WriteIdle. A
+// write that times out marks the connection stalled: its Close then
+// resets it (SO_LINGER 0), so that what its peer left unread does not
+// stay queued in the kernel, up to the socket's send buffer, long after
+// the server dropped it.
 func (c *Conn) Write(p []byte) (int, error) {
-	if d := c.g.lim.WriteIdle; d > 0 {
+	d := c.g.lim.WriteIdle
+	if d > 0 {
 		if err := c.Conn.SetWriteDeadline(time.Now().Add(d)); err != nil {
 			return 0, err
 		}
 	}
-	return c.Conn.Write(p)
+	n, err := c.Conn.Write(p)
+	if err != nil && d > 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		c.stalled.Store(true)
+	}
+	return n, err
 }
 
 // SetReadDeadline sets a fixed deadline, ending a ReadIdle.
@@ -230,9 +243,13 @@ func (c *Conn) SetDeadline(t time.Time) error {
 	return c.Conn.SetDeadline(t)
 }
 
-// Close closes the connection and frees its slot (once).
+// Close closes the connection and frees its slot (once); a stalled one
+// (see Write) is reset rather than left to drain.
 func (c *Conn) Close() error {
 	c.once.Do(func() { c.g.release(c) })
+	if l, ok := c.Conn.(interface{ SetLinger(int) error }); ok && c.stalled.Load() {
+		_ = l.SetLinger(0) // TCP, also inside a multiaddr wrapper
+	}
 	return c.Conn.Close()
 }
 
