@@ -82,47 +82,67 @@ func (eb entityBytes) span(size int64) (lo, hi int64) {
 	return lo, hi
 }
 
-// serveCAR answers the CAR of the request's path.
+// emptyIdentity is the CID of no bytes (bafkqaaa): the root of the CAR
+// that proves a path does not exist.
+var emptyIdentity = cid.NewCidV1(cid.Raw, multihash.Multihash{multihash.IDENTITY, 0})
+
+// serveCAR answers the CAR of the request's path, as Kubo 0.43.1's
+// gateway does: an /ipns/ name is resolved first (the answer cacheable
+// for its TTL); the path is walked before the answer starts, so that a
+// block that cannot be had is an error status rather than a cut CAR; the
+// CAR's root is the path's last node, and a path naming an entry that
+// does not exist is answered 200 with the blocks that show it, rooted at
+// the empty identity CID.
 func (rq *request) serveCAR() bool {
 	p, err := rq.carParams()
 	if err != nil {
 		rq.fail(http.StatusBadRequest, err.Error())
 		return false
 	}
-	if rq.content.Mutable() {
-		rq.fail(http.StatusNotImplemented, "CARs of /ipns/ names are not served by this gateway yet")
-		return false
-	}
-	segs := rq.content.Segments()
-	root, err := cid.Decode(segs[1])
+	ip, ttl, err := rq.s.n.Names().ResolveTTL(rq.rctx, rq.content.String())
 	if err != nil {
-		rq.fail(http.StatusBadRequest, err.Error())
+		rq.failResolve(err)
 		return false
 	}
+	rq.ttl = ttl
+	root := ip.RootCid()
+	rq.root = root
 	h := &rq.ctx.Response.Header
 	name := root.String()
-	if last := strings.Trim(rq.content.String()[len("/ipfs/")+len(segs[1]):], "/"); last != "" {
-		name += "_" + last[strings.LastIndex(last, "/")+1:]
+	if segs := rq.content.Segments(); len(segs) > 2 {
+		if last := strings.Join(segs[2:], "/"); last != "" {
+			name += "_" + last[strings.LastIndex(last, "/")+1:]
+		}
 	}
 	rq.attachment(name + ".car")
 	if cc := rq.cacheControl(); cc != "" {
 		h.Set("Cache-Control", cc)
 	}
-	etag := carEtag(root, rq.content.String(), p)
+	etag := carEtag(root, ip.String(), p)
 	h.Set("Etag", etag)
 	if etagMatch(string(rq.ctx.Request.Header.Peek("If-None-Match")), etag) {
 		rq.ctx.SetStatusCode(http.StatusNotModified)
 		return false
 	}
-	// The path is walked before the answer starts, so that a missing
-	// entry is a 404 rather than a cut CAR.
 	w := &carWalk{n: rq.s.n, p: p, seen: node.NewCidSet()}
-	term, err := w.resolve(rq.rctx, root, segs[2:])
-	if err != nil {
+	term, err := w.resolve(rq.rctx, root, ip.Segments()[2:])
+	carRoot := emptyIdentity
+	var noLink *node.NoLinkError
+	switch {
+	case errors.As(err, &noLink):
+		term = nil // the proof: the blocks read so far, nothing below
+		w.segRoots = w.segRoots[:1]
+	case err != nil:
 		rq.failResolve(err)
 		return false
+	default:
+		carRoot = term.Cid()
 	}
-	h.Set("X-Ipfs-Roots", root.String())
+	roots := make([]string, len(w.segRoots))
+	for i, c := range w.segRoots {
+		roots[i] = c.String()
+	}
+	h.Set("X-Ipfs-Roots", strings.Join(roots, ","))
 	h.Set("Accept-Ranges", "none")
 	h.Set("Content-Type", fmt.Sprintf("%s; version=1; order=%s; dups=%s", fmtCar, p.order, p.dups))
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -130,7 +150,7 @@ func (rq *request) serveCAR() bool {
 		return false
 	}
 	return rq.streamChunked(func(ctx context.Context, out io.Writer) error {
-		hdr, err := node.CARHeader([]cid.Cid{root})
+		hdr, err := node.CARHeader([]cid.Cid{carRoot})
 		if err != nil {
 			return err
 		}
@@ -144,8 +164,10 @@ func (rq *request) serveCAR() bool {
 			}
 		}
 		w.path = nil
-		if err := w.terminal(ctx, term); err != nil {
-			return err
+		if term != nil {
+			if err := w.terminal(ctx, term); err != nil {
+				return err
+			}
 		}
 		return w.w.Flush()
 	})
@@ -163,7 +185,10 @@ type carWalk struct {
 	w    *bufio.Writer
 	seen *node.CidSet
 	path []pathBlock // the blocks resolving the path, in the order read
-	pre  [varint.MaxLenUvarint63]byte
+	// segRoots are the nodes the path's segments reached, the root
+	// first (X-Ipfs-Roots).
+	segRoots []cid.Cid
+	pre      [varint.MaxLenUvarint63]byte
 }
 
 // recorder is a DAG service that notes every node read through it.
@@ -202,6 +227,7 @@ func (w *carWalk) resolve(ctx context.Context, root cid.Cid, segs []string) (ipl
 	if err != nil {
 		return nil, err
 	}
+	w.segRoots = append(w.segRoots, root)
 	for i := 0; i < len(segs); i++ {
 		seg := segs[i]
 		if seg == "" {
@@ -222,8 +248,19 @@ func (w *carWalk) resolve(ctx context.Context, root cid.Cid, segs []string) (ipl
 			}
 		} else {
 			l, used, err := dataLink(nd, segs[i:])
+			if errors.Is(err, errInsideBlock) {
+				// The block is the path's last node, once for each
+				// segment left (as Kubo lists it).
+				for range segs[i:] {
+					w.segRoots = append(w.segRoots, nd.Cid())
+				}
+				break
+			}
 			if err != nil {
 				return nil, err
+			}
+			for range used - 1 {
+				w.segRoots = append(w.segRoots, nd.Cid()) // the fields before the link
 			}
 			i += used - 1
 			if next, err = rec.Get(ctx, l); err != nil {
@@ -233,6 +270,7 @@ func (w *carWalk) resolve(ctx context.Context, root cid.Cid, segs []string) (ipl
 		if last := w.path[len(w.path)-1]; !last.c.Equals(next.Cid()) {
 			w.path = append(w.path, pathBlock{next.Cid(), next.RawData()})
 		}
+		w.segRoots = append(w.segRoots, next.Cid())
 		nd = next
 	}
 	// The terminal block is written by the scope's walk.
@@ -244,8 +282,8 @@ func (w *carWalk) resolve(ctx context.Context, root cid.Cid, segs []string) (ipl
 
 // dataLink follows segs through the fields of a data block (dag-cbor,
 // dag-json) up to the first link, and returns it with the number of
-// segments used. A path that ends inside the block, or names a field it
-// lacks, is an error (501 and 404, as the path gateway answers them).
+// segments used. A field the block lacks is a NoLinkError; a path that
+// ends inside the block is errInsideBlock.
 func dataLink(nd ipld.Node, segs []string) (cid.Cid, int, error) {
 	dm, err := node.DecodeBlock(nd.Cid(), nd.RawData())
 	if err != nil {
@@ -268,9 +306,12 @@ func dataLink(nd ipld.Node, segs []string) (cid.Cid, int, error) {
 			return cl.Cid, i + 1, nil
 		}
 	}
-	return cid.Undef, 0, &statusError{code: http.StatusNotImplemented, err: fmt.Errorf(
-		"%q ends inside block %s: reading IPLD Kinds other than Links (CBOR Tag 42) is not implemented", strings.Join(segs, "/"), nd.Cid())}
+	return cid.Undef, 0, errInsideBlock
 }
+
+// errInsideBlock is dataLink's word for a path that ends inside the
+// block: the CAR's last node is the block itself.
+var errInsideBlock = errors.New("the path ends inside the block")
 
 // put writes one block, once unless dups=y.
 func (w *carWalk) put(c cid.Cid, data []byte) error {

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -116,17 +117,40 @@ func TestGateway_CarThroughData(t *testing.T) {
 			t.Errorf("block %d is %s, want %s", i, got[i], want[i])
 		}
 	}
+	wantHeaders(t, resp, map[string]string{"X-Ipfs-Roots": strings.Join([]string{doc.String(), doc.String(), s.root.String(), s.cidOf(t, "/a.txt").String()}, ",")})
+	emptyIdentity := cid.MustParse("bafkqaaa")
+	// As Kubo 0.43.1 answers them: a path naming what does not exist is
+	// the CAR of the blocks that show it, rooted at the empty identity
+	// CID; a path ending inside the block is that block and the DAG below.
 	for _, tc := range []struct {
-		path string
-		code int
+		path   string
+		root   cid.Cid
+		blocks []cid.Cid
+		roots  string
 	}{
-		{"/files/nope/a.txt", 404},
-		{"/files/dir/nope", 404},
-		{"/files", 501},
+		{"/files/nope/a.txt", emptyIdentity, []cid.Cid{doc}, doc.String()},
+		{"/files/dir/nope", emptyIdentity, []cid.Cid{doc, s.root}, doc.String()},
+		{"/files", doc, nil, doc.String() + "," + doc.String()},
 	} {
 		resp, body := s.do(t, "GET", "/ipfs/"+doc.String()+tc.path+"?format=car")
-		if resp.StatusCode != tc.code {
-			t.Errorf("%s: got %d %s, want %d", tc.path, resp.StatusCode, body, tc.code)
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: got %d %s", tc.path, resp.StatusCode, body)
+			continue
+		}
+		wantHeaders(t, resp, map[string]string{"X-Ipfs-Roots": tc.roots})
+		if br, err := carv2.NewBlockReader(bytes.NewReader(body)); err != nil || len(br.Roots) != 1 || !br.Roots[0].Equals(tc.root) {
+			t.Errorf("%s: CAR roots %v (%v), want %s", tc.path, br, err, tc.root)
+			continue
+		}
+		got := carBlocks(t, body)
+		if tc.blocks == nil {
+			if len(got) < 4 || !got[0].Equals(doc) {
+				t.Errorf("%s: blocks %v, want the data block and the whole tree below", tc.path, got)
+			}
+			continue
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.blocks) {
+			t.Errorf("%s: blocks %v, want %v", tc.path, got, tc.blocks)
 		}
 	}
 }

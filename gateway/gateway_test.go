@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -21,6 +22,7 @@ import (
 	"cairn/node/config"
 
 	"github.com/ipfs/boxo/files"
+	"github.com/ipfs/boxo/path"
 	"github.com/ipfs/go-cid"
 	carv2 "github.com/ipld/go-car/v2"
 	mh "github.com/multiformats/go-multihash"
@@ -397,6 +399,59 @@ func TestGateway_Car(t *testing.T) {
 	resp, body = s.do(t, "GET", "/ipfs/"+r.String()+"?format=car&car-version=2")
 	if resp.StatusCode != 400 || !strings.Contains(string(body), "only version=1 is supported") {
 		t.Errorf("version 2: got %d %q", resp.StatusCode, body)
+	}
+}
+
+// Ensure the CARs of paths and names answer as Kubo 0.43.1's: the root
+// is the path's last node and X-Ipfs-Roots lists every node on the way;
+// a path naming an entry that does not exist is 200 with the blocks that
+// show it, rooted at the empty identity CID; an /ipns/ name is resolved
+// first and its CAR is cacheable for the record's TTL.
+func TestGateway_CarOfPathsAndNames(t *testing.T) {
+	s := newSite(t, nil)
+	r, sub, idx := s.root, s.cidOf(t, "/sub"), s.cidOf(t, "/sub/index.html")
+	roots := func(body []byte) []cid.Cid {
+		br, err := carv2.NewBlockReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return br.Roots
+	}
+	resp, body := s.do(t, "GET", "/ipfs/"+r.String()+"/sub?format=car")
+	wantHeaders(t, resp, map[string]string{"X-Ipfs-Roots": r.String() + "," + sub.String()})
+	if got := roots(body); resp.StatusCode != 200 || len(got) != 1 || !got[0].Equals(sub) {
+		t.Errorf("/sub: %d, roots %v, want %s", resp.StatusCode, got, sub)
+	}
+	if got := carBlocks(t, body); fmt.Sprint(got) != fmt.Sprint([]cid.Cid{r, sub, idx}) {
+		t.Errorf("/sub: blocks %v", got)
+	}
+	resp, body = s.do(t, "GET", "/ipfs/"+r.String()+"/sub/nope?format=car")
+	wantHeaders(t, resp, map[string]string{"X-Ipfs-Roots": r.String(), "Content-Type": "application/vnd.ipld.car; version=1; order=dfs; dups=n"})
+	if got := roots(body); resp.StatusCode != 200 || len(got) != 1 || got[0].String() != "bafkqaaa" {
+		t.Errorf("/sub/nope: %d, roots %v, want bafkqaaa", resp.StatusCode, got)
+	}
+	if got := carBlocks(t, body); fmt.Sprint(got) != fmt.Sprint([]cid.Cid{r, sub}) {
+		t.Errorf("/sub/nope: blocks %v, want the two directories", got)
+	}
+
+	ttl := 2 * time.Minute
+	name, err := s.n.Names().Publish(context.Background(), path.FromCid(r), node.PublishOptions{Lifetime: time.Hour, TTL: &ttl, AllowOffline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body = s.do(t, "GET", "/ipns/"+name.String()+"/sub?format=car")
+	wantHeaders(t, resp, map[string]string{
+		"Cache-Control":       "public, max-age=120",
+		"X-Ipfs-Roots":        r.String() + "," + sub.String(),
+		"Ipfs-Uri":            "ipns://" + name.String() + "/sub",
+		"Content-Disposition": `attachment; filename="` + r.String() + `_sub.car"; filename*=UTF-8''` + r.String() + "_sub.car",
+	})
+	if got := carBlocks(t, body); resp.StatusCode != 200 || fmt.Sprint(got) != fmt.Sprint([]cid.Cid{r, sub, idx}) {
+		t.Errorf("/ipns/<name>/sub: %d, blocks %v", resp.StatusCode, got)
+	}
+	ipfsResp, _ := s.do(t, "GET", "/ipfs/"+r.String()+"/sub?format=car")
+	if e := resp.Header.Get("Etag"); e == "" || e != ipfsResp.Header.Get("Etag") {
+		t.Errorf("the name's CAR has Etag %q, the path's %q: want the same", e, ipfsResp.Header.Get("Etag"))
 	}
 }
 

@@ -107,6 +107,10 @@ func (rq *request) serve() bool {
 	if rq.onlyIfCached() {
 		return false
 	}
+	if rq.format == fmtCar {
+		// The CAR walks the path itself, noting the blocks it reads.
+		return rq.serveCAR()
+	}
 	if err := rq.resolve(); err != nil {
 		if rq.format == "" && rq.host.origin && rq.root.Defined() && statusOf(err) == http.StatusNotFound {
 			if done, streams := rq.redirects(); done {
@@ -122,8 +126,6 @@ func (rq *request) serve() bool {
 			return false
 		}
 		return rq.serveTar()
-	case fmtCar:
-		return rq.serveCAR()
 	case fmtRaw:
 		if rq.notModified() {
 			return false
