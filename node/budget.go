@@ -65,6 +65,9 @@ func NetLimitsOf(c *config.Config) (p2p.Limits, error) {
 	// it), 32,768 at 1024 MiB, 8,192 at 256 MiB: 8 peers at the
 	// per-peer cap, or hundreds at a few topics each.
 	l.PubsubTopics = max(l.MemoryMiB<<20/64/512, p2p.PubsubPeerTopics)
+	if err := providerLimits(c, &l); err != nil {
+		return l, err
+	}
 	if small {
 		l.EngineTaskWorkers, l.EngineBlockstoreWorkers, l.TaskWorkers = 2, 4, 2
 		l.MaxOutstandingBytes = 256 << 10
@@ -90,4 +93,30 @@ func NetLimitsOf(c *config.Config) (p2p.Limits, error) {
 		*f.dst = int64(v)
 	}
 	return l, nil
+}
+
+// providerRecordBytes is about what a provider record takes in the store
+// (its key, /providers/<base32 key>/<base32 peer>, about 130 bytes, a
+// time, and bbolt's page overhead), rounded up: 65,536 records grew the
+// attack's repo by 27.7 MiB, bbolt growing its file in steps.
+const providerRecordBytes = 256
+
+// providerLimits caps the provider records the DHT stores for other
+// peers at a thousandth of Datastore.StorageMax (10 GB when unset or 0)
+// and at 256 a MiB of the memory budget, since kad-dht's hourly expiry
+// and the cap's recount read every record: between 4,096 and 1,048,576
+// records, 39,062 at 10 GB (10^10 bytes), 65,536 at 256 MiB. One peer may hold an eighth of them, so that a few peers
+// cannot take all; records of any number of peers stay within the total.
+func providerLimits(c *config.Config, l *p2p.Limits) error {
+	sm, err := config.ParseStorageMax(c.Datastore.StorageMax)
+	if err != nil {
+		return err
+	}
+	if sm == 0 {
+		sm = 10e9
+	}
+	n := min(int(min(sm/1000/providerRecordBytes, 1<<20)), l.MemoryMiB*256)
+	l.ProviderRecords = max(n, 4096)
+	l.ProviderRecordsPerPeer = max(l.ProviderRecords/8, 1)
+	return nil
 }

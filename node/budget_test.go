@@ -57,3 +57,29 @@ func TestConfig_Budget_JSON(t *testing.T) {
 		t.Fatalf("decoded %+v, want %+v", cfg.Budget, want)
 	}
 }
+
+// The provider records the DHT stores for others are a thousandth of
+// Datastore.StorageMax at 256 bytes each (10 GB when unset) and 256 a MiB
+// of budget (1024 MiB when unset), within 4,096 and 2^20; a peer gets an
+// eighth.
+func TestConfig_NetLimits_ProviderRecords(t *testing.T) {
+	for _, c := range []struct {
+		max         string
+		mem         int
+		total, peer int
+	}{{"", 0, 39062, 4882}, {"10GB", 0, 39062, 4882}, {"100MB", 0, 4096, 512}, {"1TB", 0, 262144, 32768},
+		{"42GB", 256, 65536, 8192}, {"1TB", 8192, 1 << 20, 1 << 17}, {"1TB", 8, 4096, 512}} {
+		cfg := &config.Config{Datastore: config.Datastore{StorageMax: c.max}}
+		cfg.Budget.MemoryMiB = c.mem
+		l, err := node.NetLimitsOf(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.ProviderRecords != c.total || l.ProviderRecordsPerPeer != c.peer {
+			t.Errorf("StorageMax %q, budget %d MiB: %d records, %d a peer; want %d, %d", c.max, c.mem, l.ProviderRecords, l.ProviderRecordsPerPeer, c.total, c.peer)
+		}
+	}
+	if _, err := node.NetLimitsOf(&config.Config{Datastore: config.Datastore{StorageMax: "lots"}}); err == nil {
+		t.Error("StorageMax \"lots\": no error")
+	}
+}

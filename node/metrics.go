@@ -43,6 +43,9 @@ var (
 	mGoLimit        = desc("cairn_memory_go_limit_bytes", "The Go runtime's soft memory limit (GOMEMLIMIT).")
 	mMemoryUsed     = desc("cairn_memory_used_bytes", "Memory the Go runtime holds from the system and has not returned.")
 	mMemoryHeadroom = desc("cairn_memory_headroom_bytes", "Budget less memory used (negative: over budget; absent without a budget).")
+	mProviders      = desc("cairn_dht_provider_records", "Provider records the DHT stores for other peers (ADD_PROVIDER), as last counted plus those accepted since; absent without a DHT.")
+	mProvidersMax   = desc("cairn_dht_provider_records_max", "The cap on those records (a thousandth of Datastore.StorageMax at 256 bytes a record, at most 256 a MiB of the memory budget; a peer may hold an eighth).")
+	mProvRefused    = desc("cairn_dht_provider_records_refused_total", "Provider records refused past the caps since start.")
 	mStoreFault     = desc("cairn_store_fault", "1 while the store cannot write: its file system is read-only, or its last write failed (disk full, I/O error) and none succeeded since; the status page says why.")
 )
 
@@ -57,7 +60,8 @@ type nodeCollector struct{ n *Node }
 // Describe implements prometheus.Collector.
 func (nodeCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{mStorageUsed, mStorageMax, mStorageBlocks, mWritten, mWrittenLife,
-		mGCRuns, mGCFreed, mQueue, mBudget, mGoLimit, mMemoryUsed, mMemoryHeadroom, mStoreFault} {
+		mGCRuns, mGCFreed, mQueue, mBudget, mGoLimit, mMemoryUsed, mMemoryHeadroom, mStoreFault,
+		mProviders, mProvidersMax, mProvRefused} {
 		ch <- d
 	}
 }
@@ -127,6 +131,12 @@ func (c nodeCollector) Collect(ch chan<- prometheus.Metric) {
 		fault = 1
 	}
 	gauge(mStoreFault, fault)
+	if nt := c.n.Net; nt != nil && nt.DHT != nil {
+		p := nt.ProviderStats()
+		gauge(mProviders, float64(p.Stored))
+		gauge(mProvidersMax, float64(p.Max))
+		counter(mProvRefused, float64(p.Refused))
+	}
 }
 
 // goMemoryUsed is what the runtime has mapped less what it returned to the

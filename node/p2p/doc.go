@@ -19,8 +19,8 @@
 //   - peers.go: the bootstrap peers and mDNS at start, Connect and
 //     FindPeer (peerstore, then DHT).
 //   - limits.go: Limits, the numbers the layer runs with (resource
-//     manager, connection manager, bitswap, pubsub queues, bandwidth
-//     caps); the node derives them from the memory budget.
+//     manager, connection manager, bitswap, pubsub queues, provider
+//     records, bandwidth caps); the node derives them from the memory budget.
 //   - resources.go: the resource manager's limits beside its usage, scope
 //     by scope (swarm/resources).
 //   - addrfilter.go: AddrFilters, the denied address ranges
@@ -34,6 +34,9 @@
 //     stored block, sweep.go), and the counters of stats/provide.
 //   - sweep.go: the reprovide of every stored block (Options.ProvideAll)
 //     through kad-dht's sweeping providers, a keyspace slice at a time.
+//   - providers.go: the DHT's provider store, kad-dht's with caps on the
+//     records it keeps for other peers, in all and per peer
+//     (Limits.ProviderRecords), and their counts (ProviderStats).
 //   - pubsub.go: PubSub, gossipsub or floodsub as Kubo runs it, with
 //     subscriptions whose queue is bounded.
 //   - peering.go: PeeringService, which keeps a set of peers connected

@@ -29,6 +29,10 @@ type Limits struct {
 	// PubsubTopics bounds the topic subscriptions of all peers that
 	// pubsub tracks (PubsubPeerTopics bounds each peer's).
 	PubsubTopics int
+	// ProviderRecords caps the provider records the DHT stores for
+	// other peers (ADD_PROVIDER), ProviderRecordsPerPeer those of one
+	// peer; past them records are refused (providers.go). 0: no cap.
+	ProviderRecords, ProviderRecordsPerPeer int
 	// Bandwidth caps in bytes per second (0: none).
 	LANIn, LANOut, WANIn, WANOut int64
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/ipfs/boxo/ipns"
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
+	dssync "github.com/ipfs/go-datastore/sync"
 	gometrics "github.com/ipfs/go-metrics-interface"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p-kad-dht/dual"
@@ -125,7 +126,9 @@ type Net struct {
 	provMu   sync.Mutex
 	roots    func(context.Context) ([]cid.Cid, error)
 	sweep    *sweeper // nil unless Options.ProvideAll
-	bwHist   bwHistory
+	// providers is the DHT's provider store (nil without a DHT).
+	providers *cappedProviders
+	bwHist    bwHistory
 }
 
 // Start starts the network layer. Close stops it.
@@ -201,7 +204,16 @@ func Start(o Options) (*Net, error) {
 		return nil, err
 	}
 	if rtype != "none" {
-		shared := []dht.Option{dht.Datastore(o.Datastore),
+		dstore := o.Datastore
+		if dstore == nil {
+			dstore = dssync.MutexWrap(ds.NewMapDatastore())
+		}
+		// One provider store for both tables: one count, one cap.
+		if nt.providers, err = newCappedProviders(nctx, h.ID(), h.Peerstore(), dstore,
+			lim.ProviderRecords, lim.ProviderRecordsPerPeer); err != nil {
+			return fail(fmt.Errorf("starting the DHT: %w", err))
+		}
+		shared := []dht.Option{dht.Datastore(dstore), dht.ProviderStore(nt.providers),
 			dht.NamespacedValidator("ipns", ipns.Validator{KeyBook: h.Peerstore()})}
 		lan := []dht.Option{dht.Mode(lanMode)}
 		if o.LoopbackOnLanDHT {
@@ -316,9 +328,21 @@ func (nt *Net) Close() error {
 	if nt.DHT != nil {
 		errs = append(errs, nt.DHT.Close())
 	}
+	if nt.providers != nil {
+		errs = append(errs, nt.providers.Close())
+	}
 	errs = append(errs, nt.Host.Close())
 	nt.wg.Wait()
 	return errors.Join(errs...)
+}
+
+// ProviderStats returns the provider records stored for other peers and
+// refused past the caps (zero without a DHT).
+func (nt *Net) ProviderStats() ProviderStats {
+	if nt.providers == nil {
+		return ProviderStats{}
+	}
+	return nt.providers.Stats()
 }
 
 // Ctx is cancelled when the network layer stops.

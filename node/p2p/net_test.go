@@ -23,7 +23,8 @@ func testLimits() p2p.Limits {
 		LowWater: 20, HighWater: 40, GracePeriod: time.Minute,
 		EngineTaskWorkers: 4, EngineBlockstoreWorkers: 16, TaskWorkers: 4,
 		MaxOutstandingBytes: 1 << 20, MaxWantlistPerPeer: 1024, PrefetchWindow: 32,
-		PubsubQueueBytes: 16 << 20, PubsubTopics: 32768}
+		PubsubQueueBytes: 16 << 20, PubsubTopics: 32768,
+		ProviderRecords: 39062, ProviderRecordsPerPeer: 4882}
 }
 
 // mustStart starts a network layer listening on loopback only, with a

@@ -526,7 +526,16 @@ func providerFlood(ctx context.Context, t *target) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%d ADD_PROVIDER records sent by 20 peers, %d streams refused; the datastore grew by %.1f MiB", sent, refused, grew), nil
+	// The daemon's count of what it stores for others, against its cap
+	// (cairn_dht_provider_records*); the count errs on the high side.
+	m := t.metrics()
+	stored, capped, dropped := m["cairn_dht_provider_records"], m["cairn_dht_provider_records_max"], m["cairn_dht_provider_records_refused_total"]
+	saw := fmt.Sprintf("%d ADD_PROVIDER records sent by 20 peers, %d streams refused; %.0f stored (cap %.0f), %.0f refused; the datastore grew by %.1f MiB",
+		sent, refused, stored, capped, dropped, grew)
+	if capped == 0 || stored > capped {
+		return saw, fmt.Errorf("provider records not capped: %.0f stored against a cap of %.0f", stored, capped)
+	}
+	return saw, nil
 }
 
 // valueFlood: PUT_VALUE of oversized, invalid and unknown-namespace

@@ -1,0 +1,110 @@
+package p2p_test
+
+import (
+	"context"
+	"crypto/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/node/p2p"
+
+	"github.com/ipfs/go-cid"
+	ds "github.com/ipfs/go-datastore"
+	dsq "github.com/ipfs/go-datastore/query"
+	dssync "github.com/ipfs/go-datastore/sync"
+	dhtpb "github.com/libp2p/go-libp2p-kad-dht/pb"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-msgio/pbio"
+	"github.com/multiformats/go-multihash"
+)
+
+func randomKey(t testing.TB) []byte {
+	b := make([]byte, 32)
+	rand.Read(b)
+	h, err := multihash.Sum(b, multihash.SHA2_256, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// Ensure the LAN DHT stores other peers' ADD_PROVIDER records up to
+// Limits.ProviderRecords in all and ProviderRecordsPerPeer per peer,
+// refuses the rest, and still stores the node's own provides.
+func TestProviderRecords_Capped(t *testing.T) {
+	const total, perPeer, peers, each = 100, 30, 6, 60
+	store := dssync.MutexWrap(ds.NewMapDatastore())
+	nt := mustStart(t, "auto", func(o *p2p.Options) {
+		o.Datastore = store
+		o.Limits.ProviderRecords, o.Limits.ProviderRecordsPerPeer = total, perPeer
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for range peers {
+		a := mustStart(t, "none", nil)
+		connect(t, a, nt)
+		s, err := a.Host.NewStream(ctx, nt.Host.ID(), "/ipfs/lan/kad/1.0.0")
+		if err != nil {
+			t.Fatalf("open LAN DHT stream: %v", err)
+		}
+		w := pbio.NewDelimitedWriter(s)
+		for range each {
+			m := dhtpb.NewMessage(dhtpb.Message_ADD_PROVIDER, randomKey(t), 0)
+			m.ProviderPeers = dhtpb.RawPeerInfosToPBPeers([]peer.AddrInfo{{ID: a.Host.ID(), Addrs: a.Host.Addrs()}})
+			if err := w.WriteMsg(m); err != nil {
+				t.Fatalf("ADD_PROVIDER: %v", err)
+			}
+		}
+		s.CloseWrite()
+	}
+	// Wait until each record was stored or refused.
+	var st p2p.ProviderStats
+	for {
+		st = nt.ProviderStats()
+		if uint64(st.Stored)+st.Refused >= peers*each || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if uint64(st.Stored)+st.Refused != peers*each {
+		t.Fatalf("stats %+v: stored and refused should add up to the %d records sent", st, peers*each)
+	}
+	if st.Stored != total || st.Refused != peers*each-total {
+		t.Errorf("stats %+v: want %d stored and %d refused", st, total, peers*each-total)
+	}
+
+	own, err := cid.V1Builder{Codec: cid.Raw, MhType: multihash.SHA2_256}.Sum([]byte("own"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nt.DHT.LAN.Provide(ctx, own, false); err != nil {
+		t.Fatalf("own provide: %v", err)
+	}
+	provs, err := nt.DHT.LAN.ProviderStore().GetProviders(ctx, own.Hash()) // also flushes the records' batch
+	if err != nil || len(provs) != 1 || provs[0].ID != nt.Host.ID() {
+		t.Errorf("own provide past the cap: providers %v, %v; want the node itself", provs, err)
+	}
+
+	// What the datastore holds: within the caps.
+	res, err := store.Query(ctx, dsq.Query{Prefix: "/providers/", KeysOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := res.Rest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPeer := map[string]int{}
+	for _, e := range all {
+		byPeer[e.Key[strings.LastIndexByte(e.Key, '/')+1:]]++
+	}
+	if len(all) != total+1 {
+		t.Errorf("datastore holds %d provider records, want %d (the cap and the node's own)", len(all), total+1)
+	}
+	for p, n := range byPeer {
+		if n > perPeer {
+			t.Errorf("datastore holds %d records of one peer (%s), past the %d per peer", n, p, perPeer)
+		}
+	}
+}
