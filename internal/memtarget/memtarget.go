@@ -13,6 +13,15 @@
 // memory outside the heap), never above the hard limit (the budget's
 // GOMEMLIMIT). A short burst above half the target is collected early; a
 // heap that stays large is treated as without a target.
+//
+// A limit raised for a large live heap stays raised until the next
+// collection, and a daemon that goes quiet after a burst (an attack by
+// peers, a large add) may not run one for minutes: the heap the burst left,
+// garbage by then, kept RssAnon at 20-40 MiB against 11 idle. So once a
+// collection has run and then none for Quiet, the tuner collects once and
+// returns what is free to the OS (debug.FreeOSMemory), and does it again
+// only after another collection of the runtime's own: at most one extra
+// collection per burst, none on a busy or idle daemon.
 package memtarget
 
 import (
@@ -21,7 +30,12 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"time"
 )
+
+// Quiet is how long without a collection after which the tuner collects
+// and returns the free memory once.
+const Quiet = 5 * time.Second
 
 // Tuner follows the live heap after every collection until Stop.
 type Tuner struct {
@@ -30,12 +44,16 @@ type Tuner struct {
 	mu      sync.Mutex
 	stopped bool
 	samples []metrics.Sample
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // Start sets the runtime's memory limit to target bytes and keeps it at
 // max(target, 2 × live heap + memory outside the heap), at most hard
 // (hard <= 0: no hard limit), until Stop.
-func Start(target, hard int64) *Tuner {
+func Start(target, hard int64) *Tuner { return start(target, hard, Quiet) }
+
+func start(target, hard int64, quiet time.Duration) *Tuner {
 	if hard <= 0 {
 		hard = math.MaxInt64
 	}
@@ -49,7 +67,40 @@ func Start(target, hard int64) *Tuner {
 	}}
 	debug.SetMemoryLimit(t.target)
 	t.arm()
+	t.stop, t.done = make(chan struct{}), make(chan struct{})
+	go t.trimLoop(quiet)
 	return t
+}
+
+// trimLoop collects and returns the free memory once after a quiet
+// period that followed a collection, every period, until Stop.
+func (t *Tuner) trimLoop(period time.Duration) {
+	defer close(t.done)
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	seen := gcCycles()
+	trimmed := seen // cycles after the last trim: none since start
+	for {
+		select {
+		case <-t.stop:
+			return
+		case <-tick.C:
+		}
+		c := gcCycles()
+		if c == seen && c != trimmed {
+			debug.FreeOSMemory()
+			trimmed = gcCycles()
+			c = trimmed
+		}
+		seen = c
+	}
+}
+
+// gcCycles is the number of collections so far.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // Limit is the limit for a heap of live bytes with other bytes of runtime
@@ -80,12 +131,14 @@ func (t *Tuner) afterGC() {
 	t.arm()
 }
 
-// Stop leaves the memory limit at the hard limit.
+// Stop ends the trims and leaves the memory limit at the hard limit.
 func (t *Tuner) Stop() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.stopped {
 		t.stopped = true
+		close(t.stop)
+		<-t.done
 		debug.SetMemoryLimit(t.hard)
 	}
 }

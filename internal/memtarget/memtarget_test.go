@@ -4,7 +4,9 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 // Ensure the limit is the target for a small heap, follows a live heap
@@ -77,5 +79,39 @@ func TestStart_NoHardLimit(t *testing.T) {
 	Start(16<<20, 0).Stop()
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		t.Fatalf("limit %d after Stop without a hard limit", l)
+	}
+}
+
+// memoryUsed is what the runtime holds from the OS and has not returned.
+func memoryUsed() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+}
+
+// Ensure a heap a burst left behind, garbage that no collection has seen
+// since, is collected and returned to the OS after a quiet period, once.
+func TestStart_QuietAfterBurst_ReturnsMemory(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const quiet = 100 * time.Millisecond
+	tu := start(1<<30, 1<<30, quiet)
+	defer tu.Stop()
+	for range 32 {
+		keep = append(keep, make([]byte, 1<<20))
+	}
+	runtime.GC() // the burst's collection: 32 MiB live, the goal twice that
+	keep = nil   // garbage now, and nothing collects it
+	before := memoryUsed()
+	cycles := gcCycles()
+	time.Sleep(5 * quiet)
+	after := memoryUsed()
+	if before-after < 24<<20 {
+		t.Fatalf("after a quiet period: %d MiB used, %d MiB before; want the 32 MiB of garbage returned", after>>20, before>>20)
+	}
+	// Once: no collection of the runtime's own since, so no second trim.
+	n := gcCycles() - cycles
+	time.Sleep(5 * quiet)
+	if m := gcCycles() - cycles; m != n || n == 0 {
+		t.Fatalf("collections: %d after the first quiet period, %d after the next; want one trim, then none", n, m)
 	}
 }
