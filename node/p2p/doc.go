@@ -39,6 +39,12 @@
 //     (Limits.ProviderRecords), and their counts (ProviderStats).
 //   - pubsub.go: PubSub, gossipsub or floodsub as Kubo runs it, with
 //     subscriptions whose queue is bounded.
+//   - pubsubrate.go: the rate at which one peer's messages enter pubsub's
+//     validation (PubsubPeerRate), so that a few flooding peers leave
+//     room for the others.
+//   - peerstore.go: forgetting the peerstore records of peers that left
+//     a minute ago and are not needed (routing table, peering, provider
+//     records).
 //   - peering.go: PeeringService, which keeps a set of peers connected
 //     (Peering.Peers, swarm/peering).
 //   - mount.go: P2P, libp2p stream mounting (p2p/forward, p2p/listen and

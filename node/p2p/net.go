@@ -129,6 +129,9 @@ type Net struct {
 	// providers is the DHT's provider store (nil without a DHT).
 	providers *cappedProviders
 	bwHist    bwHistory
+	gone      goneSet // peers that left (peerstore.go)
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Start starts the network layer. Close stops it.
@@ -265,6 +268,9 @@ func Start(o Options) (*Net, error) {
 	go nt.provider()
 	nt.wg.Add(1)
 	go nt.sampleBW()
+	nt.watchGone()
+	nt.wg.Add(1)
+	go nt.forgetPeers()
 	if len(boot) > 0 {
 		nt.wg.Add(1)
 		go nt.bootstrap(boot)
@@ -306,8 +312,13 @@ func (nt *Net) ActiveDHT() *dht.IpfsDHT {
 }
 
 // Close stops the network layer and waits for its goroutines (those
-// started with Go too).
+// started with Go too). Calls after the first return its error.
 func (nt *Net) Close() error {
+	nt.closeOnce.Do(func() { nt.closeErr = nt.close() })
+	return nt.closeErr
+}
+
+func (nt *Net) close() error {
 	nt.cancel()
 	var errs []error
 	if nt.Peering != nil {

@@ -159,6 +159,13 @@ func (c *cappedProviders) Stats() ProviderStats {
 	return ProviderStats{Stored: c.total, Refused: c.refused.Load(), Max: c.max, PerPeer: c.perPeer}
 }
 
+// has reports whether p has records counted.
+func (c *cappedProviders) has(p peer.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byPeer[p] > 0
+}
+
 // startRecount counts the datastore's records in the background unless a
 // count runs already; c.mu is held.
 func (c *cappedProviders) startRecount() {

@@ -1,0 +1,11 @@
+package p2p
+
+import "time"
+
+// SetForgetAfter sets how long a peer that left keeps its peerstore
+// records, and returns the function that puts it back.
+func SetForgetAfter(d time.Duration) func() {
+	old := forgetAfter
+	forgetAfter = d
+	return func() { forgetAfter = old }
+}
