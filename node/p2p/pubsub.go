@@ -133,12 +133,17 @@ type PubSub struct {
 	topics map[string]*topicRef
 	active atomic.Int64
 	caps   *topicCap
+	rate   *publishRate
 }
 
 // RefusedSubscriptions is how many peers' subscriptions were ignored
 // past the caps of topics tracked (PubsubPeerTopics per peer, and
 // Limits.PubsubTopics in all).
 func (p *PubSub) RefusedSubscriptions() int64 { return p.caps.Refused.Load() }
+
+// DroppedMessages is how many peers' messages were dropped past the rate
+// of each peer (PubsubPeerRate, PubsubPeerBurst) before validation.
+func (p *PubSub) DroppedMessages() int64 { return p.rate.Dropped.Load() }
 
 type topicRef struct {
 	t    *pubsub.Topic
@@ -194,13 +199,16 @@ func startPubSub(ctx context.Context, h host.Host, cfg PubsubOptions, queueBytes
 	}
 	seqnos := &seqnoStore{m: map[peer.ID][]byte{}}
 	caps := newTopicCap(PubsubPeerTopics, max(topics, PubsubPeerTopics))
+	rate := newPublishRate(PubsubPeerRate, PubsubPeerBurst)
 	h.Network().Notify(&network.NotifyBundle{DisconnectedF: func(n network.Network, c network.Conn) {
 		if n.Connectedness(c.RemotePeer()) != network.Connected {
 			caps.forget(c.RemotePeer())
+			rate.forget(c.RemotePeer())
 		}
 	}})
 	opts := []pubsub.Option{
 		pubsub.WithSubscriptionFilter(caps),
+		pubsub.WithAppSpecificRpcInspector(rate.inspect),
 		pubsub.WithMessageSigning(!cfg.DisableSigning),
 		pubsub.WithSeenMessagesTTL(ttl),
 		pubsub.WithSeenMessagesStrategy(strategy),
@@ -220,7 +228,7 @@ func startPubSub(ctx context.Context, h host.Host, cfg PubsubOptions, queueBytes
 		// drops a burst of publications).
 		pubsub.WithPeerOutboundQueueSize(pubsubBurst),
 	}
-	p := &PubSub{QueueBytes: queueBytes, ctx: ctx, seqnos: seqnos, topics: map[string]*topicRef{}, caps: caps}
+	p := &PubSub{QueueBytes: queueBytes, ctx: ctx, seqnos: seqnos, topics: map[string]*topicRef{}, caps: caps, rate: rate}
 	switch cfg.Router {
 	case "", "gossipsub":
 		p.Router = "gossipsub"

@@ -11,6 +11,7 @@ import (
 	"cairn/node/p2p"
 
 	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -198,5 +199,70 @@ func TestPubsub_PeerTopics_Capped(t *testing.T) {
 	}
 	if got := a.PubSub.Peers(fmt.Sprintf("t%d", n-1)); len(got) != 0 {
 		t.Errorf("topic %d, past the cap: peers %v, want none", n-1, got)
+	}
+}
+
+// Ensure a peer publishing as fast as it can gets at most PubsubPeerBurst
+// messages plus PubsubPeerRate a second into the node, the rest dropped
+// before validation, while an honest author's messages, sent meanwhile at
+// 20 a second, all arrive.
+func TestPubsub_Flood_RatePerPeer(t *testing.T) {
+	ns := pubsubNets(t, 3, nil)
+	target, flooder, author := ns[0], ns[1], ns[2]
+	connect(t, flooder, target)
+	connect(t, author, target)
+	sub, err := target.PubSub.Subscribe("flood")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	deadline := time.Now().Add(15 * time.Second)
+	for len(flooder.PubSub.Peers("flood")) < 1 || len(author.PubSub.Peers("flood")) < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("subscriber not seen by the publishers")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	const flood, honest = 3000, 20
+	done := make(chan error, 1)
+	go func() {
+		for i := range flood {
+			if err := flooder.PubSub.Publish(ctx, "flood", []byte(fmt.Sprint("flood ", i))); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := range honest {
+		if err := author.PubSub.Publish(ctx, "flood", []byte(fmt.Sprint("honest ", i))); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got := map[peer.ID]int{}
+	for got[author.Host.ID()] < honest {
+		rctx, rcancel := context.WithTimeout(ctx, 3*time.Second)
+		m, err := sub.Next(rctx)
+		rcancel()
+		if err != nil {
+			t.Fatalf("after %v from the flooder: %d of the author's %d messages arrived (%v)",
+				got[flooder.Host.ID()], got[author.Host.ID()], honest, err)
+		}
+		got[m.GetFrom()]++
+	}
+	elapsed := time.Since(start)
+	allowed := p2p.PubsubPeerBurst + int(elapsed.Seconds()*p2p.PubsubPeerRate) + 1
+	if n := got[flooder.Host.ID()]; n > allowed {
+		t.Errorf("%d of the flooder's %d messages arrived in %v, over the %d its rate allows", n, flood, elapsed, allowed)
+	}
+	if target.PubSub.DroppedMessages() == 0 {
+		t.Error("no message counted as dropped")
 	}
 }

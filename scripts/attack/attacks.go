@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -639,12 +640,37 @@ func (t *target) publishFlood(ctx context.Context, topic string, data func(i int
 }
 
 // pubsubFlood: 10 peers publish 1 KiB messages to a topic the daemon
-// subscribes to, as fast as they can.
+// subscribes to, as fast as they can, while an honest author publishes
+// one every 50 ms: how many of the author's the daemon's subscriber gets
+// says whether the topic is still usable during the flood.
 func pubsubFlood(ctx context.Context, t *target) (string, error) {
 	const topic = "attack-flood"
+	hs, pss, err := t.pubsubPeers(ctx, 1)
+	defer closeAll(hs)
+	if err != nil {
+		return "", err
+	}
+	author, err := pss[0].Join(topic)
+	if err != nil {
+		return "", err
+	}
 	sctx, scancel := context.WithCancel(context.Background())
 	defer scancel()
-	sub := t.rpcSubscribe(sctx, topic)
+	sub, honest := t.rpcSubscribe(sctx, topic, hs[0].ID().String())
+	var authored atomic.Int64
+	go func() {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for ctx.Err() == nil {
+			if author.Publish(ctx, []byte("honest")) == nil {
+				authored.Add(1)
+			}
+			select {
+			case <-ctx.Done():
+			case <-tick.C:
+			}
+		}
+	}()
 	sent, err := t.publishFlood(ctx, topic, func(int) []byte {
 		msg := make([]byte, 1024)
 		rand.Read(msg[:8])
@@ -653,14 +679,17 @@ func pubsubFlood(ctx context.Context, t *target) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	time.Sleep(500 * time.Millisecond) // what is on its way
 	scancel()
-	return fmt.Sprintf("%d messages of 1 KiB published by 10 peers; the daemon's RPC subscriber received %d", sent, sub.Load()), nil
+	return fmt.Sprintf("%d messages of 1 KiB published by 10 peers; the daemon's RPC subscriber received %d, and %d of the %d an honest author sent meanwhile",
+		sent, sub.Load(), honest.Load(), authored.Load()), nil
 }
 
 // rpcSubscribe subscribes the daemon to topic through the RPC and counts
-// the messages the subscriber receives, until ctx ends.
-func (t *target) rpcSubscribe(ctx context.Context, topic string) *atomic.Int64 {
-	var n atomic.Int64
+// the messages the subscriber receives, all and those whose line holds
+// mark (a peer ID: those from that author), until ctx ends.
+func (t *target) rpcSubscribe(ctx context.Context, topic, mark string) (all, marked *atomic.Int64) {
+	all, marked = new(atomic.Int64), new(atomic.Int64)
 	ready := make(chan struct{})
 	go func() {
 		req, _ := newRequest(ctx, t.d.URL+"/api/v0/pubsub/sub?arg=u"+b64url(topic))
@@ -670,22 +699,18 @@ func (t *target) rpcSubscribe(ctx context.Context, topic string) *atomic.Int64 {
 			return
 		}
 		defer resp.Body.Close()
-		buf := make([]byte, 64<<10)
-		for {
-			k, err := resp.Body.Read(buf)
-			for _, c := range buf[:k] {
-				if c == '\n' {
-					n.Add(1)
-				}
-			}
-			if err != nil {
-				return
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64<<10), 8<<20)
+		for sc.Scan() {
+			all.Add(1)
+			if mark != "" && strings.Contains(sc.Text(), mark) {
+				marked.Add(1)
 			}
 		}
 	}()
 	<-ready
 	time.Sleep(300 * time.Millisecond)
-	return &n
+	return all, marked
 }
 
 // rawPubsubPeers makes n peers that speak meshsub by hand: each reads
@@ -734,7 +759,7 @@ func pubsubBad(ctx context.Context, t *target) (string, error) {
 	const topic = "attack-bad"
 	sctx, scancel := context.WithCancel(context.Background())
 	defer scancel()
-	sub := t.rpcSubscribe(sctx, topic)
+	sub, _ := t.rpcSubscribe(sctx, topic, "")
 	hs, err := t.rawPubsubPeers(ctx, 4)
 	defer closeAll(hs)
 	if err != nil {

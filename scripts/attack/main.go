@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,6 +38,7 @@ func main() {
 	floor := flag.Duration("floor", 2*time.Millisecond, "latencies below this count as this much in the 2x check")
 	latency := flag.String("latency", "check", "check: an attack whose RPC median is over 2x idle fails the run; report: it is printed as FAIL but does not fail the run")
 	idleMem := flag.String("idle-memory", "check", "check: an attack after which RssAnon stays over idle + budget/8 fails the run; report: it is printed as FAIL but does not fail the run (peers and goroutines are always checked)")
+	flag.StringVar(&heapDir, "heap", "", "directory to write the daemon's heap profile to after each attack (diag/profile, a zip per attack)")
 	child := flag.String("child", "", "internal: run this one attack against $"+targetEnv+" and print what it saw")
 	flag.Parse()
 	if *child != "" {
@@ -124,8 +126,8 @@ func run(bin, board, only string, dur, settle, floor time.Duration, checkLatency
 	if err != nil {
 		return false, err
 	}
-	fmt.Printf("idle: RssAnon %.1f MiB, goroutines %d, peers %d, probe median %s p95 %s\n\n",
-		mib(idle.rss), idle.goroutines, idle.peers, ms(idle.p50), ms(idle.p95))
+	fmt.Printf("idle: RssAnon %.1f MiB (Go heap in use %.1f MiB, free not returned %.1f MiB), goroutines %d, peers %d, probe median %s p95 %s\n\n",
+		mib(idle.rss), idle.heapInuse/(1<<20), idle.heapFree/(1<<20), idle.goroutines, idle.peers, ms(idle.p50), ms(idle.p95))
 
 	var want map[string]bool
 	if only != "" {
@@ -140,6 +142,9 @@ func run(bin, board, only string, dur, settle, floor time.Duration, checkLatency
 			continue
 		}
 		r := t.runAttack(a, idle, dur, settle, floor)
+		if heapDir != "" {
+			t.saveHeap(filepath.Join(heapDir, a.group+"-"+a.name+".zip"))
+		}
 		results = append(results, r)
 		r.print(os.Stdout, t.budget)
 		if r.exited {
@@ -220,6 +225,9 @@ type figures struct {
 	goroutines int
 	peers      int
 	p50, p95   time.Duration
+	// The Go heap: in use, and free but not yet returned to the system
+	// (idle less released), from go_memstats_* (bytes).
+	heapInuse, heapFree float64
 }
 
 func (t *target) measureIdle(d time.Duration) (figures, error) {
@@ -238,7 +246,8 @@ func (t *target) snapshot() figures {
 	m := t.metrics()
 	var peers struct{ Peers []struct{} }
 	t.d.JSON("swarm/peers", nil, &peers)
-	return figures{rss: daemon.ProcStatus(t.d.Pid(), "RssAnon"), goroutines: int(m["go_goroutines"]), peers: len(peers.Peers)}
+	return figures{rss: daemon.ProcStatus(t.d.Pid(), "RssAnon"), goroutines: int(m["go_goroutines"]), peers: len(peers.Peers),
+		heapInuse: m["go_memstats_heap_inuse_bytes"], heapFree: m["go_memstats_heap_idle_bytes"] - m["go_memstats_heap_released_bytes"]}
 }
 
 // scrape reads /debug/metrics/prometheus and calls fn with each sample:
@@ -539,6 +548,21 @@ func (t *target) runAttack(a attack, idle figures, dur, settle, floor time.Durat
 	return r
 }
 
+// heapDir is where -heap writes the heap profiles ("" none).
+var heapDir string
+
+// saveHeap writes the daemon's heap profile (diag/profile's heap
+// collector, as of its last GC) to path.
+func (t *target) saveHeap(path string) {
+	b, err := t.d.Post("diag/profile", url.Values{"collectors": {"heap"}, "profile-time": {"0"}}, nil, "")
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "attack: heap profile: %v\n", err)
+	}
+}
+
 // checkIdleMemory: whether RssAnon over idle + budget/8 after an attack
 // fails the run (-idle-memory).
 var checkIdleMemory = true
@@ -582,6 +606,8 @@ func (r *result) print(w io.Writer, budget int64) {
 	}
 	fmt.Fprintf(w, "   %-10s %-34s %-34s %s\n", "after", fmt.Sprintf("RssAnon %.1f MiB, %d goroutines, %d peers", mib(r.after.rss), r.after.goroutines, r.after.peers),
 		fmt.Sprintf("%.1f MiB, %d goroutines, %d peers", mib(r.idle.rss), r.idle.goroutines, r.idle.peers), verdict(r.backIdle))
+	fmt.Fprintf(w, "   %-10s %-34s %-34s\n", "Go heap", fmt.Sprintf("in use %.1f MiB, free %.1f MiB", r.after.heapInuse/(1<<20), r.after.heapFree/(1<<20)),
+		fmt.Sprintf("in use %.1f MiB, free %.1f MiB", r.idle.heapInuse/(1<<20), r.idle.heapFree/(1<<20)))
 	var keys []string
 	for k, v := range r.refused {
 		if v > 0 {
