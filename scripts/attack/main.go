@@ -37,7 +37,7 @@ func main() {
 	settle := flag.Duration("settle", 20*time.Second, "how long the daemon is given to come back to idle after an attack")
 	floor := flag.Duration("floor", 2*time.Millisecond, "latencies below this count as this much in the 2x check")
 	latency := flag.String("latency", "check", "check: an attack whose RPC median is over 2x idle fails the run; report: it is printed as FAIL but does not fail the run")
-	idleMem := flag.String("idle-memory", "check", "check: an attack after which RssAnon stays over idle + budget/8 fails the run; report: it is printed as FAIL but does not fail the run (peers and goroutines are always checked)")
+	idleMem := flag.String("idle-memory", "check", "check: an attack after which RssAnon stays over idle + budget/16 fails the run; report: it is printed as FAIL but does not fail the run (peers and goroutines are always checked)")
 	flag.StringVar(&heapDir, "heap", "", "directory to write the daemon's heap profile to after each attack (diag/profile, a zip per attack)")
 	child := flag.String("child", "", "internal: run this one attack against $"+targetEnv+" and print what it saw")
 	flag.Parse()
@@ -533,13 +533,16 @@ func (t *target) runAttack(a attack, idle figures, dur, settle, floor time.Durat
 			return r
 		}
 		r.after = t.snapshot()
-		// Memory: the Go heap keeps an attack's garbage until its next
-		// cycle, which an idle daemon may not run for minutes, so "back"
-		// is within an eighth of the budget of idle (32 MiB at 256 MiB):
-		// what a board notices is growth that stays, attack after attack.
+		// Memory: the daemon collects and returns an attack's garbage
+		// once it has been quiet for 5 s (internal/memtarget), so "back"
+		// is within a sixteenth of the budget of idle (16 MiB at 256
+		// MiB): what it still holds then, 7-9 MiB over idle, are caches
+		// that expire in minutes (the seen-message IDs of pubsub, the
+		// peerstore records of peers that left a minute ago) and maps
+		// that do not shrink (bitswap's want ledger).
 		r.backIdleButMemory = r.after.peers <= idle.peers &&
 			r.after.goroutines <= idle.goroutines+idle.goroutines/10+25
-		r.backIdle = r.backIdleButMemory && r.after.rss <= idle.rss+(t.budget<<10)/8
+		r.backIdle = r.backIdleButMemory && r.after.rss <= idle.rss+(t.budget<<10)/16
 		if r.backIdle || time.Now().After(deadline) {
 			break
 		}
@@ -563,7 +566,7 @@ func (t *target) saveHeap(path string) {
 	}
 }
 
-// checkIdleMemory: whether RssAnon over idle + budget/8 after an attack
+// checkIdleMemory: whether RssAnon over idle + budget/16 after an attack
 // fails the run (-idle-memory).
 var checkIdleMemory = true
 
