@@ -25,8 +25,12 @@
 //   - memory: peak RssAnon within the board's budget;
 //   - alive: the daemon never exited and every probe answered;
 //   - idle: afterwards connected peers back to the idle count,
-//     goroutines within 10% (+25) of idle, RssAnon within 25% (+16 MiB)
-//     of idle.
+//     goroutines within 10% (+25) of idle, RssAnon within a sixteenth of
+//     the budget of idle (16 MiB at 256 MiB).
+//
+// Each attack also prints the Go heap in use and free beside RssAnon
+// after it; -heap DIR saves the daemon's heap profile there after each
+// (diag/profile, a zip per attack) to see what it holds.
 //
 // The attackers run in a child process (this command with -child) at
 // nice 19: they stand for other machines on the LAN, so their own CPU is
