@@ -244,7 +244,8 @@ func runRepoGC(r *rpc.Request, e rpc.Emitter) error {
 	return err
 }
 
-// repoSize is the bytes the repo directory takes on disk.
+// repoSize is the bytes of the files in the repo directory, the store's
+// reserve (storage.ReserveName) left out.
 func repoSize(dir string) uint64 {
 	var n uint64
 	entries, err := os.ReadDir(dir)
@@ -252,6 +253,9 @@ func repoSize(dir string) uint64 {
 		return 0
 	}
 	for _, e := range entries {
+		if e.Name() == storage.ReserveName {
+			continue // space kept aside for a full disk, not data
+		}
 		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
 			n += uint64(fi.Size())
 		}

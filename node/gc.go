@@ -28,6 +28,11 @@
 // Reclaim: then the store gives back the space of what was deleted
 // (storage.Store.Reclaim: segments at least half garbage have their live
 // blocks copied out and are removed, never rewriting more than they free).
+// While the store's writes fail (storage.Store.Fault: a full disk), and
+// where that copy fails for want of space, the removed blocks' space is
+// given back first as holes in their segments (storage.Store.PunchRemoved);
+// the store's reserve (storage's reserve.go) lets the sweep's deletes
+// commit there.
 
 package node
 
@@ -35,9 +40,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"cairn/storage"
@@ -146,7 +153,23 @@ func (ss *Storage) CollectGarbage(ctx context.Context, removed func(c cid.Cid) e
 		err = n.sweepReferences(ctx, count)
 	}
 	if err == nil {
-		res.Reclaimed, err = n.Store.Reclaim(ctx, storage.ReclaimOptions{})
+		var punched int64
+		if n.Store.Fault() != "" {
+			// Writes fail (a full disk): give the removed blocks' space
+			// back in place first, as holes, so that Reclaim has room
+			// to copy live blocks out.
+			punched, err = n.Store.PunchRemoved()
+		}
+		if err == nil {
+			res.Reclaimed, err = n.Store.Reclaim(ctx, storage.ReclaimOptions{})
+		}
+		if errors.Is(err, syscall.ENOSPC) {
+			// Still no room to copy: holes are what gives space back.
+			var more int64
+			more, err = n.Store.PunchRemoved()
+			punched += more
+		}
+		res.Reclaimed.Punched = punched
 		if err != nil {
 			err = fmt.Errorf("gc: giving space back: %w", err)
 		}
@@ -156,8 +179,8 @@ func (ss *Storage) CollectGarbage(ctx context.Context, removed func(c cid.Cid) e
 	if err != nil {
 		log.Errorf("gc: removed %d blocks (%d bytes), then: %v", res.Removed, res.FreedBytes, err)
 	} else {
-		log.Infof("gc: removed %d blocks, freed %d bytes; gave back %d segment files (%d bytes), rewriting %d bytes",
-			res.Removed, res.FreedBytes, res.Reclaimed.Segments, res.Reclaimed.Freed, res.Reclaimed.Rewritten)
+		log.Infof("gc: removed %d blocks, freed %d bytes; gave back %d segment files (%d bytes), rewriting %d bytes, and %d bytes as holes",
+			res.Removed, res.FreedBytes, res.Reclaimed.Segments, res.Reclaimed.Freed, res.Reclaimed.Rewritten, res.Reclaimed.Punched)
 	}
 	return res, err
 }

@@ -75,14 +75,8 @@ func (b *Blockstore) View(_ context.Context, c cid.Cid, fn func([]byte) error) e
 		bp = new([]byte)
 	}
 	defer b.s.bufs.Put(bp)
-	if cap(*bp) < int(l.n) {
-		*bp = make([]byte, l.n)
-	}
-	buf := (*bp)[:l.n]
-	if err := b.s.sf.readAt(l, buf); err != nil {
-		return b.s.readErr(c, err)
-	}
-	if err := checkRead(c, l, buf); err != nil {
+	buf, err := b.s.readBlock(c, l, bp)
+	if err != nil {
 		return err
 	}
 	return fn(buf)
@@ -100,11 +94,9 @@ func (b *Blockstore) Get(_ context.Context, c cid.Cid) (blocks.Block, error) {
 	if err != nil {
 		return nil, err
 	}
-	data := make([]byte, l.n)
-	if err := b.s.sf.readAt(l, data); err != nil {
-		return nil, b.s.readErr(c, err)
-	}
-	if err := checkRead(c, l, data); err != nil {
+	var data []byte
+	data, err = b.s.readBlock(c, l, &data)
+	if err != nil {
 		return nil, err
 	}
 	return blocks.NewBlockWithCid(data, c)
@@ -143,6 +135,35 @@ func (s *Store) locate(c cid.Cid) (loc, error) {
 		err = ipld.ErrNotFound{Cid: c}
 	}
 	return l, err
+}
+
+// readBlock reads c's bytes at l into *buf (grown when short) and checks them
+// (hashcheck.go). Bytes that fail the check where the index no longer
+// points are no damage: the block was removed or moved after the lookup
+// and its old record punched (PunchRemoved: zeros). It then answers not
+// found, or reads the block where it went.
+func (s *Store) readBlock(c cid.Cid, l loc, buf *[]byte) ([]byte, error) {
+	for try := 0; ; try++ {
+		if cap(*buf) < int(l.n) {
+			*buf = make([]byte, l.n)
+		}
+		data := (*buf)[:l.n]
+		if err := s.sf.readAt(l, data); err != nil {
+			return nil, s.readErr(c, err)
+		}
+		err := checkRead(c, l, data)
+		if err == nil {
+			return data, nil
+		}
+		now, lerr := s.locate(c)
+		switch {
+		case lerr != nil:
+			return nil, lerr
+		case now.samePlace(l) || try == 2:
+			return nil, err
+		}
+		l = now
+	}
 }
 
 // readErr is what a failed read of c's bytes reports: not found when the

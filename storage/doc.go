@@ -184,6 +184,20 @@
 // using it again. Compact (at daemon start, when free pages pass half
 // the file and 4 MiB) rewrites the file, which also shrinks its size.
 //
+// # A full disk
+//
+// The store keeps ReserveName (Options.ReserveBytes, 8 MiB) allocated
+// beside the index file. A commit that only removes (deletes of blocks
+// or datastore keys) and that the disk refuses for want of space gives
+// it up and is tried again, so that removing always works; the writer
+// makes it again once the file system has room for it twice over
+// (reserve.go). Reclaim needs room to copy live blocks; where it has
+// none, PunchRemoved gives the space of removed records back in place,
+// in every segment: holes over their data, whole pages only, headers
+// and keys kept. A reader that looked a block up before its removal and
+// then reads zeros looks it up again (readBlock): not found, or where
+// it was moved, never damaged.
+//
 // # Flash
 //
 // Block bytes are written once (plus Reclaim's copies, bounded above) and
@@ -252,6 +266,7 @@
 //   - datastore.go: the go-datastore view of the "data" bucket.
 //   - reclaim.go: Reclaim, giving removed blocks' space back, and
 //     PunchRemoved, which does it in place on a full disk.
+//   - reserve.go: the space kept aside for removing on a full disk.
 //   - giveback.go: giving the index file's free pages back as holes.
 //   - runs.go: the index as sorted runs: lookups, the open run, merges,
 //     the filters, and the in-place upgrade of a schema-2 index.
@@ -268,6 +283,6 @@
 //   - hashcheck.go: the check of every block read (CRC-32C or hash).
 //   - fault.go, fault_linux.go, fault_other.go: Fault, what keeps the
 //     store from writing (a read-only file system, the last commit's
-//     error).
+//     error), and the file system's room.
 //   - errors.go: the sentinel errors.
 package storage

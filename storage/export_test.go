@@ -1,9 +1,11 @@
 package storage
 
 import (
+	"testing"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/ipfs/go-cid"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -163,4 +165,28 @@ func DowngradeToV3(path string) error {
 		}
 		return tx.Bucket(bucketMeta).Put(keyVersion, u32(3))
 	})
+}
+
+// SegmentCount is the number of segments the store holds.
+func SegmentCount(t testing.TB, s *Store) int {
+	t.Helper()
+	n := 0
+	if err := s.db.View(func(tx *bolt.Tx) error { n = tx.Bucket(bucketSegs).Stats().KeyN; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// ReadLater looks c up now and returns a read of it from that place, as
+// a reader does whose lookup a delete overtakes.
+func ReadLater(t testing.TB, s *Store, c cid.Cid) func() ([]byte, error) {
+	t.Helper()
+	l, err := s.locate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() ([]byte, error) {
+		var buf []byte
+		return s.readBlock(c, l, &buf)
+	}
 }

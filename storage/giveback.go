@@ -6,7 +6,6 @@ package storage
 import (
 	"context"
 	"errors"
-	"os"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -39,28 +38,19 @@ func (w *writer) giveBack() (int64, error) {
 		}
 		time.Sleep(giveBackWait)
 	}
-	f, err := os.OpenFile(w.db.Path(), os.O_RDWR, 0)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	before, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
 	ps := int64(w.db.Info().PageSize)
-	var spans [][2]int64 // [first page, end page)
-	err = w.db.Update(func(tx *bolt.Tx) error {
+	var spans [][2]int64 // [from, to) in bytes
+	err := w.db.Update(func(tx *bolt.Tx) error {
 		hwm := int(tx.Size() / ps)
 		for id := 2; id < hwm; id++ {
 			info, err := tx.Page(id)
 			if err != nil || info == nil || info.Type != "free" {
 				continue
 			}
-			if n := len(spans); n > 0 && spans[n-1][1] == int64(id) {
-				spans[n-1][1]++
+			if n := len(spans); n > 0 && spans[n-1][1] == int64(id)*ps {
+				spans[n-1][1] += ps
 			} else {
-				spans = append(spans, [2]int64{int64(id), int64(id) + 1})
+				spans = append(spans, [2]int64{int64(id) * ps, int64(id+1) * ps})
 			}
 		}
 		return errRolledBack
@@ -68,20 +58,7 @@ func (w *writer) giveBack() (int64, error) {
 	if !errors.Is(err, errRolledBack) {
 		return 0, err
 	}
-	for _, sp := range spans {
-		ok, err := punchHole(f, sp[0]*ps, (sp[1]-sp[0])*ps)
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			return 0, nil
-		}
-	}
-	after, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	return max(0, allocatedBytes(before)-allocatedBytes(after)), nil
+	return punchSpans(w.db.Path(), spans)
 }
 
 // serveGiveBack answers a GiveBackIndex request on the writer goroutine.

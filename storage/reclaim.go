@@ -23,6 +23,9 @@ type ReclaimResult struct {
 	// IndexFreed is the bytes of the index file's free pages given back
 	// to the file system (GiveBackIndex).
 	IndexFreed int64
+	// Punched is the bytes given back as holes (PunchRemoved), which the
+	// caller asks for where Reclaim finds the disk full.
+	Punched int64
 }
 
 // reclaimChunk bounds the bytes moved per commit, so that adds going on
@@ -229,13 +232,16 @@ func (s *Store) reclaimSegment(ctx context.Context, id uint32, si segInfo) (int6
 }
 
 // PunchRemoved gives back, without writing a byte, the space of removed
-// blocks in the active segment: holes over the data of each record no
-// index entry points to (its header and key stay, so the records still
-// read in order), and the file cut back to the end of its last
+// blocks in every segment: holes over the data of each record no index
+// entry points to (its header and key stay, so the records still read
+// in order), and the active segment cut back to the end of its last
 // acknowledged record (the bytes of a write that failed). It is what
-// still frees space on a full disk, where Reclaim cannot copy live blocks
-// out: after a failed add's blocks were removed again. It returns the
-// bytes the file takes less on disk (0 where holes are not supported).
+// still frees space on a full disk, where Reclaim cannot copy live
+// blocks out: after a failed add's blocks were removed again, and after
+// GC's deletes. The segments keep their counts, so Reclaim still
+// rewrites them once there is room (what it copies is the live blocks
+// only). It returns the bytes the files take less on disk (0 where holes
+// are not supported).
 func (s *Store) PunchRemoved() (int64, error) {
 	if s.w == nil {
 		return 0, errors.New("storage: store is read-only")
@@ -248,20 +254,70 @@ func (s *Store) PunchRemoved() (int64, error) {
 	return r.gaveBack, err
 }
 
-// punchRemoved is PunchRemoved on the writer goroutine (no write runs).
+// punchRemoved is PunchRemoved on the writer goroutine (no write runs,
+// so the index and the segments' ends hold still).
 func (w *writer) punchRemoved() (int64, error) {
 	a := w.app
-	f, id, end := a.f, a.id, a.end
-	before, err := f.Stat()
+	var freed int64 // by cutting the active segment back
+	fi, err := a.f.Stat()
 	if err != nil {
 		return 0, err
 	}
-	if before.Size() > end {
-		if err := f.Truncate(end); err != nil {
+	if fi.Size() > a.end {
+		if err := a.f.Truncate(a.end); err != nil {
 			return 0, err
 		}
+		cut, err := a.f.Stat()
+		if err != nil {
+			return 0, err
+		}
+		freed = max(0, allocatedBytes(fi)-allocatedBytes(cut))
 	}
-	var dead [][2]int64 // [data offset, end) of removed records
+	var segs []segEnd
+	if err := w.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSegs).ForEach(func(k, v []byte) error {
+			si, ok := decodeSegInfo(v)
+			if !ok || len(k) != 4 {
+				return nil
+			}
+			id := binary.BigEndian.Uint32(k)
+			switch {
+			case id == a.id:
+				// Past its indexed end: acknowledged, not yet indexed.
+				segs = append(segs, segEnd{id, a.end})
+			case si.dead() > 0:
+				segs = append(segs, segEnd{id, int64(si.end)})
+			}
+			return nil
+		})
+	}); err != nil {
+		return freed, err
+	}
+	for _, sg := range segs {
+		n, err := w.punchSegment(sg.id, sg.end)
+		freed += n
+		if err != nil {
+			return freed, err
+		}
+	}
+	return freed, nil
+}
+
+type segEnd struct {
+	id  uint32
+	end int64
+}
+
+// punchSegment punches holes over the data of segment id's removed
+// records up to end and returns the bytes the file takes less on disk.
+func (w *writer) punchSegment(id uint32, end int64) (int64, error) {
+	f, err := os.Open(w.sf.name(id))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	const page = 4096
+	var dead [][2]int64 // [from, to) of whole pages inside removed records' data
 	err = w.db.View(func(tx *bolt.Tx) error {
 		idx, err := loadIndex(tx)
 		if err != nil {
@@ -278,20 +334,36 @@ func (w *writer) punchRemoved() (int64, error) {
 			if l, ok := decodeLoc(idx.get(key)); ok && l.samePlace(here) {
 				return nil
 			}
-			dead = append(dead, [2]int64{off, off + int64(len(data))})
+			if from, to := (off+page-1)/page*page, (off+int64(len(data)))/page*page; to > from {
+				dead = append(dead, [2]int64{from, to})
+			}
 			return nil
 		})
 	})
 	if err != nil {
 		return 0, err
 	}
-	const page = 4096
-	for _, d := range dead {
-		from, to := (d[0]+page-1)/page*page, d[1]/page*page
-		if to <= from {
-			continue
-		}
-		if ok, err := punchHole(f, from, to-from); err != nil || !ok {
+	return punchSpans(w.sf.name(id), dead)
+}
+
+// punchSpans punches holes over the byte spans [from, to) of the file
+// at name and returns the bytes it takes less on disk (0 where the file
+// system cannot).
+func punchSpans(name string, spans [][2]int64) (int64, error) {
+	if len(spans) == 0 {
+		return 0, nil
+	}
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	before, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	for _, sp := range spans {
+		if ok, err := punchHole(f, sp[0], sp[1]-sp[0]); err != nil || !ok {
 			return 0, err
 		}
 	}

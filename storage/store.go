@@ -93,6 +93,10 @@ type Options struct {
 	// churned a few MiB of heap since it began: the daemon hands the
 	// heap's free pages back to the OS there.
 	MergeDone func()
+	// ReserveBytes is the space kept aside in ReserveName, beside the
+	// store file, that a commit of deletes takes when the disk is full
+	// (reserve.go). Default DefaultReserveBytes; negative: none.
+	ReserveBytes int64
 	// Log, when set, reports long steps (a migration) as they go.
 	Log func(format string, args ...any)
 }
@@ -131,6 +135,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.IndexLagBlocks <= 0 {
 		r.IndexLagBlocks = DefaultIndexLagBlocks
+	}
+	if r.ReserveBytes == 0 {
+		r.ReserveBytes = DefaultReserveBytes
 	}
 	if r.Log == nil {
 		r.Log = func(string, ...any) {}
@@ -323,7 +330,7 @@ func open(path string, o Options, migrating bool) (s *Store, err error) {
 		db.Close()
 		return nil, fmt.Errorf("%w: %s: active segment %d has no entry", ErrCorrupt, path, active)
 	}
-	s.w = newWriter(db, s.sf, app, o)
+	s.w = newWriter(db, newReserve(path, o.ReserveBytes), s.sf, app, o)
 	s.w.segBytes.Store(segBytes)
 	st, err := s.Stat()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -464,18 +465,7 @@ func TestStore_PunchRemoved_GivesSpaceBack(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	bs := s.Blockstore()
-	var live, gone []blocks.Block
-	for i := 0; i < 40; i++ {
-		b := randBlock(t, 256<<10)
-		if err := bs.Put(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		if i%4 == 0 {
-			live = append(live, b)
-		} else {
-			gone = append(gone, b)
-		}
-	}
+	live, gone := putSpread(t, bs, 4)
 	for _, b := range gone {
 		if err := bs.DeleteBlock(ctx, b.Cid()); err != nil {
 			t.Fatal(err)
@@ -488,6 +478,92 @@ func TestStore_PunchRemoved_GivesSpaceBack(t *testing.T) {
 	if want := int64(len(gone)) * 250 << 10; freed < want {
 		t.Fatalf("freed %d bytes on disk, want at least %d", freed, want)
 	}
+	wantLiveAfterReclaim(t, s, live)
+}
+
+// Ensure PunchRemoved gives back the space of removed blocks in older
+// segments too, that live blocks there read whole, that a reader which
+// looked a removed block up before the delete answers not found rather
+// than damaged, and that Check and Reclaim still pass.
+func TestStore_PunchRemoved_OlderSegments(t *testing.T) {
+	path := filepath.Join(t.TempDir(), storage.FileName)
+	s, err := storage.Open(path, &storage.Options{SegmentBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	bs := s.Blockstore()
+	live, gone := putSpread(t, bs, 2) // every segment keeps live blocks
+	if segs := storage.SegmentCount(t, s); segs < 8 {
+		t.Fatalf("%d segments, want the blocks spread over at least 8", segs)
+	}
+	before := diskUsage(t, storage.SegmentDir(path))
+	stale := storage.ReadLater(t, s, gone[0].Cid()) // looked up now, read later
+	for _, b := range gone {
+		if err := bs.DeleteBlock(ctx, b.Cid()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	freed, err := s.PunchRemoved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(len(gone)) * 250 << 10
+	if freed < want {
+		t.Fatalf("freed %d bytes on disk, want at least %d", freed, want)
+	}
+	if after := diskUsage(t, storage.SegmentDir(path)); before-after < want {
+		t.Fatalf("segments take %d bytes on disk less than before the deletes, want at least %d", before-after, want)
+	}
+	if _, err := stale(); !ipld.IsNotFound(err) {
+		t.Fatalf("read of a block removed after its lookup: %v, want not found", err)
+	}
+	wantLiveAfterReclaim(t, s, live)
+}
+
+// diskUsage sums what the files in dir take on disk (holes excluded).
+func diskUsage(t *testing.T, dir string) int64 {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += fi.Sys().(*syscall.Stat_t).Blocks * 512
+	}
+	return n
+}
+
+// putSpread puts 40 blocks of 256 KiB and returns every keep-th as live,
+// the others to remove.
+func putSpread(t *testing.T, bs *storage.Blockstore, keep int) (live, gone []blocks.Block) {
+	t.Helper()
+	for i := 0; i < 40; i++ {
+		b := randBlock(t, 256<<10)
+		if err := bs.Put(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+		if i%keep == 0 {
+			live = append(live, b)
+		} else {
+			gone = append(gone, b)
+		}
+	}
+	return live, gone
+}
+
+// wantLiveAfterReclaim checks that the live blocks read whole and the
+// store checks clean after PunchRemoved, then again after a Reclaim.
+func wantLiveAfterReclaim(t *testing.T, s *storage.Store, live []blocks.Block) {
+	t.Helper()
+	ctx := context.Background()
+	bs := s.Blockstore()
 	for _, b := range live {
 		got, err := bs.Get(ctx, b.Cid())
 		if err != nil || string(got.RawData()) != string(b.RawData()) {

@@ -84,3 +84,17 @@ func allocatedBytes(fi os.FileInfo) int64 {
 	}
 	return fi.Size()
 }
+
+// preallocate allocates the first n bytes of f (fallocate), so that
+// they take their blocks now.
+func preallocate(f *os.File, n int64) error {
+	for {
+		err := unix.Fallocate(int(f.Fd()), 0, 0, n)
+		if !errors.Is(err, unix.EINTR) {
+			if err != nil {
+				return &os.PathError{Op: "fallocate", Path: f.Name(), Err: err}
+			}
+			return nil
+		}
+	}
+}

@@ -1,11 +1,14 @@
 //go:build !linux
 
 // sync_other.go: the portable forms of sync_linux.go (one write per
-// slice, a full fsync, no holes).
+// slice, a full fsync, no holes, no preallocation).
 
 package storage
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
 func pwritevAll(f *os.File, iov [][]byte, off int64) error {
 	for _, b := range iov {
@@ -24,3 +27,6 @@ func fdatasync(f *os.File) error { return f.Sync() }
 func punchHole(*os.File, int64, int64) (bool, error) { return false, nil }
 
 func allocatedBytes(fi os.FileInfo) int64 { return fi.Size() }
+
+// preallocate is not done here: there is no reserve (reserve.go).
+func preallocate(*os.File, int64) error { return errors.ErrUnsupported }

@@ -85,6 +85,7 @@ type writer struct {
 	// segBytes is the sum of the segment files' committed ends.
 	segBytes  atomic.Uint64
 	db        *bolt.DB
+	res       *reserve
 	sf        *segFiles
 	app       *appender
 	mem       memIndex
@@ -111,9 +112,10 @@ type writer struct {
 	closed bool
 }
 
-func newWriter(db *bolt.DB, sf *segFiles, app *appender, o Options) *writer {
+func newWriter(db *bolt.DB, res *reserve, sf *segFiles, app *appender, o Options) *writer {
 	w := &writer{
 		db:        db,
+		res:       res,
 		sf:        sf,
 		app:       app,
 		mem:       memIndex{m: map[string]loc{}},
@@ -131,6 +133,7 @@ func newWriter(db *bolt.DB, sf *segFiles, app *appender, o Options) *writer {
 		}
 		return nil
 	})
+	res.make()
 	w.wg.Add(1)
 	go w.loop()
 	return w
@@ -250,11 +253,13 @@ func (w *writer) loop() {
 		var err error
 		switch {
 		case len(group) == 0: // all answered
-		case w.lagEligible(group):
-			err = w.commitLagged(group)
-			w.noteCommit(group, err)
 		default:
-			err = w.commit(group)
+			err = w.commitGroup(group)
+			if err != nil && noSpace(err) && removesOnly(group) && w.res.release() {
+				// Deletes on a full disk: the reserve's room takes
+				// their records and index pages (reserve.go).
+				err = w.commitGroup(group)
+			}
 			w.noteCommit(group, err)
 		}
 		for _, r := range group {
@@ -273,6 +278,15 @@ func (w *writer) loop() {
 			w.serveGiveBack(after)
 		}
 	}
+}
+
+// commitGroup commits group: its records alone when lag.go may
+// acknowledge them so, else in a full commit.
+func (w *writer) commitGroup(group []*request) error {
+	if w.lagEligible(group) {
+		return w.commitLagged(group)
+	}
+	return w.commit(group)
 }
 
 // dropAfterFailed answers and drops the requests that follow a batch one

@@ -7,6 +7,8 @@ package faults
 import (
 	"strings"
 	"testing"
+
+	"cairn/storage"
 )
 
 // noSpace is the text a client must see when the disk is full (as Kubo's
@@ -60,6 +62,10 @@ func TestDiskFull_Add(t *testing.T) {
 func TestDiskFull_Commit(t *testing.T) {
 	fs, d, c, kept := withFile(t, 1<<20)
 	looseCid := d.addUnpinned(random(100 << 10))
+	spare := d.call("block/put", nil, nil, random(4096))
+	if spare.errText() != "" {
+		t.Fatalf("block/put: %s", spare.errText())
+	}
 	free := fs.fill(t)
 	for _, w := range []struct {
 		path string
@@ -89,10 +95,15 @@ func TestDiskFull_Commit(t *testing.T) {
 	d.wantCat(c, kept)
 	d.wantFault(true)
 	free()
+	// A write that only removes (block/rm) clears the fault once the
+	// disk has room.
+	if a := d.call("block/rm", []string{spare.key(t)}, nil, nil); a.errText() != "" {
+		t.Fatalf("block/rm after space was freed: %s", a.errText())
+	}
+	d.wantFault(false)
 	if a := d.call("pin/add", []string{looseCid}, nil, nil); a.errText() != "" {
 		t.Fatalf("pin/add after space was freed: %s", a.errText())
 	}
-	d.wantFault(false)
 	if a := d.call("files/mkdir", []string{"/again"}, nil, nil); a.errText() != "" {
 		t.Fatalf("files/mkdir after space was freed: %s", a.errText())
 	}
@@ -100,26 +111,59 @@ func TestDiskFull_Commit(t *testing.T) {
 	d.wantVerified()
 }
 
-// Ensure a GC on a full disk answers (done or an error), removes nothing
-// pinned and leaves the store whole; a GC once space is freed works.
+// Ensure a GC on a full disk removes what no pin holds and gives its
+// space back, from older segments too (as holes, where Reclaim cannot
+// copy live blocks out), so that adds work again while the disk's filler
+// is still there; the pinned file reads whole and the store checks
+// clean, and a GC once space is freed works.
 func TestDiskFull_GC(t *testing.T) {
-	fs, d, c, kept := withFile(t, 2<<20)
+	fs := mountLoop(t, 48)
+	// Small segments, each holding live and removed blocks, less than
+	// half removed: Reclaim would copy none out.
+	d := startDaemonWith(t, fs.Dir, &storage.Options{SegmentBytes: 2 << 20})
+	type file struct {
+		cid  string
+		data []byte
+	}
+	var kept []file
+	var loose []string
 	for i := 0; i < 8; i++ {
-		d.addUnpinned(random(1 << 20))
+		k := random(5 << 18) // 1.25 MiB: no segment is half garbage
+		kept = append(kept, file{d.mustAdd(k), k})
+		loose = append(loose, d.mustAdd(random(1<<20)))
 	}
 	free := fs.fill(t)
-	a := d.call("repo/gc", nil, nil, nil)
-	t.Logf("repo gc on a full disk: status %d, error %q", a.status, a.errText())
-	if e := a.errText(); e != "" {
-		wantNoSpace(t, "repo gc", e)
+	_, e := d.add(random(300 << 10))
+	wantNoSpace(t, "add of 300 KiB", e)
+	d.wantFault(true)
+	for _, l := range loose {
+		if a := d.call("pin/rm", []string{l}, nil, nil); a.errText() != "" {
+			t.Fatalf("pin/rm on a full disk: %s", a.errText())
+		}
+	}
+	before := fs.avail(t)
+	if e := d.call("repo/gc", nil, nil, nil).errText(); e != "" {
+		t.Fatalf("repo gc on a full disk: %s", e)
+	}
+	after := fs.avail(t)
+	t.Logf("repo gc on a full disk: %d KiB free before, %d KiB after", before>>10, after>>10)
+	if after-before < 7<<20 {
+		t.Fatalf("repo gc on a full disk gave back %d KiB, want the 8 MiB it removed (7 MiB at least)", (after-before)>>10)
 	}
 	d.wantUp()
-	d.wantCat(c, kept)
-	d.wantRepoVerify()
+	for _, f := range kept {
+		d.wantCat(f.cid, f.data)
+	}
+	again := random(3 << 20)
+	d.wantCat(d.mustAdd(again), again)
+	d.wantFault(false)
+	d.wantVerified()
 	free()
 	if a := d.call("repo/gc", nil, nil, nil); a.errText() != "" {
 		t.Fatalf("repo gc after space was freed: %s", a.errText())
 	}
-	d.wantCat(c, kept)
+	for _, f := range kept {
+		d.wantCat(f.cid, f.data)
+	}
 	d.wantVerified()
 }

@@ -106,6 +106,16 @@ func (fs *loopFS) fill(t testing.TB) (free func()) {
 	}
 }
 
+// avail is the bytes the file system has free.
+func (fs *loopFS) avail(t testing.TB) int64 {
+	t.Helper()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(fs.Dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	return int64(st.Bavail) * st.Bsize
+}
+
 // goReadOnly makes the file system read-only as the kernel does when it
 // meets an error on a card (ext4's errors=remount-ro): writes fail with
 // EROFS from then on, until it is unmounted. A plain "mount -o

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"cairn/internal/testutil"
 	"cairn/modules"
 	"cairn/node/config"
@@ -50,8 +52,11 @@ func startModules(t *testing.T, d *daemon) string {
 
 // Ensure that once the file system goes read-only writes answer
 // "read-only file system", reads go on, and the metrics and the status
-// page show the fault. (ext4 keeps it read-only until it is unmounted:
-// TestDiskFull_Add sees the fault clear.)
+// page show the fault. ext4 keeps a file system it turned read-only
+// after an error so until it is unmounted (emergency_ro: statfs still
+// says writable, and a remount writable is taken but writes still fail),
+// so the fault stays shown through a remount. TestDiskFull_Add sees the
+// fault clear.
 func TestReadOnly_WritesFailReadsGoOn(t *testing.T) {
 	fs, d, c, kept := withFile(t, 2<<20)
 	status := startModules(t, d)
@@ -78,4 +83,11 @@ func TestReadOnly_WritesFailReadsGoOn(t *testing.T) {
 	if p := get(t, status+"/status/"); !strings.Contains(p, `id="store-fault"`) || !strings.Contains(p, "read-only file system") {
 		t.Fatal("the status page does not show the read-only file system")
 	}
+	if err := unix.Mount("", fs.Dir, "", unix.MS_REMOUNT, "errors=remount-ro"); err != nil {
+		t.Logf("remount writable: %v", err)
+	}
+	if e := d.call("block/put", nil, nil, random(4096)).errText(); !strings.Contains(e, "read-only file system") {
+		t.Fatalf("block/put after a remount writable: error %q, want \"read-only file system\" (ext4 stays read-only until unmounted)", e)
+	}
+	d.wantFault(true)
 }

@@ -35,11 +35,18 @@ type daemon struct {
 // RPC server (both closed at cleanup, before the file system goes).
 func startDaemon(t testing.TB, dir string) *daemon {
 	t.Helper()
+	return startDaemonWith(t, dir, nil)
+}
+
+// startDaemonWith is startDaemon with the store options so (nil: the
+// defaults).
+func startDaemonWith(t testing.TB, dir string, so *storage.Options) *daemon {
+	t.Helper()
 	repo := filepath.Join(dir, "repo")
 	if _, err := node.Init(repo, "test"); err != nil {
 		t.Fatalf("init: %v", err)
 	}
-	n, err := node.New(repo, nil)
+	n, err := node.New(repo, &node.Options{Store: so})
 	if err != nil {
 		t.Fatalf("open node: %v", err)
 	}
@@ -85,6 +92,16 @@ func (a answer) errText() string {
 		return a.body
 	}
 	return a.trail
+}
+
+// key is the "Key" of a block/put answer.
+func (a answer) key(t testing.TB) string {
+	t.Helper()
+	var k struct{ Key string }
+	if err := json.Unmarshal([]byte(a.body), &k); err != nil || k.Key == "" {
+		t.Fatalf("block/put answer %q: no key (%v)", a.body, err)
+	}
+	return k.Key
 }
 
 // call posts an RPC command with args and, when not nil, a multipart
