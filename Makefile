@@ -128,8 +128,11 @@ bench-slowloris: build
 	bin/slowloris -bin $(BIN) $(BENCH_ARGS)
 
 # 30 minutes of mixed load on the pi-zero-2w budget in a memory cgroup of
-# that size, SIGKILL every 5 minutes, then repo verify and every
-# acknowledged add read back (root; not CI). See scripts/soak.
+# that size, online on loopback in a network namespace of its own with a
+# peer fetching over bitswap, asking the LAN DHT and publishing on pubsub,
+# SIGKILL every 5 minutes, no growth of goroutines, descriptors or RssAnon
+# within each life, then repo verify and every acknowledged add read back
+# (root; not CI). See scripts/soak.
 soak: build
 	$(GO) build -o bin/soak ./scripts/soak
 	bin/soak -bin $(BIN) $(SOAK_ARGS)

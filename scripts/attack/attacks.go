@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -12,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -20,6 +18,7 @@ import (
 	"time"
 
 	"cairn/scripts/internal/benchutil"
+	"cairn/scripts/internal/lanpeer"
 
 	"github.com/ipfs/boxo/bitswap"
 	bsmsg "github.com/ipfs/boxo/bitswap/message"
@@ -29,7 +28,6 @@ import (
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
 	dssync "github.com/ipfs/go-datastore/sync"
-	"github.com/libp2p/go-libp2p"
 	dhtpb "github.com/libp2p/go-libp2p-kad-dht/pb"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	pspb "github.com/libp2p/go-libp2p-pubsub/pb"
@@ -38,7 +36,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
-	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
 	"github.com/libp2p/go-libp2p/p2p/protocol/identify"
 	"github.com/libp2p/go-libp2p/p2p/protocol/ping"
 	"github.com/libp2p/go-msgio/pbio"
@@ -72,16 +69,9 @@ const (
 	peersFlood = 300
 )
 
-// newPeer is a hostile peer: TCP on loopback, no resource limits of its
-// own (the daemon's are what is tested), no connection manager trimming.
-func newPeer() (host.Host, error) {
-	cm, err := connmgr.NewConnManager(1<<20, 1<<20)
-	if err != nil {
-		return nil, err
-	}
-	return libp2p.New(libp2p.NoListenAddrs, libp2p.ResourceManager(&network.NullResourceManager{}),
-		libp2p.ConnectionManager(cm), libp2p.DisableRelay(), libp2p.Ping(false))
-}
+// newPeer is a hostile peer (lanpeer.New: no resource limits of its
+// own, the daemon's are what is tested).
+func newPeer() (host.Host, error) { return lanpeer.New() }
 
 // peers makes n hostile peers connected to the target; those the
 // target refuses are counted, not returned.
@@ -689,28 +679,7 @@ func pubsubFlood(ctx context.Context, t *target) (string, error) {
 // the messages the subscriber receives, all and those whose line holds
 // mark (a peer ID: those from that author), until ctx ends.
 func (t *target) rpcSubscribe(ctx context.Context, topic, mark string) (all, marked *atomic.Int64) {
-	all, marked = new(atomic.Int64), new(atomic.Int64)
-	ready := make(chan struct{})
-	go func() {
-		req, _ := newRequest(ctx, t.d.URL+"/api/v0/pubsub/sub?arg=u"+b64url(topic))
-		resp, err := httpDo(req)
-		close(ready)
-		if err != nil {
-			return
-		}
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 64<<10), 8<<20)
-		for sc.Scan() {
-			all.Add(1)
-			if mark != "" && strings.Contains(sc.Text(), mark) {
-				marked.Add(1)
-			}
-		}
-	}()
-	<-ready
-	time.Sleep(300 * time.Millisecond)
-	return all, marked
+	return lanpeer.SubscribeRPC(ctx, t.d.URL, topic, mark)
 }
 
 // rawPubsubPeers makes n peers that speak meshsub by hand: each reads
@@ -946,12 +915,6 @@ func diskUsage(dir string) (int64, error) { return benchutil.DiskUsage(dir) }
 // b64url is the multibase-less base64url of s (the RPC's pubsub topic
 // arguments take it after a "u").
 func b64url(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
-
-func newRequest(ctx context.Context, u string) (*http.Request, error) {
-	return http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
-}
-
-func httpDo(req *http.Request) (*http.Response, error) { return http.DefaultClient.Do(req) }
 
 // firstErr keeps the first error an attacker met, for the report.
 var firstErr errOnce

@@ -46,5 +46,6 @@
 //     process, the checks and the table.
 //   - attacks.go: the battery (battery), one function per attack, and the
 //     hostile peers they are made of (go-libp2p hosts without resource
-//     limits of their own, raw meshsub, bitswap and DHT streams, raw TCP).
+//     limits of their own, scripts/internal/lanpeer's, raw meshsub,
+//     bitswap and DHT streams, raw TCP).
 package main

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,16 +16,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"cairn/internal/daemon"
 	"cairn/scripts/internal/benchutil"
+	"cairn/scripts/internal/lanpeer"
 
 	"github.com/libp2p/go-libp2p/core/peer"
-	ma "github.com/multiformats/go-multiaddr"
 )
 
 func main() {
@@ -171,46 +169,11 @@ func run(bin, board, only string, dur, settle, floor time.Duration, checkLatency
 // prepare reads the daemon's addresses and adds the files the probe and
 // the bitswap attacks read.
 func (t *target) prepare() error {
-	var id struct {
-		ID        string
-		Addresses []string
-		Protocols []string
-	}
-	// The network layer may come up after the RPC answers.
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if err := t.d.JSON("id", nil, &id); err != nil {
-			return err
-		}
-		if slices.Contains(id.Protocols, string(lanKad)) || time.Now().After(deadline) {
-			break
-		}
-	}
-	if !slices.Contains(id.Protocols, string(lanKad)) {
-		rt, _ := t.d.CLI("config", "Routing.Type")
-		return fmt.Errorf("the daemon does not serve the LAN DHT (%s): Routing.Type %s, its protocols are %v", lanKad, strings.TrimSpace(rt), id.Protocols)
-	}
-	pid, err := peer.Decode(id.ID)
+	info, err := lanpeer.Target(t.d, string(lanKad))
 	if err != nil {
 		return err
 	}
-	t.Info.ID = pid
-	t.IPNSID = id.ID
-	for _, s := range id.Addresses {
-		m, err := ma.NewMultiaddr(s)
-		if err != nil {
-			continue
-		}
-		a, _ := ma.SplitFunc(m, func(c ma.Component) bool { return c.Protocol().Code == ma.P_P2P })
-		t.Info.Addrs = append(t.Info.Addrs, a)
-		if ip, err := a.ValueForProtocol(ma.P_IP4); err == nil && ip == "127.0.0.1" {
-			if port, err := a.ValueForProtocol(ma.P_TCP); err == nil && t.TCP == "" {
-				t.TCP = "127.0.0.1:" + port
-			}
-		}
-	}
-	if t.TCP == "" {
-		return fmt.Errorf("the daemon listens on no loopback TCP address: %v", id.Addresses)
-	}
+	t.Info, t.TCP, t.IPNSID = info.AddrInfo, info.TCP, info.IPNSID
 	if t.File, err = benchutil.AddRandom(t.d.URL, "pin=true&quieter=true", 256<<10); err != nil {
 		return err
 	}
@@ -250,40 +213,11 @@ func (t *target) snapshot() figures {
 		heapInuse: m["go_memstats_heap_inuse_bytes"], heapFree: m["go_memstats_heap_idle_bytes"] - m["go_memstats_heap_released_bytes"]}
 }
 
-// scrape reads /debug/metrics/prometheus and calls fn with each sample:
-// its metric name, its labels (the text between the braces) and value.
-func (t *target) scrape(fn func(name, labels string, v float64)) {
-	resp, err := http.Get(t.d.URL + "/debug/metrics/prometheus")
-	if err != nil {
-		return
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		l := sc.Text()
-		i := strings.LastIndexByte(l, ' ')
-		if l == "" || l[0] == '#' || i < 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(l[i+1:], 64)
-		if err != nil {
-			continue
-		}
-		name, labels := l[:i], ""
-		if j := strings.IndexByte(name, '{'); j >= 0 {
-			name, labels = name[:j], strings.TrimSuffix(name[j+1:], "}")
-		}
-		fn(name, labels, v)
-	}
-}
+// scrape reads the daemon's metrics (lanpeer.Scrape).
+func (t *target) scrape(fn func(name, labels string, v float64)) { lanpeer.Scrape(t.d.URL, fn) }
 
 // metrics sums the samples of each metric name.
-func (t *target) metrics() map[string]float64 {
-	out := map[string]float64{}
-	t.scrape(func(name, _ string, v float64) { out[name] += v })
-	return out
-}
+func (t *target) metrics() map[string]float64 { return lanpeer.Metrics(t.d.URL) }
 
 // blocked is libp2p_rcmgr_blocked_resources by scope and resource: the
 // resource manager's refusals (a gauge of the last interval, so the

@@ -6,13 +6,23 @@
 // The load, all at once: an add of a random file of 1 KiB to 2 MiB every
 // 0.5 s (pinned; each acknowledged add is remembered with its SHA-256),
 // cats of acknowledged adds (compared), pin/add and pin/rm of a scratch set,
-// repo/gc every 20 s, GET of the status page on the module port, and 20
-// slowloris connections on the RPC. Every -kill the daemon gets SIGKILL and
-// is started again on the same repo. At the end it is stopped, `cairn repo
-// verify` runs offline, the daemon starts once more and every
-// acknowledged add is read back whole. It prints the peak RssAnon (and the
-// cgroup's peak), requests served, errors (those while the daemon was
-// down counted apart), and acknowledged against present adds.
+// repo/gc every 20 s, GET of the status page on the module port, 20
+// slowloris connections on the RPC, and another peer of the LAN (peer.go:
+// a go-libp2p host in this process, over loopback) that fetches the
+// blocks of acknowledged adds over bitswap, asks the LAN DHT and publishes
+// on a pubsub topic the daemon subscribes to, a step every 200 ms. The
+// daemon runs online on loopback only (the test profile, no bootstrap, no
+// mDNS, the LAN DHT serving; this process runs in a network namespace of
+// its own). Every -kill the daemon gets SIGKILL and is started again on
+// the same repo. In each of its lives the goroutines (go_goroutines), open
+// descriptors and RssAnon are read 20 s in and at its end, and must not
+// grow: goroutines and descriptors by at most 10% + 25, RssAnon by at most
+// an eighth of the budget. At the end it is stopped, `cairn repo verify`
+// runs offline, the daemon starts once more and every acknowledged add is
+// read back whole. It prints the peak RssAnon (and the cgroup's peak),
+// each life's figures, requests served, errors (those while the daemon
+// was down counted apart), what the peer did, and acknowledged against
+// present adds.
 //
 //	make soak [SOAK_ARGS='-duration 30m -kill 5m']
 package main
@@ -21,6 +31,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,6 +48,7 @@ import (
 
 	"cairn/internal/daemon"
 	"cairn/scripts/internal/benchutil"
+	"cairn/scripts/internal/lanpeer"
 )
 
 func main() {
@@ -54,6 +66,7 @@ func main() {
 
 // soak is the state shared by the load's workers.
 type soak struct {
+	peer  *peerLoad
 	mu    sync.Mutex
 	url   string // RPC; "" while the daemon is down
 	mod   string // status page URL
@@ -84,23 +97,62 @@ func (s *soak) count(err error) {
 
 var moduleURL = regexp.MustCompile(`Module app (http://127\.0\.0\.1:\d+/status/)`)
 
-func (s *soak) up(d *daemon.Daemon) {
+func (s *soak) up(d *daemon.Daemon) error {
 	m := moduleURL.FindAllStringSubmatch(d.Log(), -1)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.url = d.URL
 	if len(m) > 0 {
 		s.mod = m[len(m)-1][1]
 	}
+	s.mu.Unlock()
+	return s.peer.attach(d)
 }
 
 func (s *soak) down() {
+	s.peer.detach()
 	s.mu.Lock()
 	s.url, s.mod = "", ""
 	s.mu.Unlock()
 }
 
+// life is what a daemon holds at a moment of one of its lives.
+type life struct {
+	goroutines, fds int
+	rss             int64 // kB
+}
+
+func lifeOf(d *daemon.Daemon) life {
+	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", d.Pid()))
+	return life{goroutines: int(lanpeer.Metrics(d.URL)["go_goroutines"]), fds: len(ents), rss: daemon.ProcStatus(d.Pid(), "RssAnon")}
+}
+
+// grew reports how last grew past first beyond the bounds: goroutines
+// and descriptors by 10% + 25, RssAnon by an eighth of budget (MiB).
+func grew(first, last life, budget int64) error {
+	var errs []string
+	if last.goroutines > first.goroutines*11/10+25 {
+		errs = append(errs, fmt.Sprintf("goroutines %d -> %d", first.goroutines, last.goroutines))
+	}
+	if last.fds > first.fds*11/10+25 {
+		errs = append(errs, fmt.Sprintf("descriptors %d -> %d", first.fds, last.fds))
+	}
+	if last.rss > first.rss+budget<<10/8 {
+		errs = append(errs, fmt.Sprintf("RssAnon %.1f -> %.1f MiB", float64(first.rss)/1024, float64(last.rss)/1024))
+	}
+	if errs != nil {
+		return fmt.Errorf("%s", strings.Join(errs, ", "))
+	}
+	return nil
+}
+
+// lifeWarmup is how long into a life its first figures are read.
+const lifeWarmup = 20 * time.Second
+
 func run(bin, board string, dur, killEvery time.Duration) error {
+	// The daemon runs online: only where loopback is the only network.
+	if err := daemon.LoopbackOnly(); err != nil {
+		return err
+	}
 	work, err := os.MkdirTemp("", "cairn-soak-")
 	if err != nil {
 		return err
@@ -115,14 +167,30 @@ func run(bin, board string, dur, killEvery time.Duration) error {
 		return err
 	}
 	defer cg.Remove()
-	opts := daemon.Options{Offline: true, Board: board, CgroupProcs: cg.ProcsFile(),
-		Config: map[string]string{"Modules.Enabled": `["http_status"]`}}
+	// Online on loopback: the board's profile makes the DHT a client
+	// only; Routing.Type auto makes the LAN DHT serve, as Kubo's default
+	// does, so that the peer's queries are answered.
+	opts := daemon.Options{Board: board, CgroupProcs: cg.ProcsFile(), Config: map[string]string{
+		"Modules.Enabled":        `["http_status"]`,
+		"Pubsub.Enabled":         `true`,
+		"Routing.Type":           `"auto"`,
+		"Bootstrap":              `[]`,
+		"Discovery.MDNS.Enabled": `false`,
+	}}
 	d, err := daemon.StartCairn(bin, filepath.Join(work, "repo"), opts)
 	if err != nil {
 		return err
 	}
 	s := &soak{acked: map[string][32]byte{}}
-	s.up(d)
+	if s.peer, err = newPeerLoad(s); err != nil {
+		d.Stop()
+		return err
+	}
+	defer s.peer.close()
+	if err := s.up(d); err != nil {
+		d.Stop()
+		return err
+	}
 	var peak int64
 	sample := benchutil.Sample(d.Pid(), 100*time.Millisecond, "RssAnon")
 
@@ -152,11 +220,29 @@ func run(bin, board string, dur, killEvery time.Duration) error {
 	for i := 0; i < 20; i++ {
 		worker(time.Second, s.slowloris)
 	}
+	worker(peerEvery, s.peer.run)
 
 	end := time.Now().Add(dur)
 	kills := 0
-	for time.Now().Before(end) {
-		time.Sleep(min(killEvery, time.Until(end)))
+	var lives []string
+	var grown []error
+	// live lets the daemon run until the next kill or the end, reading
+	// its figures lifeWarmup in and at the end.
+	live := func() {
+		span := min(killEvery, time.Until(end))
+		warm := min(lifeWarmup, span/2)
+		time.Sleep(warm)
+		first := lifeOf(d)
+		time.Sleep(span - warm)
+		last := lifeOf(d)
+		lives = append(lives, fmt.Sprintf("life %d: goroutines %d -> %d, descriptors %d -> %d, RssAnon %.1f -> %.1f MiB",
+			len(lives)+1, first.goroutines, last.goroutines, first.fds, last.fds, float64(first.rss)/1024, float64(last.rss)/1024))
+		if err := grew(first, last, budget); err != nil {
+			grown = append(grown, fmt.Errorf("life %d: %w", len(lives), err))
+		}
+	}
+	for {
+		live()
 		if !time.Now().Before(end) {
 			break
 		}
@@ -168,7 +254,9 @@ func run(bin, board string, dur, killEvery time.Duration) error {
 			return fmt.Errorf("restart after SIGKILL %d: %w", kills, err)
 		}
 		sample = benchutil.Sample(d.Pid(), 100*time.Millisecond, "RssAnon")
-		s.up(d)
+		if err := s.up(d); err != nil {
+			return fmt.Errorf("after SIGKILL %d: %w", kills, err)
+		}
 	}
 	close(stop)
 	wg.Wait()
@@ -195,14 +283,19 @@ func run(bin, board string, dur, killEvery time.Duration) error {
 	fmt.Printf("soak: cairn --board=%s in a %d MiB memory cgroup, %v of mixed load, SIGKILL every %v (%d kills); load average %s\n",
 		board, budget, dur, killEvery, kills, strings.Join(strings.Fields(string(load))[:3], " "))
 	fmt.Printf("peak RssAnon %d MiB (cgroup peak %d MiB)\n", peak>>10, cg.Peak()>>20)
+	for _, l := range lives {
+		fmt.Println(l)
+	}
 	fmt.Printf("requests served %d, errors %d (and %d while the daemon was down)\n", s.served.Load(), s.errs.Load(), s.downErrs.Load())
+	peerLine, peerErr := s.peer.report()
+	fmt.Println(peerLine)
 	fmt.Printf("acknowledged adds %d, present and whole %d\n", len(s.order), present)
 	lines := strings.Split(strings.TrimSpace(verify), "\n")
 	fmt.Printf("repo verify: %v %s\n", verr, lines[len(lines)-1])
 	if len(lost) > 0 || verr != nil {
 		return fmt.Errorf("%d acknowledged adds lost or damaged: %v", len(lost), lost)
 	}
-	return nil
+	return errors.Join(append(grown, peerErr)...)
 }
 
 // add adds a random file and remembers it once acknowledged.
