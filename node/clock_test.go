@@ -3,6 +3,8 @@ package node_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +55,68 @@ func TestNames_ClockBehind_NoRecordUntilSet(t *testing.T) {
 	v, _ := testutil.LocalRecord(t, n).Validity()
 	if want := real.Add(49 * time.Hour); v.Before(want.Add(-time.Minute)) || v.After(want.Add(time.Minute)) {
 		t.Fatalf("record valid until %s, want about %s", v, want)
+	}
+}
+
+// Ensure the node keeps the last time it saw with its clock set, so that
+// after a restart a clock days behind that time (past ClockFloor: a
+// fake-hwclock saved long ago) signs nothing until it is set, and that
+// removing ClockFile lowers the floor again.
+func TestNames_ClockBehindLastSeen_NoRecordUntilSet(t *testing.T) {
+	repo := testutil.MustInitRepo(t)
+	seen := time.Now().Add(30 * 24 * time.Hour) // a month past now
+	var now time.Time
+	open := func() *node.Node {
+		n, err := node.New(repo, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		node.SetClock(n, func() time.Time { return now })
+		return n
+	}
+	o := node.PublishOptions{Lifetime: 48 * time.Hour, AllowOffline: true}
+	ctx := context.Background()
+
+	now = seen
+	n := open()
+	if _, err := n.Names().Publish(ctx, mustPath(t, "/ipfs/bafkqaaa"), o); err != nil {
+		t.Fatalf("publish with the clock right: %v", err)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	now = seen.Add(-5 * 24 * time.Hour) // days behind, past ClockFloor
+	n = open()
+	_, err := n.Names().Publish(ctx, mustPath(t, "/ipfs/bafkqaalb"), o)
+	if !errors.Is(err, node.ErrClockBehind) || !strings.Contains(err.Error(), seen.UTC().Format("2006-01-02")) {
+		t.Fatalf("publish with the clock days behind the last seen time: %v, want ErrClockBehind naming that time", err)
+	}
+	if done, failed := n.Names().Republish(ctx); done != 0 || failed != 1 {
+		t.Fatalf("republish with the clock days behind: %d done, %d failed; want 0, 1", done, failed)
+	}
+	now = seen.Add(-node.ClockSlack / 2) // NTP stepped it back a little
+	if _, err := n.Names().Publish(ctx, mustPath(t, "/ipfs/bafkqaalb"), o); err != nil {
+		t.Fatalf("publish with the clock within ClockSlack of the last seen time: %v", err)
+	}
+	now = seen.Add(-5 * 24 * time.Hour)
+	if err := n.Close(); err != nil { // the clock is behind: the file keeps its time
+		t.Fatal(err)
+	}
+
+	n = open()
+	if _, err := n.Names().Publish(ctx, mustPath(t, "/ipfs/bafkqaalb"), o); !errors.Is(err, node.ErrClockBehind) {
+		t.Fatalf("publish after a restart with the clock still behind: %v, want ErrClockBehind", err)
+	}
+	n.Close()
+	if err := os.Remove(filepath.Join(repo, node.ClockFile)); err != nil {
+		t.Fatal(err)
+	}
+	n = open()
+	defer n.Close()
+	// namesys still refuses to replace the stored record, valid longer
+	// than one made days behind, but the clock no longer stops it.
+	if _, err := n.Names().Publish(ctx, mustPath(t, "/ipfs/bafkqaalb"), o); errors.Is(err, node.ErrClockBehind) {
+		t.Fatalf("publish once %s is removed: %v, want the clock no longer behind", node.ClockFile, err)
 	}
 }

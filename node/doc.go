@@ -89,8 +89,9 @@
 //   - names.go: IPNS publishing and resolving through boxo's namesys;
 //     dns.go: DNSLink; republish.go: the republisher; ipnsps.go: IPNS
 //     over pubsub; delegated.go: HTTP delegated publishing.
-//   - clock.go: the node's clock (a seam for tests) and ClockFloor, below
-//     which no IPNS record is signed (a board booted without the time).
+//   - clock.go: the node's clock (a seam for tests), and the floor below
+//     which no IPNS record is signed (a board booted without the time):
+//     the newer of ClockFloor and the last time seen, kept in ClockFile.
 //   - keys.go: the keystore (one 0400 file per key, Kubo's layout).
 //
 // The network (Network facet):

@@ -26,7 +26,8 @@ type Node struct {
 	Repo string
 	// clock, when set (tests), is the node's time instead of time.Now
 	// (clock.go).
-	clock func() time.Time
+	clock      func() time.Time
+	clockState clockState
 	// cfg is the config file and the config in effect, read through
 	// Config; every change of either goes through it.
 	cfg *config.Store
@@ -87,6 +88,7 @@ func New(dir string, opts *Options) (*Node, error) {
 	}
 	n := &Node{Repo: dir, lock: lk}
 	n.initFacets()
+	n.loadClock()
 	if err := n.open(opts); err != nil {
 		lk.Unlock()
 		return nil, err
@@ -170,6 +172,13 @@ func (n *Node) Close() error {
 		}
 		if n.Store != nil {
 			errs = append(errs, n.Store.Close())
+		}
+		if now := n.now(); n.checkClock(now) == nil {
+			// Best effort: a repo on a file system gone read-only
+			// still closes.
+			if err := n.saveClock(now, true); err != nil {
+				log.Warnf("saving the time in %s: %v", ClockFile, err)
+			}
 		}
 		errs = append(errs, n.lock.Unlock())
 		n.closeErr = errors.Join(errs...)
