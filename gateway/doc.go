@@ -61,6 +61,8 @@
 //     ipfs:// protocol handler, /ipns/<peer ID> to its base36 CIDv1).
 //   - routing.go: the Delegated Routing V1 API under /routing/v1/
 //     (Gateway.ExposeRoutingAPI): providers, peers, IPNS records.
+//   - p2pproxy.go: the libp2p HTTP proxy under /p2p/
+//     (Experimental.P2pHttpProxy).
 //   - body.go: bodies that stream after the handler returns.
 //   - errors.go: error pages.
 package gateway

@@ -81,6 +81,8 @@ type Server struct {
 
 	// routingAPI serves /routing/v1/ (Gateway.ExposeRoutingAPI).
 	routingAPI bool
+	// p2pProxy serves /p2p/ (Experimental.P2pHttpProxy).
+	p2pProxy bool
 }
 
 // New prepares a gateway for n's config (its Gateway section).
@@ -104,6 +106,7 @@ func New(n *node.Node, o Options) (*Server, error) {
 		return nil, fmt.Errorf("config Gateway.MaxRequestDuration %s: want a positive duration", s.maxDur)
 	}
 	s.routingAPI = cfg.ExposeRoutingAPI.WithDefault(true)
+	s.p2pProxy = n.Config().Experimental.P2pHttpProxy
 	s.retrieval = cfg.RetrievalTimeout.WithDefault(DefaultRetrievalTimeout)
 	if s.retrieval <= 0 {
 		s.retrieval = s.maxDur
@@ -236,6 +239,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	case strings.HasPrefix(p, "/ipfs/"), strings.HasPrefix(p, "/ipns/"):
 	case s.routingAPI && strings.HasPrefix(p, routingPrefix):
 		s.serveRouting(ctx, p)
+		return
+	case s.p2pProxy && strings.HasPrefix(p, "/p2p/"):
+		s.serveP2PProxy(ctx, p)
 		return
 	case p == "/version":
 		fmt.Fprintf(ctx, "Commit: %s\nClient Version: %s\n", node.Commit, node.AgentVersion())
