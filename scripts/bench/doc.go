@@ -9,7 +9,8 @@
 // the listing of a 10,000-entry directory with their peak RssAnon
 // (benchutil.RunGateway; a daemon without a gateway is noted, not failed),
 // disk bytes written per byte
-// added, and POST /api/v0/version with 16 connections (wrk); for cairn
+// added, and POST /api/v0/version with 16 connections (wrk) with the
+// daemon's CPU per request over that run (utime+stime); for cairn
 // also the flash wear of unpin + GC and of a re-add into the freed pages.
 // The disk's fdatasync write rate is measured in the same runs, buffered
 // (as dd conv=fdatasync: the reference) and with O_DIRECT (the

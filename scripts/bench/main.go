@@ -58,7 +58,7 @@ var extraEnv []string
 
 // measured is what one daemon run gives.
 type measured struct {
-	idle, onlyHash, add, cat, export, get, peak, rps, addWrite float64
+	idle, onlyHash, add, cat, export, get, peak, rps, rpsCPU, addWrite float64
 	// cairn only: flash wear of GC and of reusing the freed pages.
 	gcMs, gcWrite, readdWrite, growth float64
 	gw                                benchutil.GatewayRun
@@ -88,6 +88,7 @@ func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
 		{Name: fmt.Sprintf("get archive+gzip %d MiB", mib), Unit: "MiB/s", Goal: 10, Keep: true},
 		{Name: "peak RssAnon over add/cat/export/get", Unit: "MiB", Goal: 1.0 / 3, Lower: true},
 		{Name: "POST /api/v0/version, 16 conns (wrk)", Unit: "req/s", Goal: 3},
+		{Name: "same: daemon CPU per request", Unit: "µs", Lower: true, Note: "utime+stime over the run; wrk shares the cores, so the throughput ratio is bounded by wrk's own CPU"},
 		{Name: "idle RssAnon after start", Unit: "MiB", Goal: 1.0 / 3, Lower: true},
 		{Name: "disk bytes written per byte added", Unit: "B/B", Note: "Kubo's flatfs does not fsync"},
 		{Name: "cairn: unpin + repo/gc of the add", Unit: "ms"},
@@ -135,12 +136,12 @@ func run(bin, arm, kubo string, size int64, runs, wrkSecs int) error {
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", impl, r+1, err)
 			}
-			vals := []float64{m.onlyHash, m.add, m.cat, m.export, m.get, m.peak, m.rps, m.idle, m.addWrite,
+			vals := []float64{m.onlyHash, m.add, m.cat, m.export, m.get, m.peak, m.rps, m.rpsCPU, m.idle, m.addWrite,
 				m.gcMs, m.gcWrite, m.readdWrite, m.growth}
 			for i, v := range vals {
 				if impl == "cairn" {
 					figs[i].Cairn = append(figs[i].Cairn, v)
-				} else if i < 9 {
+				} else if i < 10 {
 					figs[i].Kubo = append(figs[i].Kubo, v)
 				}
 			}
@@ -237,11 +238,15 @@ func measure(d *daemon.Daemon, gw, input string, size int64, wrkSecs int, work s
 		}
 	}
 	if want("rps") {
+		cpu0 := benchutil.CPUTime(d.Pid())
 		rps, err := benchutil.Wrk(d.URL, "/api/v0/version", 16, time.Duration(wrkSecs)*time.Second, work)
 		if err != nil {
 			return m, err
 		}
 		m.rps = rps
+		if rps > 0 {
+			m.rpsCPU = float64((benchutil.CPUTime(d.Pid()) - cpu0).Microseconds()) / (rps * float64(wrkSecs))
+		}
 	}
 	if d.Name == "cairn" && want("flash") {
 		return m, flash(d, &m, root, input, size)

@@ -204,6 +204,23 @@ func MajorFaults(pid int) int64 {
 	return v
 }
 
+// CPUTime is the CPU time pid has used (utime + stime of
+// /proc/<pid>/stat, in clock ticks of 10 ms).
+func CPUTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	fs := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fs) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(fs[11], 10, 64) // field 14 utime
+	k, _ := strconv.ParseInt(fs[12], 10, 64) // field 15 stime
+	return time.Duration(u+k) * 10 * time.Millisecond
+}
+
 // BoardBudget is Budget.MemoryMiB of a repo inited with the board profile.
 func BoardBudget(bin, work, board string) (int64, error) {
 	repo := filepath.Join(work, "budget-probe")
