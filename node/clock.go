@@ -103,8 +103,8 @@ func (n *Node) checkClock(now time.Time) error {
 			ErrClockBehind, now.UTC().Format(time.RFC3339), ClockFloor.Format("2006-01-02"))
 	}
 	if seen := n.clockState.seen; now.Before(seen.Add(-ClockSlack)) {
-		return fmt.Errorf("%w: it reads %s, before the time this node last saw (%s, in %s); no IPNS record is signed until it is set (NTP)",
-			ErrClockBehind, now.UTC().Format(time.RFC3339), seen.UTC().Format(time.RFC3339), ClockFile)
+		return fmt.Errorf("%w: it reads %s, before the time this node last saw (%s, in %s); no IPNS record is signed until it is set (NTP), or, if the clock is right and that time was wrong, until %s is removed from the repo",
+			ErrClockBehind, now.UTC().Format(time.RFC3339), seen.UTC().Format(time.RFC3339), ClockFile, ClockFile)
 	}
 	return nil
 }
