@@ -10,6 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -134,6 +137,16 @@ type Net struct {
 	closeErr  error
 }
 
+// gateSize is how many peer handlers may work at once: one core fewer
+// than the node has (CAIRN_PEER_WORK overrides it for measurements; 0
+// turns the gate off).
+func gateSize() int {
+	if v, err := strconv.Atoi(os.Getenv("CAIRN_PEER_WORK")); err == nil {
+		return v
+	}
+	return max(runtime.GOMAXPROCS(0)-1, 1)
+}
+
 // Start starts the network layer. Close stops it.
 func Start(o Options) (*Net, error) {
 	lim := o.Limits
@@ -201,6 +214,9 @@ func Start(o Options) (*Net, error) {
 	nt.capped = h
 	if caps.Enabled() {
 		nt.capped = &cappedHost{Host: h, caps: caps}
+	}
+	if n := gateSize(); n > 0 {
+		nt.capped = &gatedHost{Host: nt.capped, g: newWorkGate(n)}
 	}
 	fail := func(err error) (*Net, error) {
 		_ = nt.Close()
