@@ -10,8 +10,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,7 +22,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/multiformats/go-base32"
-	"golang.org/x/time/rate"
 )
 
 // providersLog has the name of kad-dht's provider manager's logger.
@@ -61,7 +58,6 @@ type cappedProviders struct {
 	max     int
 	perPeer int
 	refused atomic.Uint64
-	rate    *rate.Limiter // others' records stored a second
 
 	mu         sync.Mutex
 	total      int
@@ -74,15 +70,6 @@ type cappedProviders struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	once   sync.Once
-}
-
-// providerRate is how many of other peers' records the node stores a
-// second (CAIRN_PROVIDER_RATE for measurements; 0: no rate).
-func providerRate() int {
-	if v, err := strconv.Atoi(os.Getenv("CAIRN_PROVIDER_RATE")); err == nil {
-		return v
-	}
-	return 1000
 }
 
 // newCappedProviders wraps kad-dht's provider manager over dstore with the
@@ -103,9 +90,6 @@ func newCappedProviders(ctx context.Context, self peer.ID, ps peerstore.Peerstor
 	}
 	c := &cappedProviders{inner: pm, dstore: dstore, self: self, max: max, perPeer: perPeer,
 		byPeer: map[peer.ID]int{}, ctx: ctx, cancel: cancel}
-	if n := providerRate(); n > 0 {
-		c.rate = rate.NewLimiter(rate.Limit(n), 2*n)
-	}
 	c.mu.Lock()
 	c.startRecount()
 	c.mu.Unlock()
@@ -132,10 +116,6 @@ func newCappedProviders(ctx context.Context, self peer.ID, ps peerstore.Peerstor
 func (c *cappedProviders) AddProvider(ctx context.Context, key []byte, prov peer.AddrInfo) error {
 	if prov.ID == c.self {
 		return c.inner.AddProvider(ctx, key, prov)
-	}
-	if c.rate != nil && !c.rate.Allow() {
-		c.refused.Add(1)
-		return errProviderCap
 	}
 	c.mu.Lock()
 	if c.total >= c.max || c.byPeer[prov.ID] >= c.perPeer {
