@@ -187,38 +187,31 @@ func Post(url, path string) error {
 	return nil
 }
 
-// MajorFaults is majflt of /proc/<pid>/stat: page faults that read from
-// disk.
-func MajorFaults(pid int) int64 {
+// statField is field n (1-based, as proc(5) numbers them) of
+// /proc/<pid>/stat as a number; 0 when it cannot be read.
+func statField(pid, n int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
 	}
 	s := string(b)
-	// Fields after the command name, which is in parentheses.
+	// Fields after the command name, which is in parentheses, start at 3.
 	fs := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fs) < 10 {
+	if n-3 >= len(fs) {
 		return 0
 	}
-	v, _ := strconv.ParseInt(fs[9], 10, 64) // field 12 majflt
+	v, _ := strconv.ParseInt(fs[n-3], 10, 64)
 	return v
 }
+
+// MajorFaults is majflt of /proc/<pid>/stat: page faults that read from
+// disk.
+func MajorFaults(pid int) int64 { return statField(pid, 12) }
 
 // CPUTime is the CPU time pid has used (utime + stime of
 // /proc/<pid>/stat, in clock ticks of 10 ms).
 func CPUTime(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	fs := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fs) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(fs[11], 10, 64) // field 14 utime
-	k, _ := strconv.ParseInt(fs[12], 10, 64) // field 15 stime
-	return time.Duration(u+k) * 10 * time.Millisecond
+	return time.Duration(statField(pid, 14)+statField(pid, 15)) * 10 * time.Millisecond
 }
 
 // BoardBudget is Budget.MemoryMiB of a repo inited with the board profile.
