@@ -104,6 +104,14 @@ func TestGateway_WriteTimeout_DropsStalledReader(t *testing.T) {
 	s.url = serve(t, n, gateway.Options{Offline: true, WriteTimeout: 200 * time.Millisecond})
 
 	c := stalled(t, s.url, "/ipfs/"+large.String())
+	// The stalled answer must hold the slot before the other request
+	// asks for it, or that request could take it first and the stalled
+	// one get a 429 on a connection kept open.
+	br := bufio.NewReader(c)
+	head, err := http.ReadResponse(br, nil)
+	if err != nil || head.StatusCode != 200 {
+		t.Fatalf("stalled request: %v %v", head, err)
+	}
 	// While this client reads nothing, the server's write waits past
 	// WriteTimeout and the server drops the connection; the other
 	// request then gets the slot.
@@ -121,7 +129,7 @@ func TestGateway_WriteTimeout_DropsStalledReader(t *testing.T) {
 	// What the stalled client then reads is a cut answer: the buffered
 	// part and the end of the connection, never the whole file.
 	c.SetReadDeadline(time.Now().Add(20 * time.Second))
-	got, err := io.Copy(io.Discard, c)
+	got, err := io.Copy(io.Discard, br)
 	if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
 		t.Fatalf("the stalled connection was not closed (read %d bytes)", got)
 	}
