@@ -6,6 +6,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 )
 
 // Fault says why the store cannot write now, "" when nothing is known to
@@ -50,6 +51,10 @@ func (w *writer) noteCommit(group []*request, err error) {
 
 // statRoom is roomOn, a variable for tests.
 var statRoom = roomOn
+
+// commitRoom, when set (by tests), is asked before each commit and may
+// refuse it as a full disk would.
+var commitRoom atomic.Pointer[func(group []*request) error]
 
 // hasRoom reports whether the store's file system has room for
 // GrowStep and the reserve, when that was given up, or cannot tell.

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,5 +99,65 @@ func TestReserve_MadeReleasedMadeAgain(t *testing.T) {
 	defer s2.Close()
 	if _, err := os.Stat(filepath.Join(dir2, ReserveName)); !os.IsNotExist(err) {
 		t.Fatalf("reserve with ReserveBytes -1: %v", err)
+	}
+}
+
+// Ensure deletes on a disk with room only for small commits go through
+// once the reserve is given up, a step at a time, each block's size
+// reported as removed, and that the same deletes are refused without a
+// reserve to give up.
+func TestReserve_DeletesInSteps(t *testing.T) {
+	for _, reserve := range []int64{0, -1} {
+		s, err := Open(filepath.Join(t.TempDir(), FileName), &Options{ReserveBytes: reserve})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		bs := s.Blockstore()
+		var keys [][]byte
+		var blks []blocks.Block
+		for i := 0; i < 1000; i++ {
+			b := blocks.NewBlock([]byte(fmt.Sprintf("block %d", i)))
+			blks = append(blks, b)
+			keys = append(keys, b.Cid().Hash())
+		}
+		if err := bs.PutMany(context.Background(), blks); err != nil {
+			t.Fatal(err)
+		}
+		var largest int
+		room := func(group []*request) error {
+			n := 0
+			for _, r := range group {
+				n += len(r.muts)
+			}
+			if n > deleteStep {
+				return fmt.Errorf("write: %w", syscall.ENOSPC)
+			}
+			largest = max(largest, n)
+			return nil
+		}
+		commitRoom.Store(&room)
+		sizes, err := bs.DeleteMany(keys)
+		commitRoom.Store(nil)
+		if reserve < 0 {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("deletes without a reserve on a full disk: %v, want ENOSPC", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("deletes after the reserve was given up: %v", err)
+		}
+		if largest != deleteStep {
+			t.Fatalf("largest step %d deletes, want %d", largest, deleteStep)
+		}
+		for i, b := range blks {
+			if sizes[i] != len(b.RawData()) {
+				t.Fatalf("size of removed block %d: %d, want %d", i, sizes[i], len(b.RawData()))
+			}
+			if ok, _ := bs.Has(context.Background(), b.Cid()); ok {
+				t.Fatalf("block %d still stored", i)
+			}
+		}
 	}
 }

@@ -16,9 +16,15 @@ import (
 const ReserveName = "blocks.reserve"
 
 // DefaultReserveBytes is Options.ReserveBytes: room for the index pages
-// of a few thousand deletes (a commit writes the pages it changes
-// before it frees the old ones), 0.03% of a 32 GB card.
-const DefaultReserveBytes = 8 << 20
+// of one step of deletes (a commit writes the pages it changes before it
+// frees the old ones; about 7 KiB per delete in a large index), with
+// room to spare. Each step frees pages the next one reuses, so this need
+// not grow with the number of deletes.
+const DefaultReserveBytes = 1 << 20
+
+// deleteStep is how many block deletes a commit on the reserve's room
+// holds (commitInSteps).
+const deleteStep = 64
 
 // reserveRetry is how often the writer tries to make the reserve again
 // while it is missing.
@@ -81,6 +87,45 @@ func (r *reserve) release() bool {
 	r.present = false
 	r.tried = time.Now()
 	return os.Remove(r.path) == nil
+}
+
+// commitInSteps commits group, which only removes, on a full disk: each
+// request in a commit of its own, and a request that removes blocks
+// deleteStep of them at a time, so that each commit needs few new index
+// pages and the pages it frees are there for the next. It stops at the
+// first error; the steps before it stay committed (a removed block is
+// removed whether or not its neighbours in the request were).
+func (w *writer) commitInSteps(group []*request) error {
+	for _, r := range group {
+		if !blockDeletes(r) {
+			if err := w.commit([]*request{r}); err != nil {
+				return err
+			}
+			continue
+		}
+		for i := 0; i < len(r.muts); i += deleteStep {
+			j := min(i+deleteStep, len(r.muts))
+			step := &request{muts: r.muts[i:j]}
+			if r.sizes != nil {
+				step.sizes = r.sizes[i:j]
+			}
+			if err := w.commit([]*request{step}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// blockDeletes reports whether r only deletes blocks, which may be
+// committed apart from each other.
+func blockDeletes(r *request) bool {
+	for _, m := range r.muts {
+		if m.kind != opDel || string(m.bucket) != string(bucketBlocks) {
+			return false
+		}
+	}
+	return len(r.muts) > 0
 }
 
 // removesOnly reports whether group's commit stores nothing: no block,

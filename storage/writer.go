@@ -257,8 +257,8 @@ func (w *writer) loop() {
 			err = w.commitGroup(group)
 			if err != nil && noSpace(err) && removesOnly(group) && w.res.release() {
 				// Deletes on a full disk: the reserve's room takes
-				// their records and index pages (reserve.go).
-				err = w.commitGroup(group)
+				// their index pages, a few at a time (reserve.go).
+				err = w.commitInSteps(group)
 			}
 			w.noteCommit(group, err)
 		}
@@ -312,6 +312,11 @@ func (w *writer) dropAfterFailed(group []*request) []*request {
 // commit applies group in one transaction, with the memIndex's entries;
 // a nil group commits those (and the writes counter) alone.
 func (w *writer) commit(group []*request) error {
+	if room := commitRoom.Load(); room != nil {
+		if err := (*room)(group); err != nil {
+			return err
+		}
+	}
 	var total uint64
 	before := pageAlloc(w.db)
 	var res applyResult

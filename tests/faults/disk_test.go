@@ -5,6 +5,8 @@
 package faults
 
 import (
+	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -116,6 +118,47 @@ func TestDiskFull_Commit(t *testing.T) {
 // copy live blocks out), so that adds work again while the disk's filler
 // is still there; the pinned file reads whole and the store checks
 // clean, and a GC once space is freed works.
+// GC on a full disk of 64,000 blocks of 256 bytes, in batches of 1024
+// against an index of 96,000 entries, with a reserve of 256 KiB: the
+// deletes go through, the kept file reads whole, and adds work once
+// space is freed.
+func TestDiskFull_GC_ManySmallBlocks(t *testing.T) {
+	fs := mountLoop(t, 96)
+	d := startDaemonWith(t, fs.Dir, &storage.Options{ReserveBytes: 256 << 10})
+	small := url.Values{"quiet": {"true"}, "chunker": {"size-256"}, "raw-leaves": {"true"}}
+	addSmall := func(data []byte) string {
+		a := d.call("add", nil, small, data)
+		lines := strings.Split(strings.TrimSpace(a.body), "\n")
+		var ev struct{ Hash string }
+		if a.errText() != "" || json.Unmarshal([]byte(lines[len(lines)-1]), &ev) != nil || ev.Hash == "" {
+			t.Fatalf("add: %q %s", a.errText(), a.body)
+		}
+		return ev.Hash
+	}
+	keep := random(8 << 20)
+	kept := addSmall(keep)
+	loose := addSmall(random(16 << 20))
+	free := fs.fill(t)
+	_, e := d.add(random(300 << 10))
+	wantNoSpace(t, "add of 300 KiB", e)
+	if a := d.call("pin/rm", []string{loose}, nil, nil); a.errText() != "" {
+		t.Fatalf("pin/rm on a full disk: %s", a.errText())
+	}
+	if e := d.call("repo/gc", nil, nil, nil).errText(); e != "" {
+		t.Fatalf("repo gc of 16,000 small blocks on a full disk: %s", e)
+	}
+	if a := d.call("block/stat", []string{loose}, url.Values{"offline": {"true"}}, nil); a.errText() == "" {
+		t.Fatalf("the removed file's root is still stored: %s", a.body)
+	}
+	d.wantUp()
+	d.wantCat(kept, keep)
+	d.wantVerified()
+	free()
+	again := random(1 << 20)
+	d.wantCat(d.mustAdd(again), again)
+	d.wantFault(false)
+}
+
 func TestDiskFull_GC(t *testing.T) {
 	fs := mountLoop(t, 48)
 	// Small segments, each holding live and removed blocks, less than
