@@ -17,14 +17,14 @@ const ReserveName = "blocks.reserve"
 
 // DefaultReserveBytes is Options.ReserveBytes: room for the index pages
 // of one step of deletes (a commit writes the pages it changes before it
-// frees the old ones; about 7 KiB per delete in a large index), with
-// room to spare. Each step frees pages the next one reuses, so this need
+// frees the old ones; about 7 KiB per delete in a large index, so some
+// 224 KiB a step), with room to spare. Each step frees pages the next one reuses, so this need
 // not grow with the number of deletes.
-const DefaultReserveBytes = 1 << 20
+const DefaultReserveBytes = 512 << 10
 
 // deleteStep is how many block deletes a commit on the reserve's room
 // holds (commitInSteps).
-const deleteStep = 64
+const deleteStep = 32
 
 // reserveRetry is how often the writer tries to make the reserve again
 // while it is missing.
