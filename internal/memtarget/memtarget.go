@@ -22,6 +22,10 @@
 // returns what is free to the OS (debug.FreeOSMemory), and does it again
 // only after another collection of the runtime's own: at most one extra
 // collection per burst, none on a busy or idle daemon.
+//
+// While the collector and scavenger take more than MaxGCShare of the CPU
+// for a second, the limit has Slack more (16 MiB): memory is traded for
+// CPU while something allocates fast, and given back once it stops.
 package memtarget
 
 import (
@@ -37,6 +41,22 @@ import (
 // and returns the free memory once.
 const Quiet = 5 * time.Second
 
+// A small limit makes a process that allocates fast (a flood of peer
+// messages) collect back to back and return pages to the OS only to
+// fault them in again: measured under such floods, the collector and the
+// scavenger took 30-45% of the daemon's CPU. So when, over two windows
+// in a row of at least shareWindow, they take more than MaxGCShare of the
+// CPU the process spends (the user's and theirs) and more than
+// minGCRate of a core, the limit gets Slack bytes more, until Quiet has
+// passed without that. A burst shorter than that (a large directory
+// listing) does not get it: it would only raise its own peak.
+const (
+	MaxGCShare  = 0.10
+	Slack       = 16 << 20
+	shareWindow = 500 * time.Millisecond
+	minGCRate   = 0.05
+)
+
 // Tuner follows the live heap after every collection until Stop.
 type Tuner struct {
 	target, hard int64
@@ -44,8 +64,14 @@ type Tuner struct {
 	mu      sync.Mutex
 	stopped bool
 	samples []metrics.Sample
-	stop    chan struct{}
-	done    chan struct{}
+	// The CPU seconds of the collector and scavenger (gcCPU) and of the
+	// program (userCPU) at evalAt; slack until slackUntil.
+	gcCPU, userCPU float64
+	evalAt         time.Time
+	heavy          int // windows in a row gcHeavy found heavy
+	slackUntil     time.Time
+	stop           chan struct{}
+	done           chan struct{}
 }
 
 // Start sets the runtime's memory limit to target bytes and keeps it at
@@ -64,6 +90,9 @@ func start(target, hard int64, quiet time.Duration) *Tuner {
 		{Name: "/memory/classes/heap/objects:bytes"},
 		{Name: "/memory/classes/heap/unused:bytes"},
 		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/cpu/classes/gc/total:cpu-seconds"},
+		{Name: "/cpu/classes/scavenge/total:cpu-seconds"},
+		{Name: "/cpu/classes/user:cpu-seconds"},
 	}}
 	debug.SetMemoryLimit(t.target)
 	t.arm()
@@ -104,9 +133,21 @@ func gcCycles() uint64 {
 }
 
 // Limit is the limit for a heap of live bytes with other bytes of runtime
-// memory outside it.
-func (t *Tuner) Limit(live, other int64) int64 {
-	return min(max(t.target, 2*live+other), t.hard)
+// memory outside it, with Slack more when slack is true.
+func (t *Tuner) Limit(live, other int64, slack bool) int64 {
+	l := max(t.target, 2*live+other)
+	if slack {
+		l += Slack
+	}
+	return min(l, t.hard)
+}
+
+// gcHeavy reports whether the collector and scavenger, taking gc CPU
+// seconds against the program's user seconds over a window of wall
+// seconds, took more than MaxGCShare of the CPU and more than minGCRate
+// of a core.
+func gcHeavy(gc, user, wall float64) bool {
+	return gc+user > 0 && wall > 0 && gc/(gc+user) > MaxGCShare && gc/wall > minGCRate
 }
 
 // sentinel is an object only a collection frees: its cleanup marks the end
@@ -127,7 +168,23 @@ func (t *Tuner) afterGC() {
 	v := func(i int) int64 { return int64(t.samples[i].Value.Uint64()) }
 	live := v(0)
 	other := v(1) - v(2) - v(3) - v(4) - v(5) // stacks, runtime metadata
-	debug.SetMemoryLimit(t.Limit(live, max(other, 0)))
+	now := time.Now()
+	if now.Sub(t.evalAt) >= shareWindow {
+		f := func(i int) float64 { return t.samples[i].Value.Float64() }
+		gc, user := f(6)+f(7), f(8)
+		switch {
+		case t.evalAt.IsZero():
+		case gcHeavy(gc-t.gcCPU, user-t.userCPU, now.Sub(t.evalAt).Seconds()):
+			t.heavy++
+		default:
+			t.heavy = 0
+		}
+		if t.heavy >= 2 {
+			t.slackUntil = now.Add(Quiet)
+		}
+		t.gcCPU, t.userCPU, t.evalAt = gc, user, now
+	}
+	debug.SetMemoryLimit(t.Limit(live, max(other, 0), now.Before(t.slackUntil)))
 	t.arm()
 }
 

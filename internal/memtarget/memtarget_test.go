@@ -21,9 +21,55 @@ func TestLimit(t *testing.T) {
 		{30 << 20, 2 << 20, 62 << 20},
 		{80 << 20, 2 << 20, 100 << 20},
 	} {
-		if got := tu.Limit(tc.live, tc.other); got != tc.want {
+		if got := tu.Limit(tc.live, tc.other, false); got != tc.want {
 			t.Errorf("live %d other %d: limit %d, want %d", tc.live, tc.other, got, tc.want)
 		}
+		if got := tu.Limit(tc.live, tc.other, true); got != min(tc.want+Slack, tu.hard) {
+			t.Errorf("live %d other %d, with slack: limit %d, want %d", tc.live, tc.other, got, min(tc.want+Slack, tu.hard))
+		}
+	}
+}
+
+// Ensure a window counts towards the slack when the collector and
+// scavenger take more than a tenth of the CPU and a twentieth of a core,
+// and not otherwise.
+func TestGCHeavy(t *testing.T) {
+	for _, tc := range []struct {
+		gc, user, wall float64
+		want           bool
+	}{
+		{0, 0, 1, false},
+		{0.01, 1, 1, false},
+		{0.1, 1, 1, false},
+		{0.12, 1, 1, true},
+		{0.45, 0.55, 1, true},
+		{0.02, 0.01, 1, false}, // an idle process's collection
+		{0.12, 1, 0, false},
+	} {
+		if got := gcHeavy(tc.gc, tc.user, tc.wall); got != tc.want {
+			t.Errorf("gc %v user %v wall %v: %v, want %v", tc.gc, tc.user, tc.wall, got, tc.want)
+		}
+	}
+}
+
+var sink []byte
+
+// Ensure a program that allocates fast against a small target gets the
+// slack: its collections take far more than a tenth of its CPU.
+func TestStart_SlackWhileGCHeavy(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const target, hard = 4 << 20, 1 << 30
+	tu := Start(target, hard)
+	defer tu.Stop()
+	var most int64
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && most < target+Slack; {
+		for range 256 {
+			sink = make([]byte, 64<<10)
+		}
+		most = max(most, debug.SetMemoryLimit(-1))
+	}
+	if most < target+Slack {
+		t.Fatalf("while allocating fast: limit at most %d, want the target and the slack, %d", most, target+Slack)
 	}
 }
 

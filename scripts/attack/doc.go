@@ -30,7 +30,8 @@
 //
 // Each attack also prints the Go heap in use and free beside RssAnon
 // after it; -heap DIR saves the daemon's heap profile there after each
-// (diag/profile, a zip per attack) to see what it holds.
+// (diag/profile, a zip per attack) to see what it holds, and -cpu DIR
+// its CPU profile over each attack, to see what it works on.
 //
 // The attackers run in a child process (this command with -child) at
 // nice 19: they stand for other machines on the LAN, so their own CPU is

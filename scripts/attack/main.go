@@ -37,6 +37,7 @@ func main() {
 	latency := flag.String("latency", "check", "check: an attack whose RPC median is over 2x idle fails the run; report: it is printed as FAIL but does not fail the run")
 	idleMem := flag.String("idle-memory", "check", "check: an attack after which RssAnon stays over idle + budget/16 fails the run; report: it is printed as FAIL but does not fail the run (peers and goroutines are always checked)")
 	flag.StringVar(&heapDir, "heap", "", "directory to write the daemon's heap profile to after each attack (diag/profile, a zip per attack)")
+	flag.StringVar(&cpuDir, "cpu", "", "directory to write the daemon's CPU profile of each attack to (diag/profile over the attack's duration, a zip per attack)")
 	child := flag.String("child", "", "internal: run this one attack against $"+targetEnv+" and print what it saw")
 	flag.Parse()
 	if *child != "" {
@@ -448,7 +449,18 @@ func (t *target) runAttack(a attack, idle figures, dur, settle, floor time.Durat
 	// The attackers run in a child process at nice 19: they stand for
 	// other machines, so their own CPU is kept from competing with the
 	// daemon's on the shared cores as far as the scheduler allows.
+	var cpu chan struct{}
+	if cpuDir != "" {
+		cpu = make(chan struct{})
+		go func() {
+			defer close(cpu)
+			t.saveCPU(filepath.Join(cpuDir, a.group+"-"+a.name+".zip"), dur)
+		}()
+	}
 	saw, ferr, err := t.spawn(a, dur)
+	if cpu != nil {
+		<-cpu
+	}
 	r.saw, r.firstErr, r.attackErr = saw, ferr, err
 	close(stopBlocked)
 	bwg.Wait()
@@ -485,8 +497,20 @@ func (t *target) runAttack(a attack, idle figures, dur, settle, floor time.Durat
 	return r
 }
 
-// heapDir is where -heap writes the heap profiles ("" none).
-var heapDir string
+// heapDir is where -heap writes the heap profiles ("" none); cpuDir
+// where -cpu writes the CPU profiles.
+var heapDir, cpuDir string
+
+// saveCPU writes the daemon's CPU profile over the next d to path.
+func (t *target) saveCPU(path string, d time.Duration) {
+	b, err := t.d.Post("diag/profile", url.Values{"collectors": {"cpu"}, "profile-time": {d.String()}}, nil, "")
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "attack: cpu profile: %v\n", err)
+	}
+}
 
 // saveHeap writes the daemon's heap profile (diag/profile's heap
 // collector, as of its last GC) to path.
