@@ -23,9 +23,10 @@
 // only after another collection of the runtime's own: at most one extra
 // collection per burst, none on a busy or idle daemon.
 //
-// While the collector and scavenger take more than MaxGCShare of the CPU
-// for a second, the limit has Slack more (16 MiB): memory is traded for
-// CPU while something allocates fast, and given back once it stops.
+// While the collector and scavenger take more than EnterGCShare of the
+// CPU for a second, the limit has Slack more (16 MiB) until they are back
+// under KeepGCShare for Quiet: memory is traded for CPU while something
+// allocates fast, and given back once it stops.
 package memtarget
 
 import (
@@ -44,17 +45,20 @@ const Quiet = 5 * time.Second
 // A small limit makes a process that allocates fast (a flood of peer
 // messages) collect back to back and return pages to the OS only to
 // fault them in again: measured under such floods, the collector and the
-// scavenger took 30-45% of the daemon's CPU. So when, over two windows
-// in a row of at least shareWindow, they take more than MaxGCShare of the
-// CPU the process spends (the user's and theirs) and more than
-// minGCRate of a core, the limit gets Slack bytes more, until Quiet has
-// passed without that. A burst shorter than that (a large directory
-// listing) does not get it: it would only raise its own peak.
+// scavenger took 20-45% of the CPU the daemon spent (the user's and
+// theirs). So when, over two windows in a row of at least shareWindow,
+// they take more than EnterGCShare of it and more than minGCRate of a
+// core, the limit gets Slack bytes more, and keeps it until Quiet has
+// passed without a window over KeepGCShare (with the slack, the same
+// floods take 10-20%). A burst shorter than that (a large directory
+// listing) does not get it, nor does an add of 1 KiB blocks (12-14%):
+// it would only raise their peaks.
 const (
-	MaxGCShare  = 0.10
-	Slack       = 16 << 20
-	shareWindow = 500 * time.Millisecond
-	minGCRate   = 0.05
+	EnterGCShare = 0.20
+	KeepGCShare  = 0.10
+	Slack        = 16 << 20
+	shareWindow  = 500 * time.Millisecond
+	minGCRate    = 0.05
 )
 
 // Tuner follows the live heap after every collection until Stop.
@@ -144,10 +148,10 @@ func (t *Tuner) Limit(live, other int64, slack bool) int64 {
 
 // gcHeavy reports whether the collector and scavenger, taking gc CPU
 // seconds against the program's user seconds over a window of wall
-// seconds, took more than MaxGCShare of the CPU and more than minGCRate
-// of a core.
-func gcHeavy(gc, user, wall float64) bool {
-	return gc+user > 0 && wall > 0 && gc/(gc+user) > MaxGCShare && gc/wall > minGCRate
+// seconds, took more than share of the CPU and more than minGCRate of a
+// core.
+func gcHeavy(gc, user, wall, share float64) bool {
+	return gc+user > 0 && wall > 0 && gc/(gc+user) > share && gc/wall > minGCRate
 }
 
 // sentinel is an object only a collection frees: its cleanup marks the end
@@ -172,14 +176,19 @@ func (t *Tuner) afterGC() {
 	if now.Sub(t.evalAt) >= shareWindow {
 		f := func(i int) float64 { return t.samples[i].Value.Float64() }
 		gc, user := f(6)+f(7), f(8)
+		slack := now.Before(t.slackUntil)
+		share := EnterGCShare
+		if slack {
+			share = KeepGCShare
+		}
 		switch {
 		case t.evalAt.IsZero():
-		case gcHeavy(gc-t.gcCPU, user-t.userCPU, now.Sub(t.evalAt).Seconds()):
+		case gcHeavy(gc-t.gcCPU, user-t.userCPU, now.Sub(t.evalAt).Seconds(), share):
 			t.heavy++
 		default:
 			t.heavy = 0
 		}
-		if t.heavy >= 2 {
+		if t.heavy >= 2 || slack && t.heavy >= 1 {
 			t.slackUntil = now.Add(Quiet)
 		}
 		t.gcCPU, t.userCPU, t.evalAt = gc, user, now

@@ -31,23 +31,24 @@ func TestLimit(t *testing.T) {
 }
 
 // Ensure a window counts towards the slack when the collector and
-// scavenger take more than a tenth of the CPU and a twentieth of a core,
-// and not otherwise.
+// scavenger take more than the share of the CPU and a twentieth of a
+// core, and not otherwise.
 func TestGCHeavy(t *testing.T) {
 	for _, tc := range []struct {
-		gc, user, wall float64
-		want           bool
+		gc, user, wall, share float64
+		want                  bool
 	}{
-		{0, 0, 1, false},
-		{0.01, 1, 1, false},
-		{0.1, 1, 1, false},
-		{0.12, 1, 1, true},
-		{0.45, 0.55, 1, true},
-		{0.02, 0.01, 1, false}, // an idle process's collection
-		{0.12, 1, 0, false},
+		{0, 0, 1, EnterGCShare, false},
+		{0.01, 1, 1, EnterGCShare, false},
+		{0.14, 0.86, 1, EnterGCShare, false}, // an add of 1 KiB blocks
+		{0.14, 0.86, 1, KeepGCShare, true},
+		{0.3, 0.7, 1, EnterGCShare, true},
+		{0.45, 0.55, 1, EnterGCShare, true},
+		{0.02, 0.01, 1, KeepGCShare, false}, // an idle process's collection
+		{0.3, 0.7, 0, EnterGCShare, false},
 	} {
-		if got := gcHeavy(tc.gc, tc.user, tc.wall); got != tc.want {
-			t.Errorf("gc %v user %v wall %v: %v, want %v", tc.gc, tc.user, tc.wall, got, tc.want)
+		if got := gcHeavy(tc.gc, tc.user, tc.wall, tc.share); got != tc.want {
+			t.Errorf("gc %v user %v wall %v share %v: %v, want %v", tc.gc, tc.user, tc.wall, tc.share, got, tc.want)
 		}
 	}
 }
