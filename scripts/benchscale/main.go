@@ -604,6 +604,9 @@ func (b *bench) collect(n *node, si int, g *gcFigs) error {
 		}
 		put(c.disk, n, float64(du)/(1<<20))
 		put(c.perByte, n, float64(du)/float64(held))
+		if n.name == "cairn" {
+			printParts(n.repo)
+		}
 	}
 	g.perByte.Note = fmt.Sprintf("held: the pinned files and one-block adds, %.1f MiB", float64(held)/(1<<20))
 	g.perByteRestart.Note = "cairn compacts its index file at start once free pages pass half of it and 4 MiB"
@@ -714,4 +717,19 @@ func tail(s string, n int) string {
 		return "..." + s[len(s)-n:]
 	}
 	return s
+}
+
+// printParts prints what each entry of a cairn repo takes on disk.
+func printParts(repo string) {
+	es, err := os.ReadDir(repo)
+	if err != nil {
+		return
+	}
+	var parts []string
+	for _, e := range es {
+		if du, err := benchutil.DiskUsage(filepath.Join(repo, e.Name())); err == nil && du >= 64<<10 {
+			parts = append(parts, fmt.Sprintf("%s %.2f MiB", e.Name(), float64(du)/(1<<20)))
+		}
+	}
+	fmt.Printf("cairn's repo on disk: %s\n", strings.Join(parts, ", "))
 }
