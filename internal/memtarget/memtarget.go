@@ -24,8 +24,8 @@
 // collection per burst, none on a busy or idle daemon.
 //
 // While the collector and scavenger take more than EnterGCShare of the
-// CPU for a second, the limit has Slack more (16 MiB) until they are back
-// under KeepGCShare for Quiet: memory is traded for CPU while something
+// CPU and EnterGCRate of a core for a second, the limit has Slack more
+// (16 MiB) until they are back under KeepGCShare or KeepGCRate for Quiet: memory is traded for CPU while something
 // allocates fast, and given back once it stops.
 package memtarget
 
@@ -46,19 +46,23 @@ const Quiet = 5 * time.Second
 // messages) collect back to back and return pages to the OS only to
 // fault them in again: measured under such floods, the collector and the
 // scavenger took 20-45% of the CPU the daemon spent (the user's and
-// theirs). So when, over two windows in a row of at least shareWindow,
-// they take more than EnterGCShare of it and more than minGCRate of a
-// core, the limit gets Slack bytes more, and keeps it until Quiet has
-// passed without a window over KeepGCShare (with the slack, the same
-// floods take 10-20%). A burst shorter than that (a large directory
-// listing) does not get it, nor does an add of 1 KiB blocks (12-14%):
-// it would only raise their peaks.
+// theirs), 0.4-0.9 of a core. So when, over two windows in a row of at
+// least shareWindow, they take more than EnterGCShare of it and more than
+// EnterGCRate of a core, the limit gets Slack bytes more, and keeps it
+// until Quiet has passed without a window over KeepGCShare and
+// KeepGCRate (with the slack, the same floods take 6-20%, 0.1-0.3 of a
+// core: a higher bar to keep it made the slack come and go every few
+// seconds under identify spam). A burst
+// shorter than that (a large directory listing) does not get it, nor does
+// an add of 1 KiB blocks (12-14%, 0.2-0.26 of a core): it would only
+// raise their peaks.
 const (
-	EnterGCShare = 0.20
-	KeepGCShare  = 0.10
+	EnterGCShare = 0.15
+	EnterGCRate  = 0.35
+	KeepGCShare  = 0.05
+	KeepGCRate   = 0.05
 	Slack        = 16 << 20
 	shareWindow  = 500 * time.Millisecond
-	minGCRate    = 0.05
 )
 
 // Tuner follows the live heap after every collection until Stop.
@@ -148,10 +152,9 @@ func (t *Tuner) Limit(live, other int64, slack bool) int64 {
 
 // gcHeavy reports whether the collector and scavenger, taking gc CPU
 // seconds against the program's user seconds over a window of wall
-// seconds, took more than share of the CPU and more than minGCRate of a
-// core.
-func gcHeavy(gc, user, wall, share float64) bool {
-	return gc+user > 0 && wall > 0 && gc/(gc+user) > share && gc/wall > minGCRate
+// seconds, took more than share of the CPU and more than rate of a core.
+func gcHeavy(gc, user, wall, share, rate float64) bool {
+	return gc+user > 0 && wall > 0 && gc/(gc+user) > share && gc/wall > rate
 }
 
 // sentinel is an object only a collection frees: its cleanup marks the end
@@ -177,13 +180,13 @@ func (t *Tuner) afterGC() {
 		f := func(i int) float64 { return t.samples[i].Value.Float64() }
 		gc, user := f(6)+f(7), f(8)
 		slack := now.Before(t.slackUntil)
-		share := EnterGCShare
+		share, rate := EnterGCShare, EnterGCRate
 		if slack {
-			share = KeepGCShare
+			share, rate = KeepGCShare, KeepGCRate
 		}
 		switch {
 		case t.evalAt.IsZero():
-		case gcHeavy(gc-t.gcCPU, user-t.userCPU, now.Sub(t.evalAt).Seconds(), share):
+		case gcHeavy(gc-t.gcCPU, user-t.userCPU, now.Sub(t.evalAt).Seconds(), share, rate):
 			t.heavy++
 		default:
 			t.heavy = 0

@@ -31,25 +31,34 @@ func TestLimit(t *testing.T) {
 }
 
 // Ensure a window counts towards the slack when the collector and
-// scavenger take more than the share of the CPU and a twentieth of a
-// core, and not otherwise.
+// scavenger take more than the share of the CPU and the rate of a core,
+// and not otherwise.
 func TestGCHeavy(t *testing.T) {
+	enter := func(gc, user, wall float64) bool { return gcHeavy(gc, user, wall, EnterGCShare, EnterGCRate) }
+	keep := func(gc, user, wall float64) bool { return gcHeavy(gc, user, wall, KeepGCShare, KeepGCRate) }
 	for _, tc := range []struct {
-		gc, user, wall, share float64
-		want                  bool
+		name        string
+		gc, user    float64 // over one second
+		enter, keep bool
 	}{
-		{0, 0, 1, EnterGCShare, false},
-		{0.01, 1, 1, EnterGCShare, false},
-		{0.14, 0.86, 1, EnterGCShare, false}, // an add of 1 KiB blocks
-		{0.14, 0.86, 1, KeepGCShare, true},
-		{0.3, 0.7, 1, EnterGCShare, true},
-		{0.45, 0.55, 1, EnterGCShare, true},
-		{0.02, 0.01, 1, KeepGCShare, false}, // an idle process's collection
-		{0.3, 0.7, 0, EnterGCShare, false},
+		{"nothing", 0, 0, false, false},
+		{"a quiet process", 0.01, 1, false, false},
+		{"an add of 1 KiB blocks", 0.26, 1.6, false, true},
+		{"identify spam", 0.44, 1.5, true, true},
+		{"the provider flood", 0.8, 1.2, true, true},
+		{"an idle process's collection", 0.02, 0.01, false, false},
+		{"uploads of the same blocks", 0.07, 0.16, false, true},
+		{"identify spam, with the slack", 0.11, 1.5, false, true},
 	} {
-		if got := gcHeavy(tc.gc, tc.user, tc.wall, tc.share); got != tc.want {
-			t.Errorf("gc %v user %v wall %v share %v: %v, want %v", tc.gc, tc.user, tc.wall, tc.share, got, tc.want)
+		if got := enter(tc.gc, tc.user, 1); got != tc.enter {
+			t.Errorf("%s: enters %v, want %v", tc.name, got, tc.enter)
 		}
+		if got := keep(tc.gc, tc.user, 1); got != tc.keep {
+			t.Errorf("%s: keeps %v, want %v", tc.name, got, tc.keep)
+		}
+	}
+	if enter(0.8, 1.2, 0) {
+		t.Error("a window of no time counts")
 	}
 }
 
