@@ -18,8 +18,8 @@ const ReserveName = "blocks.reserve"
 // DefaultReserveBytes is Options.ReserveBytes: room for the index pages
 // of one step of deletes (a commit writes the pages it changes before it
 // frees the old ones; about 7 KiB per delete in a large index, so some
-// 224 KiB a step), with room to spare. Each step frees pages the next one reuses, so this need
-// not grow with the number of deletes.
+// 224 KiB a step), with room to spare. Each step frees pages the next
+// one reuses, so this need not grow with the number of deletes.
 const DefaultReserveBytes = 512 << 10
 
 // deleteStep is how many block deletes a commit on the reserve's room

@@ -23,9 +23,8 @@
 // only after another collection of the runtime's own: at most one extra
 // collection per burst, none on a busy or idle daemon.
 //
-// While the collector and scavenger take more than EnterGCShare of the
-// CPU and EnterGCRate of a core for a second, the limit has Slack more
-// (16 MiB) until they are back under KeepGCShare or KeepGCRate for Quiet: memory is traded for CPU while something
+// While collecting takes a large share of the CPU, the limit has Slack
+// more (the rule is at Slack): memory is traded for CPU while something
 // allocates fast, and given back once it stops.
 package memtarget
 
@@ -52,10 +51,9 @@ const Quiet = 5 * time.Second
 // until Quiet has passed without a window over KeepGCShare and
 // KeepGCRate (with the slack, the same floods take 6-20%, 0.1-0.3 of a
 // core: a higher bar to keep it made the slack come and go every few
-// seconds under identify spam). A burst
-// shorter than that (a large directory listing) does not get it, nor does
-// an add of 1 KiB blocks (12-14%, 0.2-0.26 of a core): it would only
-// raise their peaks.
+// seconds under identify spam). A burst shorter than that (a large
+// directory listing) does not get it, nor does an add of 1 KiB blocks
+// (12-14%, 0.2-0.26 of a core): it would only raise their peaks.
 const (
 	EnterGCShare = 0.15
 	EnterGCRate  = 0.35
