@@ -255,6 +255,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, rest string, tr *tracking) {
 		if mr != nil {
 			drainBody(ctx)
 		}
+		if s.afterLong != nil && time.Since(tr.start) >= s.long {
+			s.afterLong()
+		}
 	}
 	if em.single {
 		// Its answer waits in memory for the end: no goroutine needed.

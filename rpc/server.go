@@ -57,6 +57,9 @@ type Server struct {
 	guard *connlimit.Guard
 	idle  time.Duration // IdleTimeout
 
+	afterLong func()        // ServerOptions.AfterLong
+	long      time.Duration // ServerOptions.LongRequest
+
 	mu        sync.Mutex
 	listeners []net.Listener
 	refusing  atomic.Bool // set by Refuse
@@ -83,6 +86,12 @@ type ServerOptions struct {
 	ServerHeader string
 	// Collectors are served on MetricsPath beside the node's metrics.
 	Collectors []prometheus.Collector
+	// AfterLong is called when a command that ran LongRequest or longer
+	// (default 200ms) has returned, before its answer's last bytes go
+	// out: the daemon returns the memory the command left (memtarget's
+	// Settle), so that the client finds it back near idle.
+	AfterLong   func()
+	LongRequest time.Duration
 }
 
 // NewServer prepares a server for n's config.
@@ -99,12 +108,15 @@ func NewServer(n *node.Node, t *Table, env *Env, o ServerOptions) *Server {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 2 * time.Minute
 	}
+	if o.LongRequest <= 0 {
+		o.LongRequest = 200 * time.Millisecond
+	}
 	if env != nil && env.Requests == nil {
 		env.Requests = &ReqLog{}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{Table: t, Node: n, Env: env, ctx: ctx, cancel: cancel,
-		methods: []string{"POST"}, idle: o.IdleTimeout,
+		methods: []string{"POST"}, idle: o.IdleTimeout, afterLong: o.AfterLong, long: o.LongRequest,
 		guard: connlimit.New(connlimit.Limits{Capacity: o.Concurrency, FirstByte: o.HeaderTimeout, IsLocal: o.IsLocal})}
 	s.metrics = newServerMetrics(append([]prometheus.Collector{n.Collector()}, o.Collectors...)...)
 	s.configure(n.Config().API)

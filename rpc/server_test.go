@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -152,6 +153,21 @@ func TestServer_Timeout(t *testing.T) {
 	resp, _ = testutil.PostURL(t, srv.URL+"/api/v0/version?timeout=30s", nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("got %d", resp.StatusCode)
+	}
+}
+
+// Ensure AfterLong runs when a command that ran LongRequest or longer
+// returns, before its answer ends, and not after a short one.
+func TestServer_AfterLong(t *testing.T) {
+	var calls atomic.Int32
+	srv := startServer(t, testutil.MustOpenNode(t), rpc.ServerOptions{
+		AfterLong: func() { calls.Add(1) }, LongRequest: 100 * time.Millisecond}, nil)
+	if resp, _ := testutil.PostURL(t, srv.URL+"/api/v0/version", nil); resp.StatusCode != 200 || calls.Load() != 0 {
+		t.Fatalf("version: status %d, AfterLong called %d times; want 200 and none", resp.StatusCode, calls.Load())
+	}
+	// log/tail runs until its timeout ends it; the body is read whole.
+	if resp, _ := testutil.PostURL(t, srv.URL+"/api/v0/log/tail?timeout=300ms", nil); resp.StatusCode != 200 || calls.Load() != 1 {
+		t.Fatalf("log/tail for 300ms: status %d, AfterLong called %d times by the answer's end; want 200 and once", resp.StatusCode, calls.Load())
 	}
 }
 

@@ -414,7 +414,9 @@ func runDaemon(dir string, o daemonOptions, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "GOMEMLIMIT=%s from the environment overrides Budget.GoMemLimitMiB\n", env)
 		}
 	} else {
-		defer memtarget.Start(int64(target)<<20, hardLimit).Stop()
+		tu := memtarget.Start(int64(target)<<20, hardLimit)
+		defer tu.Stop()
+		srvOpts.AfterLong = tu.Settle // a long command's garbage goes back at its end
 	}
 	n, err := node.New(dir, opts)
 	if err != nil {

@@ -65,12 +65,17 @@ func TestGCHeavy(t *testing.T) {
 var sink []byte
 
 // Ensure a program that allocates fast against a small target gets the
-// slack: its collections take far more than a tenth of its CPU.
+// slack once two windows in a row are heavy. The bar here is a tenth of
+// the CPU and of a core (TestGCHeavy checks the real bars), so that other
+// tests' packages running on the same cores cannot keep it under.
 func TestStart_SlackWhileGCHeavy(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	const target, hard = 4 << 20, 1 << 30
 	tu := Start(target, hard)
 	defer tu.Stop()
+	tu.mu.Lock()
+	tu.enterShare, tu.enterRate = 0.1, 0.1
+	tu.mu.Unlock()
 	var most int64
 	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && most < target+Slack; {
 		for range 256 {
@@ -169,5 +174,47 @@ func TestStart_QuietAfterBurst_ReturnsMemory(t *testing.T) {
 	time.Sleep(5 * quiet)
 	if m := gcCycles() - cycles; m != n || n == 0 {
 		t.Fatalf("collections: %d after the first quiet period, %d after the next; want one trim, then none", n, m)
+	}
+}
+
+// Ensure Settle collects and returns the garbage a piece of work left when
+// it is more than SettleBytes, at most once per SettleEvery, and not
+// when there is little to return.
+func TestSettle(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	// No collection of the runtime's own: one while the garbage is still
+	// held would count it live, and Settle measures from that.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	tu := start(1<<30, 1<<30, time.Hour)
+	defer tu.Stop()
+	runtime.GC()
+	debug.FreeOSMemory()
+	cycles := gcCycles()
+	tu.Settle()
+	if n := gcCycles() - cycles; n != 0 {
+		t.Fatalf("with no garbage: %d collections, want none", n)
+	}
+	for range 32 {
+		keep = append(keep, make([]byte, 1<<20))
+	}
+	keep = nil // 32 MiB of garbage that no collection has seen
+	before := memoryUsed()
+	tu.Settle()
+	if after := memoryUsed(); before-after < 24<<20 || gcCycles() == cycles {
+		t.Fatalf("after Settle: %d MiB used, %d MiB before; want the 32 MiB of garbage collected and returned", after>>20, before>>20)
+	}
+	for range 32 {
+		keep = append(keep, make([]byte, 1<<20))
+	}
+	keep = nil
+	cycles = gcCycles()
+	tu.Settle() // within SettleEvery of the last one
+	if n := gcCycles() - cycles; n != 0 {
+		t.Fatalf("a second Settle within %v: %d collections, want none", SettleEvery, n)
+	}
+	time.Sleep(SettleEvery)
+	tu.Settle() // the same garbage, once SettleEvery has passed
+	if gcCycles() == cycles {
+		t.Fatalf("a Settle %v after the last one: no collection, want one", SettleEvery)
 	}
 }
