@@ -46,6 +46,7 @@ var (
 	mProviders      = desc("cairn_dht_provider_records", "Provider records the DHT stores for other peers (ADD_PROVIDER), as last counted plus those accepted since; absent without a DHT.")
 	mProvidersMax   = desc("cairn_dht_provider_records_max", "The cap on those records (a thousandth of Datastore.StorageMax at 256 bytes a record, at most 256 a MiB of the memory budget; a peer may hold an eighth).")
 	mProvRefused    = desc("cairn_dht_provider_records_refused_total", "Provider records refused past the caps since start.")
+	mProvShunned    = desc("cairn_dht_peers_shunned_total", "Times since start a peer was disconnected and refused for a while for sending provider records past the caps (1,024 refused).")
 	mPubsubDropped  = desc("cairn_pubsub_messages_dropped_total", "Pubsub messages dropped before validation past a peer's rate (100 a second, bursts of 256); absent without pubsub.")
 	mPeersForgotten = desc("cairn_peerstore_forgotten_peers_total", "Peers whose records were removed from the peerstore a minute after they left (not in a routing table, not protected, no provider records).")
 	mStoreFault     = desc("cairn_store_fault", "1 while the store cannot write: its file system is read-only, or its last write failed (disk full, I/O error) and none succeeded since; the status page says why.")
@@ -63,7 +64,7 @@ type nodeCollector struct{ n *Node }
 func (nodeCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{mStorageUsed, mStorageMax, mStorageBlocks, mWritten, mWrittenLife,
 		mGCRuns, mGCFreed, mQueue, mBudget, mGoLimit, mMemoryUsed, mMemoryHeadroom, mStoreFault,
-		mProviders, mProvidersMax, mProvRefused, mPubsubDropped, mPeersForgotten} {
+		mProviders, mProvidersMax, mProvRefused, mProvShunned, mPubsubDropped, mPeersForgotten} {
 		ch <- d
 	}
 }
@@ -143,6 +144,7 @@ func (c nodeCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(mProviders, float64(p.Stored))
 		gauge(mProvidersMax, float64(p.Max))
 		counter(mProvRefused, float64(p.Refused))
+		counter(mProvShunned, float64(p.Shunned))
 	}
 	if nt.PubSub != nil {
 		counter(mPubsubDropped, float64(nt.PubSub.DroppedMessages()))

@@ -274,3 +274,32 @@ func TestDatastore_ReadersDuringEmptyOverlayCommits(t *testing.T) {
 		t.Fatalf("last write: %v, %v", v, err)
 	}
 }
+
+// Ensure datastore records wait in the overlay past IndexLagBlocks of
+// them (spread keys would each dirty a page of their own) and are written
+// into the bucket at four times that.
+func TestDatastore_LagFoldsAtFourTimesLagBlocks(t *testing.T) {
+	const lag = 16
+	s, err := storage.Open(filepath.Join(t.TempDir(), storage.FileName), &storage.Options{IndexLagBlocks: lag})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	d := s.Datastore()
+	key := func(i int) ds.Key { return ds.NewKey(fmt.Sprintf("/providers/k%03d/p", i)) }
+	for i := range 4*lag - 1 {
+		if err := d.Put(ctx, key(i), []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.DSLagged(); n != 4*lag-1 || s.DSInBucket(key(0).String()) {
+		t.Fatalf("after %d records: %d lagged, first in the bucket %v; want all lagged", 4*lag-1, n, s.DSInBucket(key(0).String()))
+	}
+	if err := d.Put(ctx, key(4*lag-1), []byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.DSLagged(); n != 0 || !s.DSInBucket(key(0).String()) || !s.DSInBucket(key(4*lag-1).String()) {
+		t.Fatalf("after %d records: %d lagged; want all in the bucket", 4*lag, n)
+	}
+}

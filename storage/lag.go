@@ -22,6 +22,16 @@ const DefaultIndexLagBytes = 16 << 20
 // segment and not yet in the index (Options.IndexLagBlocks).
 const DefaultIndexLagBlocks = 512
 
+// dsLagFactor: datastore records wait for up to this many times
+// IndexLagBlocks before a full commit writes them into "data". Their keys
+// are spread over the bucket (a DHT's provider records are
+// /dht/providers/<key>/<peer>), so each record dirties a page of its own
+// until many share one: with commits of 512, storing 65,536 provider
+// records for peers took a fifth of a board's CPU for most of
+// `make attack`'s provider flood; with 2,048 the RPC kept within 2x of
+// idle (the overlay then holds up to ~300 KiB of records).
+const dsLagFactor = 4
+
 // memIndex holds the blocks appended to the active segment since the
 // last index commit. The writer goroutine is its only writer; readers
 // look in it before the index. Its entries go into the index in the
@@ -95,8 +105,9 @@ func (w *writer) lagEligible(group []*request) bool {
 
 // commitLagged appends the group's new blocks and its datastore writes
 // to the active segment, syncs it and records them in the memIndex and
-// the datastore overlay; when those pass lagBytes or lagBlocks it indexes
-// everything with a full commit.
+// the datastore overlay; when those pass lagBytes, lagBlocks blocks or
+// dsLagFactor × lagBlocks datastore records it indexes everything with a
+// full commit.
 func (w *writer) commitLagged(group []*request) error {
 	var recs, dsRecs []*pendingRec
 	var dsMuts []mutation
@@ -169,13 +180,13 @@ func (w *writer) commitLagged(group []*request) error {
 		w.ds.mu.Unlock()
 	}
 	lagged += w.ds.bytes
-	laggedN += uint64(len(w.ds.m))
+	dsN := len(w.ds.m)
 	w.blockBytes.Add(size)
 	w.segBytes.Add(uint64(plan.bytes))
 	w.usedBytes.Add(uint64(plan.bytes))
 	w.written.Add(uint64(plan.bytes))
 	w.writtenTotal.Add(uint64(plan.bytes))
-	if lagged >= uint64(w.lagBytes) || laggedN >= uint64(w.lagBlocks) {
+	if lagged >= uint64(w.lagBytes) || laggedN >= uint64(w.lagBlocks) || dsN >= dsLagFactor*w.lagBlocks {
 		// The writes are durable already; a failed index commit is
 		// retried by the next one (and replayed at Open after a crash).
 		_ = w.commit(nil)

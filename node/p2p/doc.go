@@ -40,6 +40,9 @@
 //   - providers.go: the DHT's provider store, kad-dht's with caps on the
 //     records it keeps for other peers, in all and per peer
 //     (Limits.ProviderRecords), and their counts (ProviderStats).
+//   - shun.go: peers that keep sending provider records past those caps
+//     (1,024 refused) are disconnected and refused for 30 s; the
+//     connection gater (the address filters and those peers).
 //   - pubsub.go: PubSub, gossipsub or floodsub as Kubo runs it, with
 //     subscriptions whose queue is bounded.
 //   - pubsubrate.go: the rate at which one peer's messages enter pubsub's

@@ -9,3 +9,6 @@ func SetForgetAfter(d time.Duration) func() {
 	forgetAfter = d
 	return func() { forgetAfter = old }
 }
+
+// ShunStrikes is the refused records after which a peer is shunned.
+const ShunStrikes = shunStrikes

@@ -200,12 +200,16 @@ func Start(o Options) (*Net, error) {
 		}
 		listen = append(listen, m)
 	}
+	// Peers that flood the DHT with records past its caps are
+	// disconnected and refused for a while (shun.go).
+	shun := newShunList()
 	h, err := newHost(hostConfig{Key: o.Key, ListenAddrs: listen, UserAgent: o.UserAgent,
-		RM: rm, CM: cm, Gater: filters, BW: bw, NATPortMap: o.NATPortMap,
+		RM: rm, CM: cm, Gater: shunGater{AddrFilters: filters, l: shun}, BW: bw, NATPortMap: o.NATPortMap,
 		AddrsFactory: announceFactory(o.Announce, o.AppendAnnounce, o.NoAnnounce)})
 	if err != nil {
 		return nil, fmt.Errorf("starting libp2p host: %w", err)
 	}
+	shun.onShun = func(p peer.ID) { _ = h.Network().ClosePeer(p) }
 	nctx, cancel := context.WithCancel(context.Background())
 	nt := &Net{Host: h, ConnMgr: cm, BW: bw, Limits: lim, Filters: filters, Caps: caps,
 		RoutingType: rtype, ctx: nctx, cancel: cancel, provideQ: make(chan cid.Cid, 1024), roots: o.Roots,
@@ -232,6 +236,7 @@ func Start(o Options) (*Net, error) {
 			lim.ProviderRecords, lim.ProviderRecordsPerPeer); err != nil {
 			return fail(fmt.Errorf("starting the DHT: %w", err))
 		}
+		nt.providers.shun = shun
 		shared := []dht.Option{dht.Datastore(dstore), dht.ProviderStore(nt.providers),
 			dht.NamespacedValidator("ipns", ipns.Validator{KeyBook: h.Peerstore()})}
 		lan := []dht.Option{dht.Mode(lanMode)}

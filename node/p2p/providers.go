@@ -37,6 +37,7 @@ type ProviderStats struct {
 	Refused uint64 // records refused since start
 	Max     int    // Limits.ProviderRecords
 	PerPeer int    // Limits.ProviderRecordsPerPeer
+	Shunned uint64 // times a peer was disconnected and refused for sending past the caps (shun.go)
 }
 
 // Recounts: hourly, since kad-dht's manager removes expired records every
@@ -58,6 +59,7 @@ type cappedProviders struct {
 	max     int
 	perPeer int
 	refused atomic.Uint64
+	shun    *shunList // strikes for refused records (nil: none kept)
 
 	mu         sync.Mutex
 	total      int
@@ -124,6 +126,9 @@ func (c *cappedProviders) AddProvider(ctx context.Context, key []byte, prov peer
 		}
 		c.mu.Unlock()
 		c.refused.Add(1)
+		if c.shun != nil {
+			c.shun.strike(prov.ID) // kad-dht takes only the sender's own records
+		}
 		return errProviderCap
 	}
 	c.total++
@@ -156,7 +161,11 @@ func (c *cappedProviders) Close() error {
 func (c *cappedProviders) Stats() ProviderStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return ProviderStats{Stored: c.total, Refused: c.refused.Load(), Max: c.max, PerPeer: c.perPeer}
+	st := ProviderStats{Stored: c.total, Refused: c.refused.Load(), Max: c.max, PerPeer: c.perPeer}
+	if c.shun != nil {
+		st.Shunned = c.shun.Shunned()
+	}
+	return st
 }
 
 // has reports whether p has records counted.

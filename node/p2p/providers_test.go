@@ -29,6 +29,25 @@ func randomKey(t testing.TB) []byte {
 	return h
 }
 
+// sendProviderRecords has a announce itself to nt's LAN DHT as the
+// provider of n random keys, on one stream.
+func sendProviderRecords(ctx context.Context, t *testing.T, a, nt *p2p.Net, n int) {
+	t.Helper()
+	s, err := a.Host.NewStream(ctx, nt.Host.ID(), "/ipfs/lan/kad/1.0.0")
+	if err != nil {
+		t.Fatalf("open LAN DHT stream: %v", err)
+	}
+	w := pbio.NewDelimitedWriter(s)
+	for range n {
+		m := dhtpb.NewMessage(dhtpb.Message_ADD_PROVIDER, randomKey(t), 0)
+		m.ProviderPeers = dhtpb.RawPeerInfosToPBPeers([]peer.AddrInfo{{ID: a.Host.ID(), Addrs: a.Host.Addrs()}})
+		if err := w.WriteMsg(m); err != nil {
+			t.Fatalf("ADD_PROVIDER: %v", err)
+		}
+	}
+	s.CloseWrite()
+}
+
 // Ensure the LAN DHT stores other peers' ADD_PROVIDER records up to
 // Limits.ProviderRecords in all and ProviderRecordsPerPeer per peer,
 // refuses the rest, and still stores the node's own provides.
@@ -44,19 +63,7 @@ func TestProviderRecords_Capped(t *testing.T) {
 	for range peers {
 		a := mustStart(t, "none", nil)
 		connect(t, a, nt)
-		s, err := a.Host.NewStream(ctx, nt.Host.ID(), "/ipfs/lan/kad/1.0.0")
-		if err != nil {
-			t.Fatalf("open LAN DHT stream: %v", err)
-		}
-		w := pbio.NewDelimitedWriter(s)
-		for range each {
-			m := dhtpb.NewMessage(dhtpb.Message_ADD_PROVIDER, randomKey(t), 0)
-			m.ProviderPeers = dhtpb.RawPeerInfosToPBPeers([]peer.AddrInfo{{ID: a.Host.ID(), Addrs: a.Host.Addrs()}})
-			if err := w.WriteMsg(m); err != nil {
-				t.Fatalf("ADD_PROVIDER: %v", err)
-			}
-		}
-		s.CloseWrite()
+		sendProviderRecords(ctx, t, a, nt, each)
 	}
 	// Wait until each record was stored or refused.
 	var st p2p.ProviderStats
@@ -107,4 +114,40 @@ func TestProviderRecords_Capped(t *testing.T) {
 			t.Errorf("datastore holds %d records of one peer (%s), past the %d per peer", n, p, perPeer)
 		}
 	}
+}
+
+// Ensure a peer that keeps sending records past the caps is disconnected
+// once it has had p2p.ShunStrikes of them refused, and refused when it
+// connects again, while another peer still connects.
+func TestProviderRecords_FloodingPeerShunned(t *testing.T) {
+	const total = 10
+	nt := mustStart(t, "auto", func(o *p2p.Options) {
+		o.Limits.ProviderRecords, o.Limits.ProviderRecordsPerPeer = total, total
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a := mustStart(t, "none", nil)
+	connect(t, a, nt)
+	sendProviderRecords(ctx, t, a, nt, total+p2p.ShunStrikes)
+	for nt.ProviderStats().Shunned == 0 && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st := nt.ProviderStats(); st.Shunned != 1 || st.Refused != p2p.ShunStrikes {
+		t.Fatalf("stats %+v: want %d refused and the peer shunned once", st, p2p.ShunStrikes)
+	}
+	for len(nt.Host.Network().ConnsToPeer(a.Host.ID())) > 0 && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the shunned peer is still connected")
+	}
+	if err := a.Host.Connect(ctx, peer.AddrInfo{ID: nt.Host.ID(), Addrs: nt.Host.Addrs()}); err == nil {
+		// The dialler may see its handshake end before the node refuses.
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n := len(nt.Host.Network().ConnsToPeer(a.Host.ID())); n != 0 {
+		t.Fatalf("the shunned peer connected again (%d connections)", n)
+	}
+	b := mustStart(t, "none", nil)
+	connect(t, b, nt)
 }

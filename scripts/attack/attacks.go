@@ -521,8 +521,8 @@ func providerFlood(ctx context.Context, t *target) (string, error) {
 	// (cairn_dht_provider_records*); the count errs on the high side.
 	m := t.metrics()
 	stored, capped, dropped := m["cairn_dht_provider_records"], m["cairn_dht_provider_records_max"], m["cairn_dht_provider_records_refused_total"]
-	saw := fmt.Sprintf("%d ADD_PROVIDER records sent by 20 peers, %d streams refused; %.0f stored (cap %.0f), %.0f refused; the datastore grew by %.1f MiB",
-		sent, refused, stored, capped, dropped, grew)
+	saw := fmt.Sprintf("%d ADD_PROVIDER records sent by 20 peers, %d streams refused; %.0f stored (cap %.0f), %.0f refused, peers disconnected for it %.0f times; the datastore grew by %.1f MiB",
+		sent, refused, stored, capped, dropped, m["cairn_dht_peers_shunned_total"], grew)
 	if capped == 0 || stored > capped {
 		return saw, fmt.Errorf("provider records not capped: %.0f stored against a cap of %.0f", stored, capped)
 	}

@@ -1,0 +1,99 @@
+// shun.go: peers that keep sending provider records the node refuses.
+// Past the caps a record costs the node its decryption, parsing and
+// handling and is then dropped, and a flooding peer sends tens of
+// thousands a second. Leaving its streams unread does not help: the
+// connection is still read and decrypted. So once a peer has had
+// shunStrikes records refused, the node closes its connections and
+// refuses it for shunFor (the connection gater, shunGater); its dialler
+// then backs off too, so the refusals cost few handshakes.
+
+package p2p
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// A peer is shunned for shunFor after shunStrikes refused records (an
+// honest peer past its share sends one record per key it holds and
+// stops; a few hundred keys past the cap stay below the strikes). The
+// strike counts of at most shunPeers peers are kept; past that they
+// start over.
+const (
+	shunStrikes = 1024
+	shunFor     = 30 * time.Second
+	shunPeers   = 4096
+)
+
+// shunList counts strikes per peer and holds the shunned ones.
+type shunList struct {
+	mu      sync.Mutex
+	strikes map[peer.ID]int
+	until   map[peer.ID]time.Time
+	active  atomic.Int32 // len(until), read without the lock
+	total   atomic.Uint64
+	now     func() time.Time
+	// onShun closes the connections of a peer just shunned.
+	onShun func(peer.ID)
+}
+
+func newShunList() *shunList {
+	return &shunList{strikes: map[peer.ID]int{}, until: map[peer.ID]time.Time{}, now: time.Now}
+}
+
+// strike counts one refused record of p, and shuns p at the shunStrikes'th.
+func (l *shunList) strike(p peer.ID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.strikes) >= shunPeers {
+		clear(l.strikes)
+	}
+	l.strikes[p]++
+	if l.strikes[p] < shunStrikes {
+		return
+	}
+	delete(l.strikes, p)
+	l.until[p] = l.now().Add(shunFor)
+	l.active.Store(int32(len(l.until)))
+	l.total.Add(1)
+	providersLog.Infof("%s keeps sending provider records past the caps: disconnected and refused for %v", p, shunFor)
+	if l.onShun != nil {
+		go l.onShun(p)
+	}
+}
+
+// shunned reports whether p is shunned now.
+func (l *shunList) shunned(p peer.ID) bool {
+	if l.active.Load() == 0 {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	u, ok := l.until[p]
+	if ok && !l.now().Before(u) {
+		delete(l.until, p)
+		l.active.Store(int32(len(l.until)))
+		return false
+	}
+	return ok
+}
+
+// Shunned is how many times a peer was shunned since start.
+func (l *shunList) Shunned() uint64 { return l.total.Load() }
+
+// shunGater is the host's connection gater: the address filters, and no
+// connection with a shunned peer.
+type shunGater struct {
+	*AddrFilters
+	l *shunList
+}
+
+func (g shunGater) InterceptPeerDial(p peer.ID) bool { return !g.l.shunned(p) }
+
+func (g shunGater) InterceptSecured(_ network.Direction, p peer.ID, _ network.ConnMultiaddrs) bool {
+	return !g.l.shunned(p)
+}
