@@ -137,8 +137,9 @@
 // after IndexLagBlocks blocks (512) or IndexLagBytes (16 MiB). Small
 // datastore writes (pins, names, the MFS root: keys up to 251 bytes) take
 // the same path as records of their own, and an overlay answers for them
-// until the next full commit writes them into "data" (at the latest
-// after four times IndexLagBlocks of them); a Batch's
+// until the next full commit writes them into "data" (records count
+// with the blocks lagging beside them; alone, they wait for up to four
+// times IndexLagBlocks); a Batch's
 // Datastore batch follows the batch's blocks into the same sync, so that
 // an add and its pin cost one fdatasync. Every
 // other commit (deletes, long keys, moves, a segment roll, Close)

@@ -275,9 +275,10 @@ func TestDatastore_ReadersDuringEmptyOverlayCommits(t *testing.T) {
 	}
 }
 
-// Ensure datastore records wait in the overlay past IndexLagBlocks of
-// them (spread keys would each dirty a page of their own) and are written
-// into the bucket at four times that.
+// Ensure datastore records alone wait in the overlay past IndexLagBlocks
+// of them (spread keys would each dirty a page of their own) and are
+// written into the bucket at four times that, while beside a lagging
+// block they count with it up to IndexLagBlocks.
 func TestDatastore_LagFoldsAtFourTimesLagBlocks(t *testing.T) {
 	const lag = 16
 	s, err := storage.Open(filepath.Join(t.TempDir(), storage.FileName), &storage.Options{IndexLagBlocks: lag})
@@ -301,5 +302,24 @@ func TestDatastore_LagFoldsAtFourTimesLagBlocks(t *testing.T) {
 	}
 	if n := s.DSLagged(); n != 0 || !s.DSInBucket(key(0).String()) || !s.DSInBucket(key(4*lag-1).String()) {
 		t.Fatalf("after %d records: %d lagged; want all in the bucket", 4*lag, n)
+	}
+	// Beside a lagging block (an add and its pin), blocks and records
+	// count together up to IndexLagBlocks.
+	if err := s.Blockstore().Put(ctx, randBlock(t, 100)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range lag - 2 {
+		if err := d.Put(ctx, key(100+i), []byte{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.DSLagged(); n != lag-2 {
+		t.Fatalf("a block and %d records: %d records lagged, want all", lag-2, n)
+	}
+	if err := d.Put(ctx, key(100+lag), []byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.DSLagged(); n != 0 {
+		t.Fatalf("a block and %d records: %d records lagged, want none", lag-1, n)
 	}
 }

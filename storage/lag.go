@@ -22,8 +22,9 @@ const DefaultIndexLagBytes = 16 << 20
 // segment and not yet in the index (Options.IndexLagBlocks).
 const DefaultIndexLagBlocks = 512
 
-// dsLagFactor: datastore records wait for up to this many times
-// IndexLagBlocks before a full commit writes them into "data". Their keys
+// dsLagFactor: datastore records alone (no block lagging beside them)
+// wait for up to this many times IndexLagBlocks before a full commit
+// writes them into "data". Their keys
 // are spread over the bucket (a DHT's provider records are
 // /dht/providers/<key>/<peer>), so each record dirties a page of its own
 // until many share one: with commits of 512, storing 65,536 provider
@@ -105,9 +106,9 @@ func (w *writer) lagEligible(group []*request) bool {
 
 // commitLagged appends the group's new blocks and its datastore writes
 // to the active segment, syncs it and records them in the memIndex and
-// the datastore overlay; when those pass lagBytes, lagBlocks blocks or
-// dsLagFactor × lagBlocks datastore records it indexes everything with a
-// full commit.
+// the datastore overlay; when those pass lagBytes, lagBlocks blocks and
+// records while blocks lag, or dsLagFactor × lagBlocks records alone, it
+// indexes everything with a full commit.
 func (w *writer) commitLagged(group []*request) error {
 	var recs, dsRecs []*pendingRec
 	var dsMuts []mutation
@@ -180,13 +181,15 @@ func (w *writer) commitLagged(group []*request) error {
 		w.ds.mu.Unlock()
 	}
 	lagged += w.ds.bytes
-	dsN := len(w.ds.m)
+	dsN := uint64(len(w.ds.m))
 	w.blockBytes.Add(size)
 	w.segBytes.Add(uint64(plan.bytes))
 	w.usedBytes.Add(uint64(plan.bytes))
 	w.written.Add(uint64(plan.bytes))
 	w.writtenTotal.Add(uint64(plan.bytes))
-	if lagged >= uint64(w.lagBytes) || laggedN >= uint64(w.lagBlocks) || dsN >= dsLagFactor*w.lagBlocks {
+	// Blocks and the records beside them (an add and its pin) count
+	// together; records alone wait longer (dsLagFactor).
+	if lagged >= uint64(w.lagBytes) || laggedN > 0 && laggedN+dsN >= uint64(w.lagBlocks) || dsN >= dsLagFactor*uint64(w.lagBlocks) {
 		// The writes are durable already; a failed index commit is
 		// retried by the next one (and replayed at Open after a crash).
 		_ = w.commit(nil)
