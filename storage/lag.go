@@ -24,13 +24,13 @@ const DefaultIndexLagBlocks = 512
 
 // dsLagFactor: datastore records alone (no block lagging beside them)
 // wait for up to this many times IndexLagBlocks before a full commit
-// writes them into "data". Their keys
-// are spread over the bucket (a DHT's provider records are
-// /dht/providers/<key>/<peer>), so each record dirties a page of its own
-// until many share one: with commits of 512, storing 65,536 provider
-// records for peers took a fifth of a board's CPU for most of
-// `make attack`'s provider flood; with 2,048 the RPC kept within 2x of
-// idle (the overlay then holds up to ~300 KiB of records).
+// writes them into "data". Their keys are spread over the bucket (a DHT's
+// provider records are /dht/providers/<key>/<peer>), so each record
+// dirties a page of its own until many share one: with commits of 512,
+// storing 65,536 provider records for peers took a fifth of a board's CPU
+// for most of `make attack`'s provider flood; with 2,048 (and the flooding
+// peers shunned, node/p2p/shun.go) the RPC kept within 2x of idle. The
+// overlay then holds up to ~300 KiB of records.
 const dsLagFactor = 4
 
 // memIndex holds the blocks appended to the active segment since the

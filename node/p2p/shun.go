@@ -4,8 +4,8 @@
 // thousands a second. Leaving its streams unread does not help: the
 // connection is still read and decrypted. So once a peer has had
 // shunStrikes records refused, the node closes its connections and
-// refuses it for shunFor (the connection gater, shunGater); its dialler
-// then backs off too, so the refusals cost few handshakes.
+// refuses it for shunFor (the connection gater, shunGater): a flooder that
+// dials again costs a handshake per try, far less than its records.
 
 package p2p
 
