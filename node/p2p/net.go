@@ -233,10 +233,9 @@ func Start(o Options) (*Net, error) {
 		}
 		// One provider store for both tables: one count, one cap.
 		if nt.providers, err = newCappedProviders(nctx, h.ID(), h.Peerstore(), dstore,
-			lim.ProviderRecords, lim.ProviderRecordsPerPeer); err != nil {
+			lim.ProviderRecords, lim.ProviderRecordsPerPeer, shun); err != nil {
 			return fail(fmt.Errorf("starting the DHT: %w", err))
 		}
-		nt.providers.shun = shun
 		shared := []dht.Option{dht.Datastore(dstore), dht.ProviderStore(nt.providers),
 			dht.NamespacedValidator("ipns", ipns.Validator{KeyBook: h.Peerstore()})}
 		lan := []dht.Option{dht.Mode(lanMode)}

@@ -76,8 +76,9 @@ type cappedProviders struct {
 
 // newCappedProviders wraps kad-dht's provider manager over dstore with the
 // caps max (all other peers) and perPeer, and counts what dstore already
-// holds in the background. A cap of 0 is none.
-func newCappedProviders(ctx context.Context, self peer.ID, ps peerstore.Peerstore, dstore ds.Batching, max, perPeer int) (*cappedProviders, error) {
+// holds in the background. A cap of 0 is none. Each refused record is a
+// strike against its peer in shun (nil: none kept).
+func newCappedProviders(ctx context.Context, self peer.ID, ps peerstore.Peerstore, dstore ds.Batching, max, perPeer int, shun *shunList) (*cappedProviders, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	pm, err := records.NewProviderManager(ctx, self, ps, dstore)
 	if err != nil {
@@ -90,7 +91,7 @@ func newCappedProviders(ctx context.Context, self peer.ID, ps peerstore.Peerstor
 	if perPeer <= 0 {
 		perPeer = max
 	}
-	c := &cappedProviders{inner: pm, dstore: dstore, self: self, max: max, perPeer: perPeer,
+	c := &cappedProviders{inner: pm, dstore: dstore, self: self, max: max, perPeer: perPeer, shun: shun,
 		byPeer: map[peer.ID]int{}, ctx: ctx, cancel: cancel}
 	c.mu.Lock()
 	c.startRecount()
