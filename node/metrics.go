@@ -46,7 +46,8 @@ var (
 	mProviders      = desc("cairn_dht_provider_records", "Provider records the DHT stores for other peers (ADD_PROVIDER), as last counted plus those accepted since; absent without a DHT.")
 	mProvidersMax   = desc("cairn_dht_provider_records_max", "The cap on those records (a thousandth of Datastore.StorageMax at 256 bytes a record, at most 256 a MiB of the memory budget; a peer may hold an eighth).")
 	mProvRefused    = desc("cairn_dht_provider_records_refused_total", "Provider records refused past the caps since start.")
-	mProvShunned    = desc("cairn_dht_peers_shunned_total", "Times since start a peer was disconnected and refused for a while for sending provider records past the caps (1,024 refused).")
+	mShunned        = desc("cairn_p2p_peers_shunned_total", "Times since start a peer was disconnected and refused for 30 s: for provider records past the caps (1,024 refused) or identify and ping streams past its rate (64 refused).")
+	mServiceRefused = desc("cairn_p2p_service_streams_refused_total", "Identify, ping and unnegotiated streams reset since start past their peer's rate (16 at once, then one a second).")
 	mPubsubDropped  = desc("cairn_pubsub_messages_dropped_total", "Pubsub messages dropped before validation past a peer's rate (100 a second, bursts of 256); absent without pubsub.")
 	mPeersForgotten = desc("cairn_peerstore_forgotten_peers_total", "Peers whose records were removed from the peerstore a minute after they left (not in a routing table, not protected, no provider records).")
 	mStoreFault     = desc("cairn_store_fault", "1 while the store cannot write: its file system is read-only, or its last write failed (disk full, I/O error) and none succeeded since; the status page says why.")
@@ -64,7 +65,7 @@ type nodeCollector struct{ n *Node }
 func (nodeCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{mStorageUsed, mStorageMax, mStorageBlocks, mWritten, mWrittenLife,
 		mGCRuns, mGCFreed, mQueue, mBudget, mGoLimit, mMemoryUsed, mMemoryHeadroom, mStoreFault,
-		mProviders, mProvidersMax, mProvRefused, mProvShunned, mPubsubDropped, mPeersForgotten} {
+		mProviders, mProvidersMax, mProvRefused, mShunned, mServiceRefused, mPubsubDropped, mPeersForgotten} {
 		ch <- d
 	}
 }
@@ -139,12 +140,14 @@ func (c nodeCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	counter(mPeersForgotten, float64(nt.ForgottenPeers()))
+	sh := nt.ShunStats()
+	counter(mShunned, float64(sh.Shunned))
+	counter(mServiceRefused, float64(sh.ServiceRefused))
 	if nt.DHT != nil {
 		p := nt.ProviderStats()
 		gauge(mProviders, float64(p.Stored))
 		gauge(mProvidersMax, float64(p.Max))
 		counter(mProvRefused, float64(p.Refused))
-		counter(mProvShunned, float64(p.Shunned))
 	}
 	if nt.PubSub != nil {
 		counter(mPubsubDropped, float64(nt.PubSub.DroppedMessages()))

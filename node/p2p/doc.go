@@ -40,9 +40,13 @@
 //   - providers.go: the DHT's provider store, kad-dht's with caps on the
 //     records it keeps for other peers, in all and per peer
 //     (Limits.ProviderRecords), and their counts (ProviderStats).
+//   - inbound.go: the handler of the streams peers open (negotiation as
+//     go-libp2p's basic host does it), with a per-peer token bucket on
+//     identify, ping and unnegotiated streams (16, then one a second).
 //   - shun.go: peers that keep sending provider records past those caps
-//     (1,024 refused) are disconnected and refused for 30 s; the
-//     connection gater (the address filters and those peers).
+//     (1,024 refused) or opening service streams past their rate (64
+//     refused) are disconnected and refused for 30 s; the connection
+//     gater (the address filters and those peers).
 //   - pubsub.go: PubSub, gossipsub or floodsub as Kubo runs it, with
 //     subscriptions whose queue is bounded.
 //   - pubsubrate.go: the rate at which one peer's messages enter pubsub's

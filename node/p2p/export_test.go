@@ -12,3 +12,10 @@ func SetForgetAfter(d time.Duration) func() {
 
 // ShunStrikes is the refused records after which a peer is shunned.
 const ShunStrikes = shunStrikes
+
+// ServiceBurst is the service streams a peer may open at once;
+// ServiceStrike the strikes each refused one costs it.
+const (
+	ServiceBurst  = serviceBurst
+	ServiceStrike = serviceStrike
+)

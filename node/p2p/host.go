@@ -70,6 +70,9 @@ type hostConfig struct {
 	NATPortMap  bool
 	// AddrsFactory, if set, rewrites the addresses the host advertises.
 	AddrsFactory func([]ma.Multiaddr) []ma.Multiaddr
+	// Services, if set, is the rate of peers' service streams
+	// (inbound.go); nil lets them open as many as they like.
+	Services *serviceRate
 }
 
 // libp2pHost is the running host: the basic host plus the parts it does
@@ -212,6 +215,9 @@ func newHost(c hostConfig) (_ host.Host, err error) {
 	bh, err := bhost.NewHost(sw, opts)
 	if err != nil {
 		return nil, err
+	}
+	if c.Services != nil {
+		sw.SetStreamHandler(inboundHandler(bh.Mux(), c.Services))
 	}
 	// From here the host closes the swarm, the peerstore and both managers.
 	closers = []func() error{qcm.Close, obs.Close, bh.Close}

@@ -129,6 +129,10 @@ type Net struct {
 	provMu   sync.Mutex
 	roots    func(context.Context) ([]cid.Cid, error)
 	sweep    *sweeper // nil unless Options.ProvideAll
+	// shun holds the peers refused for a while; services, the rate of
+	// peers' service streams (shun.go, inbound.go).
+	shun     *shunList
+	services *serviceRate
 	// providers is the DHT's provider store (nil without a DHT).
 	providers *cappedProviders
 	bwHist    bwHistory
@@ -200,12 +204,15 @@ func Start(o Options) (*Net, error) {
 		}
 		listen = append(listen, m)
 	}
-	// Peers that flood the DHT with records past its caps are
-	// disconnected and refused for a while (shun.go).
+	// Peers that flood the DHT with records past its caps, or open
+	// identify and ping streams past their rate, are disconnected and
+	// refused for a while (shun.go, inbound.go).
 	shun := newShunList()
+	services := newServiceRate(shun)
 	h, err := newHost(hostConfig{Key: o.Key, ListenAddrs: listen, UserAgent: o.UserAgent,
 		RM: rm, CM: cm, Gater: shunGater{AddrFilters: filters, l: shun}, BW: bw, NATPortMap: o.NATPortMap,
-		AddrsFactory: announceFactory(o.Announce, o.AppendAnnounce, o.NoAnnounce)})
+		AddrsFactory: announceFactory(o.Announce, o.AppendAnnounce, o.NoAnnounce),
+		Services:     services})
 	if err != nil {
 		return nil, fmt.Errorf("starting libp2p host: %w", err)
 	}
@@ -213,7 +220,7 @@ func Start(o Options) (*Net, error) {
 	nctx, cancel := context.WithCancel(context.Background())
 	nt := &Net{Host: h, ConnMgr: cm, BW: bw, Limits: lim, Filters: filters, Caps: caps,
 		RoutingType: rtype, ctx: nctx, cancel: cancel, provideQ: make(chan cid.Cid, 1024), roots: o.Roots,
-		rm: rm, rmLimits: rmLimits}
+		rm: rm, rmLimits: rmLimits, shun: shun, services: services}
 	// Bitswap and the DHT see streams through the bandwidth caps.
 	nt.capped = h
 	if caps.Enabled() {
@@ -374,6 +381,18 @@ func (nt *Net) ProviderStats() ProviderStats {
 		return ProviderStats{}
 	}
 	return nt.providers.Stats()
+}
+
+// ShunStats are the peers the node refused for a while and the service
+// streams it refused past their rate, since start.
+type ShunStats struct {
+	Shunned        uint64 // times a peer was disconnected and refused (shun.go)
+	ServiceRefused uint64 // identify, ping and unnegotiated streams reset past a peer's rate (inbound.go)
+}
+
+// ShunStats returns the counts.
+func (nt *Net) ShunStats() ShunStats {
+	return ShunStats{Shunned: nt.shun.Shunned(), ServiceRefused: nt.services.Refused()}
 }
 
 // Ctx is cancelled when the network layer stops.

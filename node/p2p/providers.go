@@ -37,7 +37,6 @@ type ProviderStats struct {
 	Refused uint64 // records refused since start
 	Max     int    // Limits.ProviderRecords
 	PerPeer int    // Limits.ProviderRecordsPerPeer
-	Shunned uint64 // times a peer was disconnected and refused for sending past the caps (shun.go)
 }
 
 // Recounts: hourly, since kad-dht's manager removes expired records every
@@ -128,7 +127,7 @@ func (c *cappedProviders) AddProvider(ctx context.Context, key []byte, prov peer
 		c.mu.Unlock()
 		c.refused.Add(1)
 		if c.shun != nil {
-			c.shun.strike(prov.ID) // kad-dht takes only the sender's own records
+			c.shun.strike(prov.ID, 1, "keeps sending provider records past the caps") // kad-dht takes only the sender's own records
 		}
 		return errProviderCap
 	}
@@ -162,11 +161,7 @@ func (c *cappedProviders) Close() error {
 func (c *cappedProviders) Stats() ProviderStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := ProviderStats{Stored: c.total, Refused: c.refused.Load(), Max: c.max, PerPeer: c.perPeer}
-	if c.shun != nil {
-		st.Shunned = c.shun.Shunned()
-	}
-	return st
+	return ProviderStats{Stored: c.total, Refused: c.refused.Load(), Max: c.max, PerPeer: c.perPeer}
 }
 
 // has reports whether p has records counted.

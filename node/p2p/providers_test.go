@@ -129,12 +129,21 @@ func TestProviderRecords_FloodingPeerShunned(t *testing.T) {
 	a := mustStart(t, "none", nil)
 	connect(t, a, nt)
 	sendProviderRecords(ctx, t, a, nt, total+p2p.ShunStrikes)
-	for nt.ProviderStats().Shunned == 0 && ctx.Err() == nil {
+	for nt.ShunStats().Shunned == 0 && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if st := nt.ProviderStats(); st.Shunned != 1 || st.Refused != p2p.ShunStrikes {
-		t.Fatalf("stats %+v: want %d refused and the peer shunned once", st, p2p.ShunStrikes)
+	if st, sh := nt.ProviderStats(), nt.ShunStats(); sh.Shunned != 1 || st.Refused != p2p.ShunStrikes {
+		t.Fatalf("stats %+v, %+v: want %d refused and the peer shunned once", st, sh, p2p.ShunStrikes)
 	}
+	mustBeShunned(ctx, t, nt, a)
+	b := mustStart(t, "none", nil)
+	connect(t, b, nt)
+}
+
+// mustBeShunned waits until nt has closed its connections with a, then
+// checks that a cannot connect again.
+func mustBeShunned(ctx context.Context, t *testing.T, nt, a *p2p.Net) {
+	t.Helper()
 	for len(nt.Host.Network().ConnsToPeer(a.Host.ID())) > 0 && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -148,6 +157,4 @@ func TestProviderRecords_FloodingPeerShunned(t *testing.T) {
 	if n := len(nt.Host.Network().ConnsToPeer(a.Host.ID())); n != 0 {
 		t.Fatalf("the shunned peer connected again (%d connections)", n)
 	}
-	b := mustStart(t, "none", nil)
-	connect(t, b, nt)
 }

@@ -1,11 +1,12 @@
-// shun.go: peers that keep sending provider records the node refuses.
-// Past the caps a record costs the node its decryption, parsing and
-// handling and is then dropped, and a flooding peer sends tens of
+// shun.go: peers that keep sending what the node refuses: provider
+// records past the caps (providers.go), service streams past their rate
+// (inbound.go). Each such record or stream still costs the node its
+// decryption, parsing and handling, and a flooding peer sends tens of
 // thousands a second. Leaving its streams unread does not help: the
-// connection is still read and decrypted. So once a peer has had
-// shunStrikes records refused, the node closes its connections and
-// refuses it for shunFor (the connection gater, shunGater): a flooder that
-// dials again costs a handshake per try, far less than its records.
+// connection is still read and decrypted. So once a peer has run up
+// shunStrikes strikes, the node closes its connections and refuses it for
+// shunFor (the connection gater, shunGater): a flooder that dials again
+// costs a handshake per try, far less than its flood.
 
 package p2p
 
@@ -14,15 +15,19 @@ import (
 	"sync/atomic"
 	"time"
 
+	logging "github.com/ipfs/go-log/v2"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
-// A peer is shunned for shunFor after shunStrikes refused records (an
-// honest peer past its share sends one record per key it holds and
-// stops; a few hundred keys past the cap stay below the strikes). The
-// strike counts of at most shunPeers peers are kept; past that they
-// start over.
+// shunLog says which peer was shunned, and why.
+var shunLog = logging.Logger("shun")
+
+// A peer is shunned for shunFor after shunStrikes strikes: a refused
+// provider record is one (an honest peer past its share sends one record
+// per key it holds and stops; a few hundred keys past the cap stay below
+// the strikes), a refused service stream serviceStrike. The strike counts
+// of at most shunPeers peers are kept; past that they start over.
 const (
 	shunStrikes = 1024
 	shunFor     = 30 * time.Second
@@ -45,14 +50,15 @@ func newShunList() *shunList {
 	return &shunList{strikes: map[peer.ID]int{}, until: map[peer.ID]time.Time{}, now: time.Now}
 }
 
-// strike counts one refused record of p, and shuns p at the shunStrikes'th.
-func (l *shunList) strike(p peer.ID) {
+// strike counts n strikes against p, and shuns p once it has shunStrikes;
+// why says what p keeps doing, for the log.
+func (l *shunList) strike(p peer.ID, n int, why string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.strikes) >= shunPeers {
 		clear(l.strikes)
 	}
-	l.strikes[p]++
+	l.strikes[p] += n
 	if l.strikes[p] < shunStrikes {
 		return
 	}
@@ -60,7 +66,7 @@ func (l *shunList) strike(p peer.ID) {
 	l.until[p] = l.now().Add(shunFor)
 	l.active.Store(int32(len(l.until)))
 	l.total.Add(1)
-	providersLog.Infof("%s keeps sending provider records past the caps: disconnected and refused for %v", p, shunFor)
+	shunLog.Infof("%s %s: disconnected and refused for %v", p, why, shunFor)
 	if l.onShun != nil {
 		go l.onShun(p)
 	}

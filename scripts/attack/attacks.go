@@ -522,7 +522,7 @@ func providerFlood(ctx context.Context, t *target) (string, error) {
 	m := t.metrics()
 	stored, capped, dropped := m["cairn_dht_provider_records"], m["cairn_dht_provider_records_max"], m["cairn_dht_provider_records_refused_total"]
 	saw := fmt.Sprintf("%d ADD_PROVIDER records sent by 20 peers, %d streams refused; %.0f stored (cap %.0f), %.0f refused, peers disconnected for it %.0f times; the datastore grew by %.1f MiB",
-		sent, refused, stored, capped, dropped, m["cairn_dht_peers_shunned_total"], grew)
+		sent, refused, stored, capped, dropped, m["cairn_p2p_peers_shunned_total"], grew)
 	if capped == 0 || stored > capped {
 		return saw, fmt.Errorf("provider records not capped: %.0f stored against a cap of %.0f", stored, capped)
 	}
@@ -867,8 +867,8 @@ func serviceSpam(ctx context.Context, t *target) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var n [3]atomic.Int64
-	var fails [3]atomic.Int64
+	var n, fails, answered [3]atomic.Int64
+	var dials, dialFails atomic.Int64
 	var wg sync.WaitGroup
 	protos := []protocol.ID{identify.ID, ping.ID, autonatV1}
 	for _, h := range hs {
@@ -878,7 +878,9 @@ func serviceSpam(ctx context.Context, t *target) (string, error) {
 				defer wg.Done()
 				for ctx.Err() == nil {
 					if h.Network().Connectedness(t.Info.ID) != network.Connected {
+						dials.Add(1)
 						if h.Connect(ctx, t.Info) != nil {
+							dialFails.Add(1)
 							time.Sleep(50 * time.Millisecond)
 							continue
 						}
@@ -895,10 +897,14 @@ func serviceSpam(ctx context.Context, t *target) (string, error) {
 						b := make([]byte, 32)
 						s.Write(b)
 						s.SetReadDeadline(time.Now().Add(2 * time.Second))
-						io.ReadFull(s, b)
+						if _, err := io.ReadFull(s, b); err == nil {
+							answered[k].Add(1)
+						}
 					case identify.ID:
 						s.SetReadDeadline(time.Now().Add(2 * time.Second))
-						io.Copy(io.Discard, s)
+						if c, err := io.Copy(io.Discard, s); err == nil && c > 0 {
+							answered[k].Add(1)
+						}
 					}
 					s.Reset()
 				}
@@ -906,8 +912,9 @@ func serviceSpam(ctx context.Context, t *target) (string, error) {
 		}
 	}
 	wg.Wait()
-	return fmt.Sprintf("50 peers (%d refused): identify %d streams (%d refused), ping %d (%d refused), AutoNAT %d (%d refused)",
-		refused, n[0].Load(), fails[0].Load(), n[1].Load(), fails[1].Load(), n[2].Load(), fails[2].Load()), nil
+	return fmt.Sprintf("50 peers (%d refused): identify %d streams (%d answered, %d refused at opening), ping %d (%d answered, %d refused), AutoNAT %d (%d refused); %d dials again (%d failed)",
+		refused, n[0].Load(), answered[0].Load(), fails[0].Load(), n[1].Load(), answered[1].Load(), fails[1].Load(),
+		n[2].Load(), fails[2].Load(), dials.Load(), dialFails.Load()), nil
 }
 
 func diskUsage(dir string) (int64, error) { return benchutil.DiskUsage(dir) }

@@ -28,8 +28,9 @@
 //     goroutines within 10% (+25) of idle, RssAnon within a sixteenth of
 //     the budget of idle (16 MiB at 256 MiB).
 //
-// Each attack also prints the Go heap in use and free beside RssAnon
-// after it; -heap DIR saves the daemon's heap profile there after each
+// Each attack also prints the CPU the daemon and the attackers used
+// over it (cores, from /proc and the child's rusage), and the Go heap in
+// use and free beside RssAnon after it; -heap DIR saves the daemon's heap profile there after each
 // (diag/profile, a zip per attack) to see what it holds, and -cpu DIR
 // its CPU profile over each attack, to see what it works on.
 //

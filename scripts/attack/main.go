@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -334,28 +335,38 @@ type childReport struct {
 }
 
 // spawn runs attack a in a child process at nice 19 for dur.
-func (t *target) spawn(a attack, dur time.Duration) (saw string, firstErr, err error) {
+func (t *target) spawn(a attack, dur time.Duration) (saw string, cpu time.Duration, firstErr, err error) {
+	saw, cmd, firstErr, err := t.spawnCmd(a, dur)
+	if cmd != nil && cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	return saw, cpu, firstErr, err
+}
+
+// spawnCmd runs the attacker's process (nice execs it, so its CPU is
+// the attacker's).
+func (t *target) spawnCmd(a attack, dur time.Duration) (saw string, cmd *exec.Cmd, firstErr, err error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	tj, err := json.Marshal(t)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), dur+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "nice", "-n", "19", exe, "-child", a.group+"/"+a.name, "-duration", dur.String())
+	cmd = exec.CommandContext(ctx, "nice", "-n", "19", exe, "-child", a.group+"/"+a.name, "-duration", dur.String())
 	cmd.Env = append(os.Environ(), targetEnv+"="+string(tj))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", nil, fmt.Errorf("the attacker: %w", err)
+		return "", cmd, nil, fmt.Errorf("the attacker: %w", err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	var rep childReport
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rep); err != nil {
-		return "", nil, fmt.Errorf("the attacker's report %q: %w", out, err)
+		return "", cmd, nil, fmt.Errorf("the attacker's report %q: %w", out, err)
 	}
 	if rep.FirstErr != "" {
 		firstErr = errors.New(rep.FirstErr)
@@ -363,7 +374,7 @@ func (t *target) spawn(a attack, dur time.Duration) (saw string, firstErr, err e
 	if rep.Err != "" {
 		err = errors.New(rep.Err)
 	}
-	return rep.Saw, firstErr, err
+	return rep.Saw, cmd, firstErr, err
 }
 
 // runChild is the child process: one attack for dur, then its report.
@@ -409,8 +420,10 @@ type result struct {
 	backIdleButMemory bool // peers and goroutines back, whatever RssAnon
 	memBudgetOK       bool
 	floor             time.Duration
-	attackErr         error
-	firstErr          error
+	// The daemon's and the attackers' CPU over the attack's wall time.
+	wall, daemonCPU, attackerCPU time.Duration
+	attackErr                    error
+	firstErr                     error
 }
 
 func (r *result) memOK(budget int64) bool { return r.peak < budget<<10 }
@@ -457,7 +470,9 @@ func (t *target) runAttack(a attack, idle figures, dur, settle, floor time.Durat
 			t.saveCPU(filepath.Join(cpuDir, a.group+"-"+a.name+".zip"), dur)
 		}()
 	}
-	saw, ferr, err := t.spawn(a, dur)
+	cpu0, start := benchutil.CPUTime(t.d.Pid()), time.Now()
+	saw, acpu, ferr, err := t.spawn(a, dur)
+	r.wall, r.daemonCPU, r.attackerCPU = time.Since(start), benchutil.CPUTime(t.d.Pid())-cpu0, acpu
 	if cpu != nil {
 		<-cpu
 	}
@@ -561,6 +576,10 @@ func (r *result) print(w io.Writer, budget int64) {
 	fmt.Fprintf(w, "   %-10s %-34s %-34s %s\n", "RPC", fmt.Sprintf("median %s (%.1fx) p95 %s (%d probes, %d failed)", ms(r.during.p50),
 		float64(r.during.p50)/float64(max(r.idle.p50, 1)), ms(r.during.p95), r.probes, r.errs),
 		fmt.Sprintf("median %s p95 %s", ms(r.idle.p50), ms(r.idle.p95)), verdict(r.latOK && r.errs == 0))
+	if r.wall > 0 {
+		fmt.Fprintf(w, "   %-10s daemon %.2f cores, attackers %.2f cores (of the %d the machine has)\n", "CPU",
+			r.daemonCPU.Seconds()/r.wall.Seconds(), r.attackerCPU.Seconds()/r.wall.Seconds(), runtime.NumCPU())
+	}
 	if r.exited {
 		fmt.Fprintf(w, "   the daemon EXITED\n")
 		return
