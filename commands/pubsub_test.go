@@ -99,7 +99,7 @@ var pooledGoroutine = regexp.MustCompile(`fasthttp\.\(\*workerPool\)\.getCh|fast
 func runsCairnCode(stack string) bool {
 	for _, l := range strings.Split(stack, "\n") {
 		if strings.Contains(l, "cairn/") && !strings.Contains(l, "gatedHost") && !strings.Contains(l, "gatedStream") &&
-			!strings.Contains(l, "node/p2p/gate.go") && !strings.Contains(l, "inboundHandler") &&
+			!strings.Contains(l, "gatedConn") && !strings.Contains(l, "node/p2p/gate.go") && !strings.Contains(l, "inboundHandler") &&
 			!strings.Contains(l, "node/p2p/inbound.go") {
 			return true
 		}
@@ -120,9 +120,10 @@ func goroutines() map[string]int {
 		// subscription pumps): the libp2p host dials, refreshes and
 		// opens pubsub streams to new connections on its own schedule.
 		// Keyed by creator, without arguments and goroutine numbers.
-		// The work gate's wrapper around every stream handler, and the
-		// handler of every inbound stream (node/p2p/inbound.go), are
-		// cairn's code in libp2p goroutines: they do not count.
+		// The work gate's wrappers around every stream handler and
+		// inbound connection, and the handler of every inbound stream
+		// (node/p2p/inbound.go), are cairn's code in libp2p goroutines:
+		// they do not count.
 		if !runsCairnCode(g) {
 			continue
 		}

@@ -25,9 +25,10 @@
 //     by scope (swarm/resources).
 //   - addrfilter.go: AddrFilters, the denied address ranges
 //     (Swarm.AddrFilters, swarm/filters) as a connection gater.
-//   - gate.go: the work gate: how many handlers of streams peers opened
-//     work at once (a core fewer than the node has), so that floods of
-//     peer messages leave cores to the RPC and the gateway.
+//   - gate.go: the work gate: how many handlers of streams peers opened,
+//     and security handshakes of connections they opened, work at once
+//     (a core fewer than the node has), so that floods of peer messages
+//     or dials leave cores to the RPC and the gateway.
 //   - bwcap.go: BandwidthLimiter, the bandwidth caps (Swarm.Bandwidth) as
 //     token buckets on the streams of bitswap, the DHT, pubsub and
 //     stream mounting (CappedHost).

@@ -1,20 +1,26 @@
 // gate.go: a bound on the peer work the node does at once. Streams that
 // peers open to the protocols the node serves (bitswap, the DHT, pubsub,
-// p2p listen) pass a shared gate between a read that brought bytes and
-// the stream's next read, write or close: while that many handlers work
-// on what peers sent, others wait (at most gateWait) before they work,
-// so a flood of peer messages leaves cores to the RPC and the gateway.
+// p2p listen), and the security handshakes of connections peers open,
+// pass a shared gate between a read that brought bytes and the stream's
+// (or connection's) next read, write or close: while that many handlers
+// work on what peers sent, others wait (at most gateWait) before they
+// work, so a flood of peer messages or dials leaves cores to the RPC and
+// the gateway.
 
 package p2p
 
 import (
+	"context"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
+	"github.com/libp2p/go-libp2p/core/sec"
 )
 
 // gateWait is the longest a handler waits for a place: past it, it
@@ -95,40 +101,56 @@ func (g *workGate) leave(l lease) {
 	}
 }
 
-// gatedStream holds a place of its gate from a read that brought bytes
-// to its next call.
-type gatedStream struct {
-	network.Stream
+// holder holds a place of its gate from a read that brought bytes to the
+// next call of its stream or connection.
+type holder struct {
 	g    *workGate
 	mu   sync.Mutex
 	held lease
 	has  bool // held is a lease not yet given back
 }
 
-func (s *gatedStream) release() {
-	s.mu.Lock()
-	l, had := s.held, s.has
-	s.has = false
-	s.mu.Unlock()
+func (h *holder) release() {
+	h.mu.Lock()
+	l, had := h.held, h.has
+	h.has = false
+	h.mu.Unlock()
 	if had {
-		s.g.leave(l)
+		h.g.leave(l)
 	}
+}
+
+// read takes a place once a read brought n > 0 bytes.
+func (h *holder) read(n int) {
+	if n == 0 {
+		return
+	}
+	if l, ok := h.g.enter(); ok {
+		h.mu.Lock()
+		prev, had := h.held, h.has
+		h.held, h.has = l, true
+		h.mu.Unlock()
+		if had {
+			h.g.leave(prev) // another goroutine's read held one
+		}
+	}
+}
+
+// gatedStream holds a place of its gate from a read that brought bytes
+// to its next call.
+type gatedStream struct {
+	network.Stream
+	holder
+}
+
+func newGatedStream(s network.Stream, g *workGate) *gatedStream {
+	return &gatedStream{Stream: s, holder: holder{g: g}}
 }
 
 func (s *gatedStream) Read(p []byte) (int, error) {
 	s.release()
 	n, err := s.Stream.Read(p)
-	if n > 0 {
-		if l, ok := s.g.enter(); ok {
-			s.mu.Lock()
-			prev, had := s.held, s.has
-			s.held, s.has = l, true
-			s.mu.Unlock()
-			if had {
-				s.g.leave(prev) // another goroutine's read held one
-			}
-		}
-	}
+	s.read(n)
 	return n, err
 }
 
@@ -152,6 +174,56 @@ func (s *gatedStream) CloseRead() error {
 	return s.Stream.CloseRead()
 }
 
+// gatedSecurity runs the security handshakes of inbound connections
+// under the gate: the key exchange, signatures and certificate checks a
+// dialling peer causes are peer work like its streams', and a flood of
+// dials (a shunned peer dialling again) leaves cores to the RPC too.
+// The node's own dials are not gated.
+type gatedSecurity struct {
+	sec.SecureTransport
+	g *workGate
+}
+
+func (t gatedSecurity) SecureInbound(ctx context.Context, c net.Conn, p peer.ID) (sec.SecureConn, error) {
+	gc := &gatedConn{Conn: c, holder: holder{g: t.g}}
+	sc, err := t.SecureTransport.SecureInbound(ctx, gc, p)
+	gc.done.Store(true)
+	gc.release()
+	return sc, err
+}
+
+// gatedConn is a connection gated until done: the secure connection
+// stays on top of it, ungated, once the handshake is over.
+type gatedConn struct {
+	net.Conn
+	holder
+	done atomic.Bool
+}
+
+func (c *gatedConn) Read(p []byte) (int, error) {
+	if c.done.Load() {
+		return c.Conn.Read(p)
+	}
+	c.release()
+	n, err := c.Conn.Read(p)
+	if !c.done.Load() {
+		c.read(n)
+	}
+	return n, err
+}
+
+func (c *gatedConn) Write(p []byte) (int, error) {
+	if !c.done.Load() {
+		c.release()
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *gatedConn) Close() error {
+	c.release()
+	return c.Conn.Close()
+}
+
 // gatedHost gates the streams of the protocols it serves.
 type gatedHost struct {
 	host.Host
@@ -159,9 +231,9 @@ type gatedHost struct {
 }
 
 func (h *gatedHost) SetStreamHandler(pid protocol.ID, handler network.StreamHandler) {
-	h.Host.SetStreamHandler(pid, func(s network.Stream) { handler(&gatedStream{Stream: s, g: h.g}) })
+	h.Host.SetStreamHandler(pid, func(s network.Stream) { handler(newGatedStream(s, h.g)) })
 }
 
 func (h *gatedHost) SetStreamHandlerMatch(pid protocol.ID, m func(protocol.ID) bool, handler network.StreamHandler) {
-	h.Host.SetStreamHandlerMatch(pid, m, func(s network.Stream) { handler(&gatedStream{Stream: s, g: h.g}) })
+	h.Host.SetStreamHandlerMatch(pid, m, func(s network.Stream) { handler(newGatedStream(s, h.g)) })
 }

@@ -73,6 +73,9 @@ type hostConfig struct {
 	// Services, if set, is the rate of peers' service streams
 	// (inbound.go); nil lets them open as many as they like.
 	Services *serviceRate
+	// Gate, if set, is the peer work gate inbound security handshakes
+	// pass (gate.go).
+	Gate *workGate
 }
 
 // libp2pHost is the running host: the basic host plus the parts it does
@@ -175,7 +178,11 @@ func newHost(c hostConfig) (_ host.Host, err error) {
 	if err != nil {
 		return nil, err
 	}
-	up, err := tptu.New([]sec.SecureTransport{nt, tt}, muxers, nil, c.RM, c.Gater)
+	secs := []sec.SecureTransport{nt, tt}
+	if c.Gate != nil {
+		secs = []sec.SecureTransport{gatedSecurity{nt, c.Gate}, gatedSecurity{tt, c.Gate}}
+	}
+	up, err := tptu.New(secs, muxers, nil, c.RM, c.Gater)
 	if err != nil {
 		return nil, err
 	}

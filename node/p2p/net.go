@@ -209,10 +209,14 @@ func Start(o Options) (*Net, error) {
 	// refused for a while (shun.go, inbound.go).
 	shun := newShunList()
 	services := newServiceRate(shun)
+	var gate *workGate
+	if n := gateSize(); n > 0 {
+		gate = newWorkGate(n)
+	}
 	h, err := newHost(hostConfig{Key: o.Key, ListenAddrs: listen, UserAgent: o.UserAgent,
 		RM: rm, CM: cm, Gater: shunGater{AddrFilters: filters, l: shun}, BW: bw, NATPortMap: o.NATPortMap,
 		AddrsFactory: announceFactory(o.Announce, o.AppendAnnounce, o.NoAnnounce),
-		Services:     services})
+		Services:     services, Gate: gate})
 	if err != nil {
 		return nil, fmt.Errorf("starting libp2p host: %w", err)
 	}
@@ -226,8 +230,8 @@ func Start(o Options) (*Net, error) {
 	if caps.Enabled() {
 		nt.capped = &cappedHost{Host: h, caps: caps}
 	}
-	if n := gateSize(); n > 0 {
-		nt.capped = &gatedHost{Host: nt.capped, g: newWorkGate(n)}
+	if gate != nil {
+		nt.capped = &gatedHost{Host: nt.capped, g: gate}
 	}
 	fail := func(err error) (*Net, error) {
 		_ = nt.Close()

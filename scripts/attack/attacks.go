@@ -387,8 +387,17 @@ func sameBlocks(ctx context.Context, t *target) (string, error) {
 		}()
 	}
 	wg.Wait()
-	return fmt.Sprintf("20 peers fetched %.0f MiB of the same %d blocks in %.1f s (%.1f MiB/s served; no upload cap is configured)",
-		float64(got.Load())/(1<<20), len(leaves), time.Since(t0).Seconds(), float64(got.Load())/(1<<20)/time.Since(t0).Seconds()), nil
+	el := time.Since(t0).Seconds()
+	saw := fmt.Sprintf("20 peers fetched %.0f MiB of the same %d blocks in %.1f s (%.1f MiB/s served; upload cap %d MiB/s)",
+		float64(got.Load())/(1<<20), len(leaves), el, float64(got.Load())/(1<<20)/el, lanOutMiB)
+	// The cap's bucket holds a quarter of a second, at most 256 KiB.
+	if limit := float64(lanOutMiB<<20)*el + 256<<10; float64(got.Load()) > limit {
+		return saw, fmt.Errorf("served %.1f MiB in %.1f s, past the upload cap of %d MiB/s", float64(got.Load())/(1<<20), el, lanOutMiB)
+	}
+	if got.Load() == 0 {
+		return saw, errors.New("no block was served")
+	}
+	return saw, nil
 }
 
 // bitswapMalformed: garbage, a length prefix past the 4 MiB limit, a

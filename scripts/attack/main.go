@@ -85,6 +85,10 @@ type target struct {
 	budget int64  // MiB
 }
 
+// lanOutMiB is the daemon's LAN upload cap (Swarm.Bandwidth.LANOut), in
+// MiB a second: a tenth of what 20 peers fetch without one here.
+const lanOutMiB = 16
+
 func run(bin, board, only string, dur, settle, floor time.Duration, checkLatency bool) (bool, error) {
 	work, err := os.MkdirTemp("", "cairn-attack-")
 	if err != nil {
@@ -102,13 +106,15 @@ func run(bin, board, only string, dur, settle, floor time.Duration, checkLatency
 	defer cg.Remove()
 	// The board's profile makes the DHT a client only; Routing.Type
 	// auto makes the LAN DHT serve (as Kubo's default does), so that
-	// its server side is attacked too.
+	// its server side is attacked too. An upload cap, as a board on a
+	// shared LAN would set, is checked under bitswap/same-blocks.
 	opts := daemon.Options{Board: board, CgroupProcs: cg.ProcsFile(), Config: map[string]string{
 		"Pubsub.Enabled":         `true`,
 		"Ipns.UsePubsub":         `true`,
 		"Routing.Type":           `"auto"`,
 		"Bootstrap":              `[]`,
 		"Discovery.MDNS.Enabled": `false`,
+		"Swarm.Bandwidth":        fmt.Sprintf(`{"LANOut": "%dMiB"}`, lanOutMiB),
 	}}
 	d, err := daemon.StartCairn(bin, filepath.Join(work, "repo"), opts)
 	if err != nil {
