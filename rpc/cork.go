@@ -21,8 +21,6 @@ import (
 // docs/performance.md, "Where the time goes").
 const corkBytes = 128 << 10
 
-var corkPool = sync.Pool{New: func() any { b := make([]byte, 0, corkBytes); return &b }}
-
 // corkListener makes every accepted connection a *corkConn, with its
 // hang-up watch kept in running until it closes.
 type corkListener struct {
@@ -49,7 +47,7 @@ func (l corkListener) Accept() (net.Conn, error) {
 type corkConn struct {
 	net.Conn
 	corked bool
-	held   *[]byte // from corkPool while bytes are held
+	held   *[]byte // from corkBufs while bytes are held
 	err    error   // a write error of held bytes, reported by the next Write
 
 	// watch serves the connection's commands, one at a time; running
@@ -92,7 +90,8 @@ func (c *corkConn) Write(p []byte) (int, error) {
 		if !c.corked || len(p) > corkBytes {
 			return c.Conn.Write(p)
 		}
-		c.held = corkPool.Get().(*[]byte)
+		b := corkBufs.get(corkBytes)
+		c.held = &b
 	}
 	h := *c.held
 	switch {
@@ -163,8 +162,7 @@ func (c *corkConn) send(b []byte) error {
 
 // release gives the held buffer back.
 func (c *corkConn) release() {
-	*c.held = (*c.held)[:0]
-	corkPool.Put(c.held)
+	corkBufs.put(*c.held)
 	c.held = nil
 }
 

@@ -17,7 +17,8 @@
 // body, then Run in its own goroutine) -> response.go (the Emitter that
 // writes the preamble at the first output, the error body) -> pipe.go (the
 // hand-off to fasthttp's body writer) -> cork.go (the connection gathers an
-// answer's small writes into a few large ones). errors.go is the command
+// answer's small writes into a few large ones); buffers.go keeps the
+// large buffers of those two from one answer to the next. errors.go is the command
 // error type and its wire form; hangup_linux.go notices a client that hung
 // up while its command runs (hangup_other.go: the other systems, which
 // notice at the next write); reqlog.go keeps the running and recent

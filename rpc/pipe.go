@@ -43,7 +43,7 @@ func (p *chunkPipe) Write(b []byte) (int, error) {
 	default:
 	}
 	if cap(c) < len(b) {
-		c = make([]byte, 0, len(b))
+		c = pipeBufs.get(len(b))
 	}
 	c = append(c[:0], b...)
 	select {
@@ -96,11 +96,25 @@ func (p *chunkPipe) next() (c []byte, ok bool) {
 		}
 		c, ok := <-p.ch
 		if !ok {
+			p.recycle()
 			return nil, false
 		}
 		p.cur, p.curBuf = c, c
 	}
 	return p.cur, true
+}
+
+// recycle gives the pipe's buffers to pipeBufs once the writer has
+// closed and the reader has met the end: nothing uses them any more.
+func (p *chunkPipe) recycle() {
+	for {
+		select {
+		case b := <-p.free:
+			pipeBufs.put(b)
+		default:
+			return
+		}
+	}
 }
 
 // consume marks the first n bytes of next's slice as read.

@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"io"
+	"runtime"
 	"testing"
 )
 
@@ -79,5 +80,56 @@ func TestChunkPipe_ReusesBuffersWhenAhead(t *testing.T) {
 	cycle()
 	if a := testing.AllocsPerRun(20, cycle); a != 0 {
 		t.Errorf("%v allocations per cycle, want 0", a)
+	}
+}
+
+// Each answer has a pipe of its own: once one has ended, the next
+// answer's writes reuse its buffers, whatever garbage collections ran
+// between (sync.Pool would have emptied), so a small cat allocates no
+// chunk buffer of its own.
+func TestChunkPipe_BuffersOutliveThePipe(t *testing.T) {
+	chunk := bytes.Repeat([]byte("x"), 256<<10)
+	answer := func() {
+		p := newChunkPipe(4)
+		go func() {
+			p.Write(chunk)
+			p.CloseWrite()
+		}()
+		if n, err := io.Copy(io.Discard, p); err != nil || n != int64(len(chunk)) {
+			t.Fatalf("read %d, %v", n, err)
+		}
+	}
+	answer()
+	runtime.GC()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 20 {
+		answer()
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 256<<10 {
+		t.Errorf("20 answers of 256 KiB allocated %d bytes, want less than one chunk", got)
+	}
+}
+
+// A bufList keeps at most its count of buffers, none over its size.
+func TestBufList_Bounds(t *testing.T) {
+	l := newBufList(2, 1024)
+	l.put(make([]byte, 10, 2048))
+	if len(l.free) != 0 {
+		t.Fatal("kept a buffer over the size")
+	}
+	for range 3 {
+		l.put(make([]byte, 10, 1024))
+	}
+	if len(l.free) != 2 {
+		t.Fatalf("kept %d buffers, want 2", len(l.free))
+	}
+	if b := l.get(512); len(b) != 0 || cap(b) != 1024 {
+		t.Fatalf("get: len %d cap %d, want an emptied kept buffer", len(b), cap(b))
+	}
+	if b := l.get(4096); cap(b) < 4096 {
+		t.Fatalf("get of 4096: cap %d", cap(b))
 	}
 }
