@@ -2,9 +2,13 @@
 // its service streams. A stream is negotiated (multistream-select) and
 // handed to its protocol's handler as go-libp2p's basic host does; in
 // between, a peer's streams to the services every peer may use (identify,
-// identify push, ping) and its streams that negotiate no protocol at all
+// ping) and its streams that negotiate no protocol at all
 // draw on one token bucket per peer (serviceBurst, then one every
-// serviceEvery). An honest peer identifies once per connection and pings
+// serviceEvery). A failed negotiation counts whatever ended it: the
+// peer's reset or silence, or the node's closing the connection (as the
+// resource manager's memory limit does to a peer flooding streams it
+// never negotiates); an honest peer has a stream or two in negotiation at
+// most when its connection closes. An honest peer identifies once per connection and pings
 // now and then; a peer that opens them by the thousand makes the node
 // sign and encrypt an answer for each. Past its tokens a stream is reset
 // unanswered and counts serviceStrike strikes against the peer (shun.go),
@@ -35,9 +39,12 @@ const (
 	serviceStrike = shunStrikes / 64
 )
 
-// isService reports whether streams of protocol p draw on the service rate.
+// isService reports whether streams of protocol p draw on the service
+// rate. Identify push is not one: an honest peer pushes at each change of
+// its addresses or protocols, and go-libp2p's identify rate-limits pushes
+// by address itself.
 func isService(p protocol.ID) bool {
-	return p == identify.ID || p == identify.IDPush || p == ping.ID
+	return p == identify.ID || p == ping.ID
 }
 
 // serviceRate holds each peer's tokens for service streams.
