@@ -47,8 +47,8 @@ func (l corkListener) Accept() (net.Conn, error) {
 type corkConn struct {
 	net.Conn
 	corked bool
-	held   *[]byte // from corkBufs while bytes are held
-	err    error   // a write error of held bytes, reported by the next Write
+	held   []byte // from corkBufs while bytes are held (nil: none)
+	err    error  // a write error of held bytes, reported by the next Write
 
 	// watch serves the connection's commands, one at a time; running
 	// is the server's set of watches (Shutdown stops their commands).
@@ -77,7 +77,7 @@ func (c *corkConn) Flush() error {
 	if c.err != nil || c.held == nil {
 		return c.err
 	}
-	err := c.send(*c.held)
+	err := c.send(c.held)
 	c.release()
 	return err
 }
@@ -90,15 +90,14 @@ func (c *corkConn) Write(p []byte) (int, error) {
 		if !c.corked || len(p) > corkBytes {
 			return c.Conn.Write(p)
 		}
-		b := corkBufs.get(corkBytes)
-		c.held = &b
+		c.held = corkBufs.get(corkBytes)
 	}
-	h := *c.held
+	h := c.held
 	switch {
 	case len(h)+len(p) <= cap(h):
 		// Fits: hold it, or send it all in one write.
 		h = append(h, p...)
-		*c.held = h
+		c.held = h
 		if c.corked {
 			return len(p), nil
 		}
@@ -111,7 +110,7 @@ func (c *corkConn) Write(p []byte) (int, error) {
 			c.release()
 			return 0, err
 		}
-		*c.held = append(h[:0], p...)
+		c.held = append(h[:0], p...)
 		return len(p), nil
 	default:
 		bufs := net.Buffers{h, p}
@@ -136,7 +135,7 @@ func (c *corkConn) WriteChunk(p []byte) error {
 	line := append(strconv.AppendInt(size[:0], int64(len(p)), 16), '\r', '\n')
 	bufs := make(net.Buffers, 0, 4)
 	if c.held != nil {
-		bufs = append(bufs, *c.held)
+		bufs = append(bufs, c.held)
 	}
 	bufs = append(bufs, line, p, crlf)
 	_, err := bufs.WriteTo(c.Conn)
@@ -162,7 +161,7 @@ func (c *corkConn) send(b []byte) error {
 
 // release gives the held buffer back.
 func (c *corkConn) release() {
-	corkBufs.put(*c.held)
+	corkBufs.put(c.held)
 	c.held = nil
 }
 
