@@ -106,7 +106,8 @@ const providerRecordBytes = 256
 // and at 256 a MiB of the memory budget, since kad-dht's hourly expiry
 // and the cap's recount read every record: between 4,096 and 1,048,576
 // records, 39,062 at 10 GB (10^10 bytes), 65,536 at 256 MiB. One peer may hold an eighth of them, so that a few peers
-// cannot take all; records of any number of peers stay within the total.
+// cannot take all; records of any number of peers stay within the total
+// and a sixteenth of it (node/p2p/providers.go evicts back under it).
 func providerLimits(c *config.Config, l *p2p.Limits) error {
 	sm, err := config.ParseStorageMax(c.Datastore.StorageMax)
 	if err != nil {

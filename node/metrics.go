@@ -46,6 +46,7 @@ var (
 	mProviders      = desc("cairn_dht_provider_records", "Provider records the DHT stores for other peers (ADD_PROVIDER), as last counted plus those accepted since; absent without a DHT.")
 	mProvidersMax   = desc("cairn_dht_provider_records_max", "The cap on those records (a thousandth of Datastore.StorageMax at 256 bytes a record, at most 256 a MiB of the memory budget; a peer may hold an eighth).")
 	mProvRefused    = desc("cairn_dht_provider_records_refused_total", "Provider records refused past the caps since start.")
+	mProvEvicted    = desc("cairn_dht_provider_records_evicted_total", "Provider records of the largest holders evicted since start to make room past the cap for peers holding few.")
 	mShunned        = desc("cairn_p2p_peers_shunned_total", "Times since start a peer was disconnected and refused for 30 s: for provider records past the caps (1,024 refused) or identify and ping streams past its rate (64 refused).")
 	mServiceRefused = desc("cairn_p2p_service_streams_refused_total", "Identify, ping and unnegotiated streams reset since start past their peer's rate (16 at once, then one a second).")
 	mPubsubDropped  = desc("cairn_pubsub_messages_dropped_total", "Pubsub messages dropped before validation past a peer's rate (100 a second, bursts of 256); absent without pubsub.")
@@ -148,6 +149,7 @@ func (c nodeCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(mProviders, float64(p.Stored))
 		gauge(mProvidersMax, float64(p.Max))
 		counter(mProvRefused, float64(p.Refused))
+		counter(mProvEvicted, float64(p.Evicted))
 	}
 	if nt.PubSub != nil {
 		counter(mPubsubDropped, float64(nt.PubSub.DroppedMessages()))

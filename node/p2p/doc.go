@@ -40,7 +40,9 @@
 //     through kad-dht's sweeping providers, a keyspace slice at a time.
 //   - providers.go: the DHT's provider store, kad-dht's with caps on the
 //     records it keeps for other peers, in all and per peer
-//     (Limits.ProviderRecords), and their counts (ProviderStats).
+//     (Limits.ProviderRecords), a slack past the cap for peers holding
+//     few that the next count evicts back from the largest holders, and
+//     their counts (ProviderStats).
 //   - inbound.go: the handler of the streams peers open (negotiation as
 //     go-libp2p's basic host does it), with a per-peer token bucket on
 //     identify, ping and unnegotiated streams (16, then one a second).

@@ -19,3 +19,11 @@ const (
 	ServiceBurst  = serviceBurst
 	ServiceStrike = serviceStrike
 )
+
+// SetProviderEvictEvery sets how often at most provider records are
+// evicted past the cap, and returns the function that puts it back.
+func SetProviderEvictEvery(d time.Duration) func() {
+	old := providerEvictEvery
+	providerEvictEvery = d
+	return func() { providerEvictEvery = old }
+}

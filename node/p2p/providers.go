@@ -3,13 +3,23 @@
 // its provider manager and refuses records past Limits.ProviderRecords
 // in all and Limits.ProviderRecordsPerPeer per peer, counting what the
 // datastore holds. The node's own provides always pass.
+//
+// The room is shared fairly: past the cap, a peer holding fewer than half
+// as many records as the largest holder may still store some (up to a
+// sixteenth of the cap more), and the next count then evicts records of
+// the largest holders until the total is that sixteenth under the cap.
+// So a flood from many peer IDs cannot keep honest peers' new records out
+// until its own expire (48 h).
 
 package p2p
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,10 +41,11 @@ var providersLog = logging.Logger("providers")
 var errProviderCap = errors.New("provider records: cap reached, record refused")
 
 // ProviderStats are the provider records the DHT stores for other peers
-// and those it refused past the caps since start.
+// and those it refused past the caps or evicted since start.
 type ProviderStats struct {
 	Stored  int    // records of other peers, as last counted plus those accepted since
 	Refused uint64 // records refused since start
+	Evicted uint64 // records of the largest holders removed to make room, since start
 	Max     int    // Limits.ProviderRecords
 	PerPeer int    // Limits.ProviderRecordsPerPeer
 }
@@ -47,23 +58,31 @@ const (
 	providerRecountMin   = time.Minute
 )
 
+// providerEvictEvery is how often at most a count runs to evict records
+// once the total has passed the cap (a variable for tests).
+var providerEvictEvery = 10 * time.Second
+
 // cappedProviders is a records.ProviderStore that counts the records of
 // other peers and refuses those past its caps. The count is the
 // datastore's, recounted from its keys (/providers/<key>/<peer>), plus
 // what was accepted since the recount began, so it errs on the high side.
 type cappedProviders struct {
 	inner   records.ProviderStore
-	dstore  ds.Datastore
+	dstore  ds.Batching
 	self    peer.ID
 	max     int
 	perPeer int
+	slack   int // past max, for peers holding less than half of top
 	refused atomic.Uint64
+	evicted atomic.Uint64
 	shun    *shunList // strikes for refused records (nil: none kept)
 
 	mu         sync.Mutex
 	total      int
 	byPeer     map[peer.ID]int
+	top        int // the most records one peer holds, as counted and accepted since
 	recounting bool
+	evictSoon  bool // a count to evict is due at lastCount+providerEvictEvery
 	lastCount  time.Time
 	during     map[peer.ID]int // accepted while a recount runs
 
@@ -91,7 +110,7 @@ func newCappedProviders(ctx context.Context, self peer.ID, ps peerstore.Peerstor
 		perPeer = max
 	}
 	c := &cappedProviders{inner: pm, dstore: dstore, self: self, max: max, perPeer: perPeer, shun: shun,
-		byPeer: map[peer.ID]int{}, ctx: ctx, cancel: cancel}
+		slack: providerSlack(max), byPeer: map[peer.ID]int{}, ctx: ctx, cancel: cancel}
 	c.mu.Lock()
 	c.startRecount()
 	c.mu.Unlock()
@@ -114,13 +133,23 @@ func newCappedProviders(ctx context.Context, self peer.ID, ps peerstore.Peerstor
 	return c, nil
 }
 
+// providerSlack is how far past a cap of max records peers holding few
+// may go: a sixteenth of it, at least one (none without a cap).
+func providerSlack(max int) int {
+	if max == math.MaxInt {
+		return 0
+	}
+	return (max + 15) / 16
+}
+
 // AddProvider stores the record unless it is another peer's past a cap.
 func (c *cappedProviders) AddProvider(ctx context.Context, key []byte, prov peer.AddrInfo) error {
 	if prov.ID == c.self {
 		return c.inner.AddProvider(ctx, key, prov)
 	}
 	c.mu.Lock()
-	if c.total >= c.max || c.byPeer[prov.ID] >= c.perPeer {
+	n := c.byPeer[prov.ID]
+	if n >= c.perPeer || c.total >= c.max && (c.total >= c.max+c.slack || n >= c.top/2) {
 		if time.Since(c.lastCount) >= providerRecountMin {
 			c.startRecount()
 		}
@@ -132,12 +161,45 @@ func (c *cappedProviders) AddProvider(ctx context.Context, key []byte, prov peer
 		return errProviderCap
 	}
 	c.total++
-	c.byPeer[prov.ID]++
+	c.byPeer[prov.ID] = n + 1
+	c.top = max(c.top, n+1)
 	if c.during != nil {
 		c.during[prov.ID]++
 	}
+	if c.total > c.max {
+		c.evictLater()
+	}
 	c.mu.Unlock()
 	return c.inner.AddProvider(ctx, key, prov)
+}
+
+// evictLater starts a count, which evicts past the cap, once
+// providerEvictEvery has passed since the last; c.mu is held.
+func (c *cappedProviders) evictLater() {
+	if c.evictSoon || c.recounting || c.ctx.Err() != nil {
+		return
+	}
+	wait := time.Until(c.lastCount.Add(providerEvictEvery))
+	if wait <= 0 {
+		c.startRecount()
+		return
+	}
+	c.evictSoon = true
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+		}
+		c.mu.Lock()
+		c.evictSoon = false
+		c.startRecount()
+		c.mu.Unlock()
+	}()
 }
 
 // GetProviders is kad-dht's.
@@ -161,7 +223,7 @@ func (c *cappedProviders) Close() error {
 func (c *cappedProviders) Stats() ProviderStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return ProviderStats{Stored: c.total, Refused: c.refused.Load(), Max: c.max, PerPeer: c.perPeer}
+	return ProviderStats{Stored: c.total, Refused: c.refused.Load(), Evicted: c.evicted.Load(), Max: c.max, PerPeer: c.perPeer}
 }
 
 // has reports whether p has records counted.
@@ -172,7 +234,7 @@ func (c *cappedProviders) has(p peer.ID) bool {
 }
 
 // startRecount counts the datastore's records in the background unless a
-// count runs already; c.mu is held.
+// count runs already, and evicts if they are past the cap; c.mu is held.
 func (c *cappedProviders) startRecount() {
 	if c.recounting || c.ctx.Err() != nil {
 		return
@@ -184,6 +246,9 @@ func (c *cappedProviders) startRecount() {
 	go func() {
 		defer c.wg.Done()
 		byPeer, err := c.count()
+		if err == nil {
+			err = c.evict(byPeer)
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.recounting = false
@@ -191,27 +256,99 @@ func (c *cappedProviders) startRecount() {
 		c.during = nil
 		if err != nil {
 			if c.ctx.Err() == nil {
-				providersLog.Errorf("provider records: counting: %v", err)
+				providersLog.Errorf("provider records: counting or evicting: %v", err)
 			}
 			return
 		}
 		// Records accepted during the count may or may not be in it: they
 		// are added again, so the count errs on the high side.
-		total := 0
+		total, top := 0, 0
 		for p, n := range during {
 			byPeer[p] += n
 		}
 		for _, n := range byPeer {
 			total += n
+			top = max(top, n)
 		}
-		c.total, c.byPeer = total, byPeer
+		c.total, c.byPeer, c.top = total, byPeer, top
+		if total > c.max {
+			c.evictLater() // accepted during the count, past the cap
+		}
 	}()
+}
+
+// evict removes records of the peers holding the most, each down to the
+// same level, until the total counted in byPeer is a slack under the cap,
+// and updates byPeer.
+func (c *cappedProviders) evict(byPeer map[peer.ID]int) error {
+	total := 0
+	for _, n := range byPeer {
+		total += n
+	}
+	if total <= c.max {
+		return nil
+	}
+	level := evictLevel(byPeer, total-(c.max-c.slack))
+	res, err := c.dstore.Query(c.ctx, dsq.Query{Prefix: records.ProvidersKeyPrefix, KeysOnly: true})
+	if err != nil {
+		return err
+	}
+	var drop []ds.Key
+	left := maps.Clone(byPeer)
+	for e := range res.Next() {
+		if e.Error != nil {
+			res.Close()
+			return e.Error
+		}
+		p, ok := providerPeer(e.Key)
+		if ok && p != c.self && left[p] > level {
+			left[p]--
+			drop = append(drop, ds.NewKey(e.Key))
+		}
+	}
+	res.Close()
+	b, err := c.dstore.Batch(c.ctx)
+	if err != nil {
+		return err
+	}
+	for _, k := range drop {
+		if err := b.Delete(c.ctx, k); err != nil {
+			return err
+		}
+	}
+	if err := b.Commit(c.ctx); err != nil {
+		return err
+	}
+	maps.Copy(byPeer, left)
+	c.evicted.Add(uint64(len(drop)))
+	providersLog.Infof("provider records: %d past the cap of %d, %d of the largest holders' evicted (each down to %d)", total-c.max, c.max, len(drop), level)
+	return nil
+}
+
+// evictLevel is the highest count to which cutting every peer above it
+// removes at least excess records.
+func evictLevel(byPeer map[peer.ID]int, excess int) int {
+	counts := slices.Sorted(maps.Values(byPeer))
+	if len(counts) == 0 {
+		return 0
+	}
+	slices.Reverse(counts)
+	level, above, removed := counts[0], 0, 0
+	for removed < excess && level > 0 {
+		for above < len(counts) && counts[above] >= level {
+			above++
+		}
+		level--
+		removed += above
+	}
+	return level
 }
 
 // count reads the keys of the provider records and counts them per peer
 // (the last element of the key, base32 of the peer ID), the node's own
 // left out.
 func (c *cappedProviders) count() (map[peer.ID]int, error) {
+	c.flush()
 	res, err := c.dstore.Query(c.ctx, dsq.Query{Prefix: records.ProvidersKeyPrefix, KeysOnly: true})
 	if err != nil {
 		return nil, err
@@ -222,13 +359,27 @@ func (c *cappedProviders) count() (map[peer.ID]int, error) {
 		if e.Error != nil {
 			return nil, e.Error
 		}
-		raw, err := base32.RawStdEncoding.DecodeString(e.Key[strings.LastIndexByte(e.Key, '/')+1:])
-		if err != nil {
-			continue // not a record kad-dht would read either
-		}
-		if p := peer.ID(raw); p != c.self {
+		if p, ok := providerPeer(e.Key); ok && p != c.self {
 			byPeer[p]++
 		}
 	}
 	return byPeer, c.ctx.Err()
+}
+
+// flush has kad-dht's provider manager write the records it holds in its
+// batch (up to 256) to the datastore, so that a count sees them: asking it
+// for the providers of a key it has not cached reads the datastore, which
+// flushes the batch first. The key is new each time (one entry of its
+// cache), under a prefix no multihash has.
+func (c *cappedProviders) flush() {
+	k := make([]byte, 16)
+	rand.Read(k)
+	_, _ = c.inner.GetProviders(c.ctx, append([]byte("cairn/flush/"), k...))
+}
+
+// providerPeer is the peer of a provider record's key (its last element,
+// base32 of the peer ID); false for a key kad-dht would not read either.
+func providerPeer(key string) (peer.ID, bool) {
+	raw, err := base32.RawStdEncoding.DecodeString(key[strings.LastIndexByte(key, '/')+1:])
+	return peer.ID(raw), err == nil
 }

@@ -48,23 +48,49 @@ func sendProviderRecords(ctx context.Context, t *testing.T, a, nt *p2p.Net, n in
 	s.CloseWrite()
 }
 
-// Ensure the LAN DHT stores other peers' ADD_PROVIDER records up to
-// Limits.ProviderRecords in all and ProviderRecordsPerPeer per peer,
-// refuses the rest, and still stores the node's own provides.
-func TestProviderRecords_Capped(t *testing.T) {
-	const total, perPeer, peers, each = 100, 30, 6, 60
+// providerFlood starts a node serving the LAN DHT with the caps total and
+// perPeer over a datastore it returns, and has that many new peers announce
+// each records to it. The context ends the test's waits.
+func providerFlood(t *testing.T, total, perPeer, peers, each int) (context.Context, *p2p.Net, ds.Datastore) {
+	t.Helper()
 	store := dssync.MutexWrap(ds.NewMapDatastore())
 	nt := mustStart(t, "auto", func(o *p2p.Options) {
 		o.Datastore = store
 		o.Limits.ProviderRecords, o.Limits.ProviderRecordsPerPeer = total, perPeer
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	for range peers {
 		a := mustStart(t, "none", nil)
 		connect(t, a, nt)
 		sendProviderRecords(ctx, t, a, nt, each)
 	}
+	return ctx, nt, store
+}
+
+// providerKeys lists the provider records' keys in store.
+func providerKeys(ctx context.Context, t *testing.T, store ds.Datastore) []dsq.Entry {
+	t.Helper()
+	res, err := store.Query(ctx, dsq.Query{Prefix: "/providers/", KeysOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := res.Rest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// Ensure the LAN DHT stores other peers' ADD_PROVIDER records up to
+// Limits.ProviderRecords in all (and a sixteenth past it for peers holding
+// less than half the largest holder's, before the next count evicts) and
+// ProviderRecordsPerPeer per peer, refuses the rest, and still stores the
+// node's own provides.
+func TestProviderRecords_Capped(t *testing.T) {
+	const total, perPeer, peers, each = 100, 30, 6, 60
+	const held = total + 7 // the slack: a sixteenth of 100, rounded up; no count within the test
+	ctx, nt, store := providerFlood(t, total, perPeer, peers, each)
 	// Wait until each record was stored or refused.
 	var st p2p.ProviderStats
 	for {
@@ -77,8 +103,8 @@ func TestProviderRecords_Capped(t *testing.T) {
 	if uint64(st.Stored)+st.Refused != peers*each {
 		t.Fatalf("stats %+v: stored and refused should add up to the %d records sent", st, peers*each)
 	}
-	if st.Stored != total || st.Refused != peers*each-total {
-		t.Errorf("stats %+v: want %d stored and %d refused", st, total, peers*each-total)
+	if st.Stored != held || st.Refused != peers*each-held {
+		t.Errorf("stats %+v: want %d stored and %d refused", st, held, peers*each-held)
 	}
 
 	own, err := cid.V1Builder{Codec: cid.Raw, MhType: multihash.SHA2_256}.Sum([]byte("own"))
@@ -94,25 +120,60 @@ func TestProviderRecords_Capped(t *testing.T) {
 	}
 
 	// What the datastore holds: within the caps.
-	res, err := store.Query(ctx, dsq.Query{Prefix: "/providers/", KeysOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := res.Rest()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := providerKeys(ctx, t, store)
 	byPeer := map[string]int{}
 	for _, e := range all {
 		byPeer[e.Key[strings.LastIndexByte(e.Key, '/')+1:]]++
 	}
-	if len(all) != total+1 {
-		t.Errorf("datastore holds %d provider records, want %d (the cap and the node's own)", len(all), total+1)
+	if len(all) != held+1 {
+		t.Errorf("datastore holds %d provider records, want %d (the cap, its slack and the node's own)", len(all), held+1)
 	}
 	for p, n := range byPeer {
 		if n > perPeer {
 			t.Errorf("datastore holds %d records of one peer (%s), past the %d per peer", n, p, perPeer)
 		}
+	}
+}
+
+// Ensure that once peers have filled the cap, a newcomer's records are
+// still stored and served, and the largest holders' records are evicted
+// until the total is a sixteenth under the cap, the newcomer's kept.
+func TestProviderRecords_NewcomerGetsRoom(t *testing.T) {
+	defer p2p.SetProviderEvictEvery(0)()
+	const total, perPeer, flooders = 64, 16, 4
+	ctx, nt, store := providerFlood(t, total, perPeer, flooders, perPeer)
+	for st := nt.ProviderStats(); st.Stored < total && ctx.Err() == nil; st = nt.ProviderStats() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	newcomer := mustStart(t, "none", nil)
+	connect(t, newcomer, nt)
+	key := randomKey(t)
+	s, err := newcomer.Host.NewStream(ctx, nt.Host.ID(), "/ipfs/lan/kad/1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dhtpb.NewMessage(dhtpb.Message_ADD_PROVIDER, key, 0)
+	m.ProviderPeers = dhtpb.RawPeerInfosToPBPeers([]peer.AddrInfo{{ID: newcomer.Host.ID(), Addrs: newcomer.Host.Addrs()}})
+	if err := pbio.NewDelimitedWriter(s).WriteMsg(m); err != nil {
+		t.Fatal(err)
+	}
+	s.CloseWrite()
+	// Evicted once the record passed the cap, down to a sixteenth under
+	// it (60): 2 of each flooder's 16, 57 left.
+	var st p2p.ProviderStats
+	for st = nt.ProviderStats(); st.Evicted == 0 && ctx.Err() == nil; st = nt.ProviderStats() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	const evicted, left = 2 * flooders, total + 1 - 2*flooders
+	if st.Refused != 0 || st.Evicted != evicted || st.Stored != left {
+		t.Errorf("stats %+v: want nothing refused, %d evicted, %d stored", st, evicted, left)
+	}
+	provs, err := nt.DHT.LAN.ProviderStore().GetProviders(ctx, key)
+	if err != nil || len(provs) != 1 || provs[0].ID != newcomer.Host.ID() {
+		t.Errorf("the newcomer's record: providers %v, %v", provs, err)
+	}
+	if all := providerKeys(ctx, t, store); len(all) != left {
+		t.Errorf("datastore holds %d provider records, want %d", len(all), left)
 	}
 }
 
