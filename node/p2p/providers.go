@@ -245,9 +245,9 @@ func (c *cappedProviders) startRecount() {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		byPeer, err := c.count()
+		byPeer, keys, err := c.count()
 		if err == nil {
-			err = c.evict(byPeer)
+			err = c.evict(byPeer, keys)
 		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -279,8 +279,8 @@ func (c *cappedProviders) startRecount() {
 
 // evict removes records of the peers holding the most, each down to the
 // same level, until the total counted in byPeer is a slack under the cap,
-// and updates byPeer.
-func (c *cappedProviders) evict(byPeer map[peer.ID]int) error {
+// and updates byPeer; keys are the records counted.
+func (c *cappedProviders) evict(byPeer map[peer.ID]int, keys []string) error {
 	total := 0
 	for _, n := range byPeer {
 		total += n
@@ -289,24 +289,14 @@ func (c *cappedProviders) evict(byPeer map[peer.ID]int) error {
 		return nil
 	}
 	level := evictLevel(byPeer, total-(c.max-c.slack))
-	res, err := c.dstore.Query(c.ctx, dsq.Query{Prefix: records.ProvidersKeyPrefix, KeysOnly: true})
-	if err != nil {
-		return err
-	}
 	var drop []ds.Key
 	left := maps.Clone(byPeer)
-	for e := range res.Next() {
-		if e.Error != nil {
-			res.Close()
-			return e.Error
-		}
-		p, ok := providerPeer(e.Key)
-		if ok && p != c.self && left[p] > level {
+	for _, k := range keys {
+		if p, _ := providerPeer(k); left[p] > level {
 			left[p]--
-			drop = append(drop, ds.NewKey(e.Key))
+			drop = append(drop, ds.RawKey(k))
 		}
 	}
-	res.Close()
 	b, err := c.dstore.Batch(c.ctx)
 	if err != nil {
 		return err
@@ -346,24 +336,26 @@ func evictLevel(byPeer map[peer.ID]int, excess int) int {
 
 // count reads the keys of the provider records and counts them per peer
 // (the last element of the key, base32 of the peer ID), the node's own
-// left out.
-func (c *cappedProviders) count() (map[peer.ID]int, error) {
+// left out; it returns the keys it counted too.
+func (c *cappedProviders) count() (map[peer.ID]int, []string, error) {
 	c.flush()
 	res, err := c.dstore.Query(c.ctx, dsq.Query{Prefix: records.ProvidersKeyPrefix, KeysOnly: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer res.Close()
 	byPeer := map[peer.ID]int{}
+	var keys []string
 	for e := range res.Next() {
 		if e.Error != nil {
-			return nil, e.Error
+			return nil, nil, e.Error
 		}
 		if p, ok := providerPeer(e.Key); ok && p != c.self {
 			byPeer[p]++
+			keys = append(keys, e.Key)
 		}
 	}
-	return byPeer, c.ctx.Err()
+	return byPeer, keys, c.ctx.Err()
 }
 
 // flush has kad-dht's provider manager write the records it holds in its
