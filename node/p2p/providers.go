@@ -17,9 +17,8 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"maps"
 	"math"
-	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -290,10 +289,9 @@ func (c *cappedProviders) evict(byPeer map[peer.ID]int, keys []string) error {
 	}
 	level := evictLevel(byPeer, total-(c.max-c.slack))
 	var drop []ds.Key
-	left := maps.Clone(byPeer)
 	for _, k := range keys {
-		if p, _ := providerPeer(k); left[p] > level {
-			left[p]--
+		if p, _ := providerPeer(k); byPeer[p] > level {
+			byPeer[p]--
 			drop = append(drop, ds.RawKey(k))
 		}
 	}
@@ -309,7 +307,6 @@ func (c *cappedProviders) evict(byPeer map[peer.ID]int, keys []string) error {
 	if err := b.Commit(c.ctx); err != nil {
 		return err
 	}
-	maps.Copy(byPeer, left)
 	c.evicted.Add(uint64(len(drop)))
 	providersLog.Infof("provider records: %d past the cap of %d, %d of the largest holders' evicted (each down to %d)", total-c.max, c.max, len(drop), level)
 	return nil
@@ -318,11 +315,14 @@ func (c *cappedProviders) evict(byPeer map[peer.ID]int, keys []string) error {
 // evictLevel is the highest count to which cutting every peer above it
 // removes at least excess records.
 func evictLevel(byPeer map[peer.ID]int, excess int) int {
-	counts := slices.Sorted(maps.Values(byPeer))
+	counts := make([]int, 0, len(byPeer))
+	for _, n := range byPeer {
+		counts = append(counts, n)
+	}
 	if len(counts) == 0 {
 		return 0
 	}
-	slices.Reverse(counts)
+	sort.Sort(sort.Reverse(sort.IntSlice(counts)))
 	level, above, removed := counts[0], 0, 0
 	for removed < excess && level > 0 {
 		for above < len(counts) && counts[above] >= level {
