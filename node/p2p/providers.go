@@ -184,21 +184,12 @@ func (c *cappedProviders) evictLater() {
 		return
 	}
 	c.evictSoon = true
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-c.ctx.Done():
-			return
-		case <-t.C:
-		}
+	time.AfterFunc(wait, func() { // after Close, startRecount does nothing
 		c.mu.Lock()
+		defer c.mu.Unlock()
 		c.evictSoon = false
 		c.startRecount()
-		c.mu.Unlock()
-	}()
+	})
 }
 
 // GetProviders is kad-dht's.

@@ -30,8 +30,8 @@ func randomKey(t testing.TB) []byte {
 }
 
 // sendProviderRecords has a announce itself to nt's LAN DHT as the
-// provider of n random keys, on one stream.
-func sendProviderRecords(ctx context.Context, t *testing.T, a, nt *p2p.Net, n int) {
+// provider of n random keys, on one stream, and returns the keys.
+func sendProviderRecords(ctx context.Context, t *testing.T, a, nt *p2p.Net, n int) (keys [][]byte) {
 	t.Helper()
 	s, err := a.Host.NewStream(ctx, nt.Host.ID(), "/ipfs/lan/kad/1.0.0")
 	if err != nil {
@@ -39,13 +39,15 @@ func sendProviderRecords(ctx context.Context, t *testing.T, a, nt *p2p.Net, n in
 	}
 	w := pbio.NewDelimitedWriter(s)
 	for range n {
-		m := dhtpb.NewMessage(dhtpb.Message_ADD_PROVIDER, randomKey(t), 0)
+		keys = append(keys, randomKey(t))
+		m := dhtpb.NewMessage(dhtpb.Message_ADD_PROVIDER, keys[len(keys)-1], 0)
 		m.ProviderPeers = dhtpb.RawPeerInfosToPBPeers([]peer.AddrInfo{{ID: a.Host.ID(), Addrs: a.Host.Addrs()}})
 		if err := w.WriteMsg(m); err != nil {
 			t.Fatalf("ADD_PROVIDER: %v", err)
 		}
 	}
 	s.CloseWrite()
+	return keys
 }
 
 // providerFlood starts a node serving the LAN DHT with the caps total and
@@ -139,7 +141,7 @@ func TestProviderRecords_Capped(t *testing.T) {
 // still stored and served, and the largest holders' records are evicted
 // until the total is a sixteenth under the cap, the newcomer's kept.
 func TestProviderRecords_NewcomerGetsRoom(t *testing.T) {
-	defer p2p.SetProviderEvictEvery(0)()
+	t.Cleanup(p2p.SetProviderEvictEvery(0)) // before the nodes start: restored after they close
 	const total, perPeer, flooders = 64, 16, 4
 	ctx, nt, store := providerFlood(t, total, perPeer, flooders, perPeer)
 	for st := nt.ProviderStats(); st.Stored < total && ctx.Err() == nil; st = nt.ProviderStats() {
@@ -147,17 +149,7 @@ func TestProviderRecords_NewcomerGetsRoom(t *testing.T) {
 	}
 	newcomer := mustStart(t, "none", nil)
 	connect(t, newcomer, nt)
-	key := randomKey(t)
-	s, err := newcomer.Host.NewStream(ctx, nt.Host.ID(), "/ipfs/lan/kad/1.0.0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := dhtpb.NewMessage(dhtpb.Message_ADD_PROVIDER, key, 0)
-	m.ProviderPeers = dhtpb.RawPeerInfosToPBPeers([]peer.AddrInfo{{ID: newcomer.Host.ID(), Addrs: newcomer.Host.Addrs()}})
-	if err := pbio.NewDelimitedWriter(s).WriteMsg(m); err != nil {
-		t.Fatal(err)
-	}
-	s.CloseWrite()
+	key := sendProviderRecords(ctx, t, newcomer, nt, 1)[0]
 	// Evicted once the record passed the cap, down to a sixteenth under
 	// it (60): 2 of each flooder's 16, 57 left.
 	var st p2p.ProviderStats
