@@ -84,6 +84,7 @@ type cappedProviders struct {
 	evictSoon  bool // a count to evict is due at lastCount+providerEvictEvery
 	lastCount  time.Time
 	during     map[peer.ID]int // accepted while a recount runs
+	writing    map[peer.ID]int // accepted, not yet handed to the provider manager
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -109,7 +110,7 @@ func newCappedProviders(ctx context.Context, self peer.ID, ps peerstore.Peerstor
 		perPeer = max
 	}
 	c := &cappedProviders{inner: pm, dstore: dstore, self: self, max: max, perPeer: perPeer, shun: shun,
-		slack: providerSlack(max), byPeer: map[peer.ID]int{}, ctx: ctx, cancel: cancel}
+		slack: providerSlack(max), byPeer: map[peer.ID]int{}, writing: map[peer.ID]int{}, ctx: ctx, cancel: cancel}
 	c.mu.Lock()
 	c.startRecount()
 	c.mu.Unlock()
@@ -165,11 +166,19 @@ func (c *cappedProviders) AddProvider(ctx context.Context, key []byte, prov peer
 	if c.during != nil {
 		c.during[prov.ID]++
 	}
-	if c.total > c.max {
-		c.evictLater()
+	c.writing[prov.ID]++
+	over := c.total > c.max
+	c.mu.Unlock()
+	err := c.inner.AddProvider(ctx, key, prov)
+	c.mu.Lock()
+	if c.writing[prov.ID]--; c.writing[prov.ID] == 0 {
+		delete(c.writing, prov.ID)
+	}
+	if over {
+		c.evictLater() // now that the count can see this record
 	}
 	c.mu.Unlock()
-	return c.inner.AddProvider(ctx, key, prov)
+	return err
 }
 
 // evictLater starts a count, which evicts past the cap, once
@@ -231,7 +240,12 @@ func (c *cappedProviders) startRecount() {
 	}
 	c.recounting = true
 	c.lastCount = time.Now()
-	c.during = map[peer.ID]int{}
+	// Records accepted but not yet written may be missed by the count:
+	// they are added to it like those accepted during it.
+	c.during = make(map[peer.ID]int, len(c.writing))
+	for p, n := range c.writing {
+		c.during[p] = n
+	}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -250,8 +264,9 @@ func (c *cappedProviders) startRecount() {
 			}
 			return
 		}
-		// Records accepted during the count may or may not be in it: they
-		// are added again, so the count errs on the high side.
+		// Records accepted during the count (or before it, not yet
+		// written) may or may not be in it: they are added again, so the
+		// count errs on the high side.
 		total, top := 0, 0
 		for p, n := range during {
 			byPeer[p] += n
