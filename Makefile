@@ -141,7 +141,8 @@ soak: build
 # size, online on loopback in a network namespace of its own (root):
 # connection, stream and half-open handshake floods, bitswap, DHT, pubsub,
 # identify/ping/AutoNAT spam, 8 s each, RPC latency and RssAnon during
-# each, the node's figures after (about 3 minutes; docs/security.md,
+# each, the node's figures after each and after the battery and 150 s
+# at rest (about 6 minutes; docs/security.md,
 # "Peers"). See scripts/attack.
 attack: build
 	$(GO) build -o bin/attack ./scripts/attack

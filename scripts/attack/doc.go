@@ -26,19 +26,30 @@
 //   - alive: the daemon never exited and every probe answered;
 //   - idle: afterwards connected peers back to the idle count,
 //     goroutines within 10% (+25) of idle, RssAnon within a sixteenth of
-//     the budget of idle (16 MiB at 256 MiB).
+//     the budget of idle (16 MiB at 256 MiB). While it settles, RssAnon
+//     is read from /proc every 500 ms and the daemon's own figures
+//     (metrics, peers) scraped only every 5 s: a scrape allocates in the
+//     daemon, and twice a second they kept it from ever being quiet for
+//     the 5 s after which it returns its free memory.
+//
+// After the battery the daemon rests -final (150 s, longer than the
+// caches the attacks fill live) and is checked against idle once more
+// with the same bounds: what it holds then, it keeps.
 //
 // Each attack also prints the CPU the daemon and the attackers used
 // over it (cores, from /proc and the child's rusage), and the Go heap in
-// use and free beside RssAnon after it; -heap DIR saves the daemon's heap profile there after each
-// (diag/profile, a zip per attack) to see what it holds, and -cpu DIR
-// its CPU profile over each attack, to see what it works on.
+// use and free beside RssAnon after it. -heap DIR saves the daemon's
+// heap profile there after each attack (diag/profile, a zip per attack,
+// and final.zip after the final rest) to see what it holds; -cpu DIR
+// its CPU profile over each attack, to see what it works on;
+// -trace-settle prints each poll while an attack settles, for the whole
+// of -settle.
 //
 // The attackers run in a child process (this command with -child) at
 // nice 19: they stand for other machines on the LAN, so their own CPU is
 // kept from competing with the daemon's as far as the scheduler allows.
 //
-// Root only (cgroups, unshare). The whole battery takes about 3 minutes.
+// Root only (cgroups, unshare). The whole battery takes about 6 minutes, 150 s of them the final rest.
 //
 //	make attack [ATTACK_ARGS='-only conns,bitswap -duration 8s']
 //
