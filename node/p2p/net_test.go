@@ -12,6 +12,7 @@ import (
 	ds "github.com/ipfs/go-datastore"
 	dssync "github.com/ipfs/go-datastore/sync"
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
@@ -56,11 +57,28 @@ func mustStart(t testing.TB, routing string, edit func(o *p2p.Options)) *p2p.Net
 }
 
 // connect dials b from a.
+//
+// Two hosts that dial each other at the same moment from their reused
+// listen ports can meet in one TCP connection (a simultaneous open), in
+// which both begin the security handshake as its initiator and it fails
+// ("noise: message is too short"); the DHT of a node just connected may
+// dial back while the test dials. A second dial finds the connection
+// made or makes a new one, so connect tries three times (past the
+// swarm's backoff for the address that failed, as swarm connect does).
 func connect(t testing.TB, a, b *p2p.Net) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := a.Host.Connect(ctx, peer.AddrInfo{ID: b.Host.ID(), Addrs: b.Host.Addrs()}); err != nil {
-		t.Fatalf("connect: %v", err)
+	var err error
+	for try := 0; try < 3; try++ {
+		if try > 0 {
+			t.Logf("connect, try %d: %v", try, err)
+			time.Sleep(50 * time.Millisecond)
+			ctx = network.WithForceDirectDial(ctx, "test: dial again")
+		}
+		if err = a.Host.Connect(ctx, peer.AddrInfo{ID: b.Host.ID(), Addrs: b.Host.Addrs()}); err == nil {
+			return
+		}
 	}
+	t.Fatalf("connect: %v", err)
 }
