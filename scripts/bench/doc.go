@@ -20,6 +20,11 @@
 // the ratio and its goal (the Goal of each figure in main.go), then the
 // arm64 binary sizes.
 //
+// The adds post the file as one multipart part of known length, as curl
+// -F does (benchutil.AddFile): the client stands for another machine, and
+// a streamed body of unknown length, through a pipe in chunks, took it
+// more of the two shared cores.
+//
 // `make bench` builds cairn (amd64 and arm64) and installs Kubo once into
 // $HOME/.cache/cairn-bench (scripts/bench-kubo.sh, never committed).
 //

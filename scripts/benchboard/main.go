@@ -76,8 +76,8 @@ func run(bin, kubo, kuboProfile, board string, size int64, runs, pins int, only,
 	}
 	mib := size >> 20
 	figs := []*benchutil.Figure{
-		{Name: fmt.Sprintf("cat %d MiB", mib), Unit: "MiB/s", Goal: 1.5},
-		{Name: fmt.Sprintf("add %d MiB (pinned)", mib), Unit: "MiB/s", Goal: 1},
+		{Name: fmt.Sprintf("cat %d MiB", mib), Unit: "MiB/s", Goal: 2},
+		{Name: fmt.Sprintf("add %d MiB (pinned)", mib), Unit: "MiB/s", Goal: 1.2},
 		{Name: "peak RssAnon (add, cat)", Unit: "MiB", Goal: 1.0 / 3, Lower: true},
 		{Name: "idle RssAnon after start", Unit: "MiB", Goal: 1.0 / 3, Lower: true},
 		{Name: "major page faults of the daemon during cat", Unit: ""},
