@@ -34,7 +34,9 @@
 //
 // After the battery the daemon rests -final (150 s, longer than the
 // caches the attacks fill live) and is checked against idle once more
-// with the same bounds: what it holds then, it keeps.
+// with the same bounds: what it holds then, it keeps. That line also
+// gives the runtime's memory outside the heap (stacks, spans, the
+// collector's metadata) against idle.
 //
 // Each attack also prints the CPU the daemon and the attackers used
 // over it (cores, from /proc and the child's rusage), and the Go heap in

@@ -206,6 +206,10 @@ func (t *target) finalCheck(idle figures, d time.Duration) bool {
 	}
 	fmt.Printf("\nafter the battery and %v at rest: RssAnon %.1f MiB (Go heap in use %.1f MiB, free %.1f MiB), %d goroutines, %d peers, against idle %.1f MiB, %d goroutines, %d peers: %s\n",
 		d, mib(f.rss), f.heapInuse/(1<<20), f.heapFree/(1<<20), f.goroutines, f.peers, mib(idle.rss), idle.goroutines, idle.peers, verdict)
+	m := t.metrics()
+	fmt.Printf("   the runtime outside the heap, now against idle: stacks %.1f / %.1f MiB, spans %.1f / %.1f, collector %.1f / %.1f, other %.1f / %.1f\n",
+		m["go_memstats_stack_inuse_bytes"]/(1<<20), idle.stacks/(1<<20), m["go_memstats_mspan_inuse_bytes"]/(1<<20), idle.spans/(1<<20),
+		m["go_memstats_gc_sys_bytes"]/(1<<20), idle.gcSys/(1<<20), m["go_memstats_other_sys_bytes"]/(1<<20), idle.otherSys/(1<<20))
 	return ok
 }
 
@@ -234,6 +238,9 @@ type figures struct {
 	// The Go heap: in use, and free but not yet returned to the system
 	// (idle less released), from go_memstats_* (bytes).
 	heapInuse, heapFree float64
+	// The runtime's memory outside the heap (bytes): goroutine stacks,
+	// span structures, the collector's metadata, the rest.
+	stacks, spans, gcSys, otherSys float64
 }
 
 func (t *target) measureIdle(d time.Duration) (figures, error) {
@@ -253,7 +260,9 @@ func (t *target) snapshot() figures {
 	var peers struct{ Peers []struct{} }
 	t.d.JSON("swarm/peers", nil, &peers)
 	return figures{rss: daemon.ProcStatus(t.d.Pid(), "RssAnon"), goroutines: int(m["go_goroutines"]), peers: len(peers.Peers),
-		heapInuse: m["go_memstats_heap_inuse_bytes"], heapFree: m["go_memstats_heap_idle_bytes"] - m["go_memstats_heap_released_bytes"]}
+		heapInuse: m["go_memstats_heap_inuse_bytes"], heapFree: m["go_memstats_heap_idle_bytes"] - m["go_memstats_heap_released_bytes"],
+		stacks: m["go_memstats_stack_inuse_bytes"], spans: m["go_memstats_mspan_inuse_bytes"],
+		gcSys: m["go_memstats_gc_sys_bytes"], otherSys: m["go_memstats_other_sys_bytes"]}
 }
 
 // scrape reads the daemon's metrics (lanpeer.Scrape).
