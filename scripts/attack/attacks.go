@@ -40,6 +40,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/protocol/identify"
 	"github.com/libp2p/go-libp2p/p2p/protocol/ping"
 	"github.com/libp2p/go-msgio/pbio"
+	ma "github.com/multiformats/go-multiaddr"
 	"github.com/multiformats/go-multihash"
 	"google.golang.org/protobuf/proto"
 )
@@ -520,9 +521,7 @@ func dhtFlood(ctx context.Context, t *target, peers int, mk func(h host.Host, i 
 // many random keys as they can (records the daemon stores for others).
 func providerFlood(ctx context.Context, t *target) (string, error) {
 	sent, refused, grew, err := dhtFlood(ctx, t, 20, func(h host.Host, i int) *dhtpb.Message {
-		m := dhtpb.NewMessage(dhtpb.Message_ADD_PROVIDER, randomCid().Hash(), 0)
-		m.ProviderPeers = dhtpb.RawPeerInfosToPBPeers([]peer.AddrInfo{{ID: h.ID(), Addrs: t.Info.Addrs}})
-		return m
+		return addProvider(randomCid().Hash(), h.ID(), t.Info.Addrs)
 	}, false)
 	if err != nil {
 		return "", err
@@ -563,11 +562,7 @@ func honestProvider(t *target, within time.Duration) (time.Duration, error) {
 	prov, asker, key := hs[0], hs[1], randomCid().Hash()
 	start := time.Now()
 	for {
-		err := dhtAsk(ctx, prov, t.Info.ID, func() *dhtpb.Message {
-			m := dhtpb.NewMessage(dhtpb.Message_ADD_PROVIDER, key, 0)
-			m.ProviderPeers = dhtpb.RawPeerInfosToPBPeers([]peer.AddrInfo{{ID: prov.ID(), Addrs: t.Info.Addrs}}) // as the flood's
-			return m
-		}(), nil)
+		err := dhtAsk(ctx, prov, t.Info.ID, addProvider(key, prov.ID(), t.Info.Addrs), nil)
 		if err == nil {
 			time.Sleep(100 * time.Millisecond) // kad-dht stores it after the stream's message
 			var ans dhtpb.Message
@@ -587,6 +582,15 @@ func honestProvider(t *target, within time.Duration) (time.Duration, error) {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// addProvider is an ADD_PROVIDER of key by p at addrs. The attackers give
+// the daemon's own addresses: on loopback any will do, and the record is
+// stored the same.
+func addProvider(key []byte, p peer.ID, addrs []ma.Multiaddr) *dhtpb.Message {
+	m := dhtpb.NewMessage(dhtpb.Message_ADD_PROVIDER, key, 0)
+	m.ProviderPeers = dhtpb.RawPeerInfosToPBPeers([]peer.AddrInfo{{ID: p, Addrs: addrs}})
+	return m
 }
 
 // dhtAsk sends m on a new LAN DHT stream from h to p and, with ans, reads

@@ -33,7 +33,7 @@ func main() {
 	board := flag.String("board", "pi-zero-2w", "board profile (its budget is the cgroup's size)")
 	only := flag.String("only", "", "comma-separated attack groups to run (conns, bitswap, dht, pubsub, services); all when empty")
 	dur := flag.Duration("duration", 8*time.Second, "length of each attack")
-	flag.BoolVar(&traceSettle, "trace-settle", false, "print RssAnon, the Go heap and the collections at each poll while an attack settles, for the whole of -settle")
+	flag.BoolVar(&traceSettle, "trace-settle", false, "print RssAnon and the Go heap of the last scrape at each poll while an attack settles, for the whole of -settle")
 	flag.DurationVar(&final, "final", 150*time.Second, "how long the daemon rests after the battery before its figures are checked against idle once more (0: not checked)")
 	settle := flag.Duration("settle", 20*time.Second, "how long the daemon is given to come back to idle after an attack")
 	floor := flag.Duration("floor", 2*time.Millisecond, "latencies below this count as this much in the 2x check")
@@ -198,19 +198,17 @@ func (t *target) finalCheck(idle figures, d time.Duration) bool {
 	if heapDir != "" {
 		t.saveHeap(filepath.Join(heapDir, "final.zip"))
 	}
-	memOK := f.rss <= idle.rss+(t.budget<<10)/16
-	ok := f.peers <= idle.peers && f.goroutines <= idle.goroutines+idle.goroutines/10+25 && (memOK || !checkIdleMemory)
+	others, mem := t.backTo(idle, f)
 	verdict := "pass"
-	if !ok || !memOK {
+	if !others || !mem {
 		verdict = "FAIL"
 	}
 	fmt.Printf("\nafter the battery and %v at rest: RssAnon %.1f MiB (Go heap in use %.1f MiB, free %.1f MiB), %d goroutines, %d peers, against idle %.1f MiB, %d goroutines, %d peers: %s\n",
 		d, mib(f.rss), f.heapInuse/(1<<20), f.heapFree/(1<<20), f.goroutines, f.peers, mib(idle.rss), idle.goroutines, idle.peers, verdict)
-	m := t.metrics()
 	fmt.Printf("   the runtime outside the heap, now against idle: stacks %.1f / %.1f MiB, spans %.1f / %.1f, collector %.1f / %.1f, other %.1f / %.1f\n",
-		m["go_memstats_stack_inuse_bytes"]/(1<<20), idle.stacks/(1<<20), m["go_memstats_mspan_inuse_bytes"]/(1<<20), idle.spans/(1<<20),
-		m["go_memstats_gc_sys_bytes"]/(1<<20), idle.gcSys/(1<<20), m["go_memstats_other_sys_bytes"]/(1<<20), idle.otherSys/(1<<20))
-	return ok
+		f.stacks/(1<<20), idle.stacks/(1<<20), f.spans/(1<<20), idle.spans/(1<<20),
+		f.gcSys/(1<<20), idle.gcSys/(1<<20), f.otherSys/(1<<20), idle.otherSys/(1<<20))
+	return others && (mem || !checkIdleMemory)
 }
 
 // prepare reads the daemon's addresses and adds the files the probe and
@@ -537,8 +535,6 @@ func (t *target) runAttack(a attack, idle figures, dur, settle, floor time.Durat
 	r.memBudgetOK = r.memOK(t.budget)
 
 	// Back to idle: poll until every figure is back or settle passes.
-	deadline := time.Now().Add(settle)
-	//
 	// RssAnon is read from /proc at every poll, but the daemon's figures
 	// (metrics, peers) only every fullEvery: each scrape allocates a few
 	// hundred KiB in the daemon, and polled every 500 ms they kept it
@@ -548,6 +544,7 @@ func (t *target) runAttack(a attack, idle figures, dur, settle, floor time.Durat
 	// (measured with -trace-settle: 19 MiB against 12 after the same
 	// attack).
 	const fullEvery = 5 * time.Second
+	deadline := time.Now().Add(settle)
 	var fullAt time.Time
 	for {
 		if time.Since(fullAt) >= fullEvery {
@@ -556,8 +553,6 @@ func (t *target) runAttack(a attack, idle figures, dur, settle, floor time.Durat
 				return r
 			}
 			r.after, fullAt = t.snapshot(), time.Now()
-			r.backIdleButMemory = r.after.peers <= idle.peers &&
-				r.after.goroutines <= idle.goroutines+idle.goroutines/10+25
 		} else {
 			r.after.rss = daemon.ProcStatus(t.d.Pid(), "RssAnon")
 		}
@@ -566,12 +561,8 @@ func (t *target) runAttack(a attack, idle figures, dur, settle, floor time.Durat
 				time.Since(deadline.Add(-settle)).Seconds(), mib(r.after.rss), time.Since(fullAt).Seconds(),
 				r.after.heapInuse/(1<<20), r.after.heapFree/(1<<20))
 		}
-		// Memory: "back" is within a sixteenth of the budget of idle (16
-		// MiB at 256 MiB): what the daemon still holds then are caches
-		// that expire in minutes (the seen-message IDs of pubsub, the
-		// peerstore records of peers that left a minute ago) and maps
-		// that do not shrink (bitswap's want ledger).
-		r.backIdle = r.backIdleButMemory && r.after.rss <= idle.rss+(t.budget<<10)/16
+		others, mem := t.backTo(idle, r.after)
+		r.backIdleButMemory, r.backIdle = others, others && mem
 		if (r.backIdle && !traceSettle) || time.Now().After(deadline) {
 			break
 		}
@@ -609,6 +600,17 @@ func (t *target) saveHeap(path string) {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "attack: heap profile: %v\n", err)
 	}
+}
+
+// backTo reports whether f is back to idle: peers at most idle's and
+// goroutines within 10% (+25) of idle's (others), and RssAnon within a
+// sixteenth of the budget of idle's (mem; 16 MiB at 256 MiB). What the
+// daemon still holds then are caches that expire in minutes (the
+// seen-message IDs of pubsub, the peerstore records of peers that left a
+// minute ago) and maps that do not shrink (bitswap's want ledger).
+func (t *target) backTo(idle, f figures) (others, mem bool) {
+	others = f.peers <= idle.peers && f.goroutines <= idle.goroutines+idle.goroutines/10+25
+	return others, f.rss <= idle.rss+(t.budget<<10)/16
 }
 
 // checkIdleMemory: whether RssAnon over idle + budget/16 after an attack
