@@ -359,12 +359,15 @@ func TestPinRemote_AddLsRm(t *testing.T) {
 		res := mustCall(t, n, "pin/remote/ls", nil, map[string]string{"service": "svc", "name": "two"}, nil)
 		return len(res.Values) == 1
 	})
-	if _, err := n.Storage().CollectGarbage(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	if has, _ := n.Blocks.Has(context.Background(), mustCid(t, c2)); has {
-		t.Fatal("the DAG is still held after the service pinned it")
-	}
+	// The service says pinned as it answers the node's poll; the node
+	// lets the DAG go once that poll has returned, a moment later.
+	waitFor(t, 15*time.Second, "the node to release the DAG the service pinned", func() bool {
+		if _, err := n.Storage().CollectGarbage(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		has, _ := n.Blocks.Has(context.Background(), mustCid(t, c2))
+		return !has
+	})
 
 	// Twelve more requests, listed across pages of 10, filtered by
 	// status, cid and name.
