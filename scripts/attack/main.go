@@ -208,7 +208,7 @@ func (t *target) finalCheck(idle figures, d time.Duration) bool {
 	fmt.Printf("   the runtime outside the heap, now against idle: stacks %.1f / %.1f MiB, spans %.1f / %.1f, collector %.1f / %.1f, other %.1f / %.1f\n",
 		f.stacks/(1<<20), idle.stacks/(1<<20), f.spans/(1<<20), idle.spans/(1<<20),
 		f.gcSys/(1<<20), idle.gcSys/(1<<20), f.otherSys/(1<<20), idle.otherSys/(1<<20))
-	return others && (mem || !checkIdleMemory)
+	return backHolds(others, others && mem)
 }
 
 // prepare reads the daemon's addresses and adds the files the probe and
@@ -480,8 +480,7 @@ func (r *result) ok() bool { return r.latOK && r.okButLatency() }
 
 // okButLatency: every check but the latency's passed.
 func (r *result) okButLatency() bool {
-	back := r.backIdle || (!checkIdleMemory && r.backIdleButMemory)
-	return r.peak > 0 && !r.exited && r.errs == 0 && back && r.attackErr == nil && r.memBudgetOK
+	return r.peak > 0 && !r.exited && r.errs == 0 && backHolds(r.backIdleButMemory, r.backIdle) && r.attackErr == nil && r.memBudgetOK
 }
 
 func (t *target) runAttack(a attack, idle figures, dur, settle, floor time.Duration) *result {
@@ -616,6 +615,10 @@ func (t *target) backTo(idle, f figures) (others, mem bool) {
 // checkIdleMemory: whether RssAnon over idle + budget/16 after an attack
 // fails the run (-idle-memory).
 var checkIdleMemory = true
+
+// backHolds is whether a return to idle passes the run: all of it
+// (back), or all but RssAnon (others) when -idle-memory is report.
+func backHolds(others, back bool) bool { return back || (others && !checkIdleMemory) }
 
 func within2x(v, ref, floor time.Duration) bool { return max(v, floor) <= 2*max(ref, floor) }
 
